@@ -1,0 +1,83 @@
+// swift-tools-version:6.0
+//
+// The layout of Sources/ is the architecture (see docs/ARCHITECTURE.md):
+//   pure policy      ExtensiondPolicy
+//   model            ExtensiondConfig
+//   Linux adapters   CLinux (C shim), CSystemd (libsystemd), Cgroup, LinuxProcess, EventLoop
+//   protocols        WireProtocol (extension + host sockets), ControlProtocol (supervisorctl)
+//   daemon wiring    Supervisor, extensiond
+//   clients          supervisorctl, ExtensionSDK, demos
+import PackageDescription
+
+/// Single-threaded sd-event code: C callbacks re-enter Swift on the loop
+/// thread, which Swift 6's static isolation checking cannot see.
+let eventLoopLanguageMode: [SwiftSetting] = [.swiftLanguageMode(.v5)]
+
+let package = Package(
+    name: "extensiond",
+    products: [
+        .executable(name: "extensiond", targets: ["extensiond"]),
+        .executable(name: "supervisorctl", targets: ["supervisorctl"]),
+        .library(name: "ExtensionSDK", targets: ["ExtensionSDK"]),
+        .library(name: "ExtensiondTestSupport", targets: ["ExtensiondTestSupport"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+    ],
+    targets: [
+        // Linux adapters.
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+        .target(name: "CLinux"),
+        .target(name: "Cgroup", dependencies: ["CLinux"]),
+        .target(name: "LinuxProcess", dependencies: ["CLinux"]),
+        .target(name: "EventLoop", dependencies: ["CSystemd", "CLinux"], swiftSettings: eventLoopLanguageMode),
+
+        // Pure model and policy: no I/O, no clocks of their own.
+        .target(name: "ExtensiondPolicy"),
+        .target(name: "ExtensiondConfig", dependencies: [.product(name: "TOMLKit", package: "TOMLKit")]),
+
+        // Protocols.
+        .target(name: "WireProtocol"),
+        .target(name: "ControlProtocol"),
+
+        // Daemon wiring.
+        .target(
+            name: "Supervisor",
+            dependencies: [
+                "ExtensiondConfig", "ExtensiondPolicy", "Cgroup", "LinuxProcess", "EventLoop",
+                "WireProtocol", "ControlProtocol",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
+            swiftSettings: eventLoopLanguageMode
+        ),
+        .executableTarget(name: "extensiond", dependencies: ["Supervisor", "ExtensiondConfig"]),
+
+        // Clients.
+        .executableTarget(
+            name: "supervisorctl",
+            dependencies: ["ControlProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .target(name: "ExtensionSDK", dependencies: ["WireProtocol"]),
+        .executableTarget(name: "DemoPanel", dependencies: ["WireProtocol"]),
+        .executableTarget(name: "DemoWidget", dependencies: ["ExtensionSDK"]),
+        .executableTarget(name: "DemoApp", dependencies: ["WireProtocol"]),
+
+        // Test support: a real daemon in a throw-away cgroup, runtime and state dir.
+        .target(name: "ExtensiondTestSupport", dependencies: ["ControlProtocol", "WireProtocol"]),
+
+        .testTarget(name: "ExtensiondConfigTests", dependencies: ["ExtensiondConfig"]),
+        .testTarget(name: "ExtensiondPolicyTests", dependencies: ["ExtensiondPolicy"]),
+        .testTarget(name: "CgroupTests", dependencies: ["Cgroup", "ExtensiondTestSupport"]),
+        .testTarget(name: "LinuxProcessTests", dependencies: ["LinuxProcess", "Cgroup", "ExtensiondTestSupport"]),
+        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["ExtensiondTestSupport", "ControlProtocol", "WireProtocol"]),
+    ]
+)

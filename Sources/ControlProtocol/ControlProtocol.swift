@@ -1,0 +1,1 @@
+/// The control protocol between supervisorctl and the daemon.

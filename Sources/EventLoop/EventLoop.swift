@@ -1,0 +1,1 @@
+/// The single-threaded sd-event loop and systemd notification.

@@ -1,0 +1,1 @@
+/// The Swift SDK for extension authors.

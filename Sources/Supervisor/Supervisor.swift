@@ -1,0 +1,1 @@
+/// The daemon's wiring: process table, lifecycle, sockets, pressure response.
