@@ -58,12 +58,15 @@ let package = Package(
             ],
             swiftSettings: eventLoopLanguageMode
         ),
-        .executableTarget(name: "extensiond", dependencies: ["Supervisor", "ExtensiondConfig"]),
+        .executableTarget(
+            name: "extensiond",
+            dependencies: ["Supervisor", "ExtensiondConfig", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
 
         // Clients.
         .executableTarget(
             name: "supervisorctl",
-            dependencies: ["ControlProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["ControlProtocol", "EventLoop", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .target(name: "ExtensionSDK", dependencies: ["WireProtocol"]),
         .executableTarget(name: "DemoPanel", dependencies: ["WireProtocol"]),

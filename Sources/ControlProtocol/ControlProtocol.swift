@@ -1,1 +1,0 @@
-/// The control protocol between supervisorctl and the daemon.

@@ -1,0 +1,22 @@
+import Glibc
+
+/// A failed system call: what was attempted and the errno it gave.
+public struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What was attempted, e.g. `bind /run/extensiond/control.sock`.
+    public var operation: String
+    public var errno: Int32
+
+    public init(_ operation: String, errno: Int32 = Glibc.errno) {
+        self.operation = operation
+        self.errno = errno
+    }
+
+    public var description: String {
+        "\(operation): \(String(cString: strerror(errno)))"
+    }
+
+    /// Throws for sd-* style results (negative errno).
+    static func check(_ result: Int32, _ operation: @autoclosure () -> String) throws(SystemError) {
+        if result < 0 { throw SystemError(operation(), errno: -result) }
+    }
+}

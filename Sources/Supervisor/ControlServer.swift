@@ -1,0 +1,93 @@
+import ControlProtocol
+import EventLoop
+import Glibc
+
+/// Serves `control.sock`: one request per connection, answered by one response
+/// or, for following commands, a stream of them.
+final class ControlServer {
+    private let loop: EventLoop
+    private var listener: Listener?
+    private var sessions: [Int32: ControlSession] = [:]
+    private let handler: (ControlRequest, ControlSession) -> Void
+
+    /// Binds `path` with mode 0660: root and the socket's group may control the daemon.
+    init(loop: EventLoop, path: String, handler: @escaping (ControlRequest, ControlSession) -> Void) throws(SystemError) {
+        self.loop = loop
+        self.handler = handler
+        listener = try Listener(loop: loop, path: path, mode: 0o660) { [unowned self] fd in
+            self.accept(fd)
+        }
+    }
+
+    /// Stops accepting, ends every session and removes the socket file.
+    func close() {
+        listener?.close()
+        listener = nil
+        for session in sessions.values { session.connection?.close() }
+        sessions.removeAll()
+    }
+
+    private func accept(_ fd: Int32) {
+        let session = ControlSession()
+        do {
+            session.connection = try Connection(
+                loop: loop, fd: fd, maxQueuedBytes: ControlCodec.maxResponseBytes,
+                onData: { [unowned self, unowned session] _, bytes in self.receive(bytes, for: session) },
+                onClose: { [unowned self] connection in
+                    self.sessions.removeValue(forKey: connection.fd)?.ended()
+                }
+            )
+            sessions[fd] = session
+        } catch {
+            Glibc.close(fd)
+        }
+    }
+
+    private func receive(_ bytes: UnsafeRawBufferPointer, for session: ControlSession) {
+        guard !session.requestReceived else { return }
+        session.buffer.append(contentsOf: bytes)
+        guard let newline = session.buffer.firstIndex(of: UInt8(ascii: "\n")) else {
+            if session.buffer.count > ControlCodec.maxRequestBytes {
+                session.requestReceived = true
+                session.reply(.failure("request longer than \(ControlCodec.maxRequestBytes) bytes"))
+            }
+            return
+        }
+        session.requestReceived = true
+        let line = session.buffer[..<newline]
+        session.buffer = []
+        do {
+            let request = try ControlCodec.decode(ControlRequest.self, from: line)
+            handler(request, session)
+        } catch {
+            session.reply(.failure("bad request: \(error)"))
+        }
+    }
+}
+
+/// One client connection on the control socket, answered through ``reply(_:)``
+/// or ``stream(_:)``.
+final class ControlSession {
+    fileprivate(set) var connection: Connection?
+    fileprivate var buffer: [UInt8] = []
+    fileprivate var requestReceived = false
+    /// Runs once when the client goes away: following commands unsubscribe here.
+    var onEnd: (() -> Void)?
+
+    /// Sends the only (or last) response and closes the connection.
+    func reply(_ response: ControlResponse) {
+        connection?.send(ControlCodec.line(response))
+        connection?.closeWhenFlushed()
+    }
+
+    /// Sends one response of a stream and keeps the connection open.
+    func stream(_ response: ControlResponse) {
+        connection?.send(ControlCodec.line(response))
+    }
+
+    fileprivate func ended() {
+        connection = nil
+        onEnd?()
+        onEnd = nil
+    }
+}

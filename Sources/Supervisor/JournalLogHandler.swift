@@ -1,0 +1,64 @@
+import Glibc
+import Logging
+
+/// Writes log records to stderr: with journald priority prefixes (`<3>`…`<7>`) under
+/// systemd, or with a timestamp and level for a developer's terminal.
+public struct JournalLogHandler: LogHandler {
+    public enum Format: Sendable { case journald, terminal }
+
+    public var logLevel: Logger.Level = .info
+    public var metadata: Logger.Metadata = [:]
+    private let label: String
+    private let format: Format
+
+    public init(label: String, format: Format) {
+        self.label = label
+        self.format = format
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var line: String
+        switch format {
+        case .journald:
+            line = "<\(Self.priority(event.level))>"
+        case .terminal:
+            line = "\(Self.timestamp()) \(event.level) "
+        }
+        line += event.message.description
+        let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
+        if !merged.isEmpty {
+            line += " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        }
+        line += "\n"
+        _ = line.utf8.withContiguousStorageIfAvailable { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    }
+
+    /// syslog priorities, as journald reads them from a `<N>` prefix.
+    static func priority(_ level: Logger.Level) -> Int {
+        switch level {
+        case .trace, .debug: 7
+        case .info: 6
+        case .notice: 5
+        case .warning: 4
+        case .error: 3
+        case .critical: 2
+        }
+    }
+
+    private static func timestamp() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var parts = tm()
+        var seconds = now.tv_sec
+        gmtime_r(&seconds, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let millis = Int(now.tv_nsec / 1_000_000)
+        let fraction = String(millis + 1000).dropFirst()
+        return "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(fraction)"
+    }
+}

@@ -1,1 +1,0 @@
-/// The daemon's wiring: process table, lifecycle, sockets, pressure response.

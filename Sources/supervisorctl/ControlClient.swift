@@ -1,0 +1,67 @@
+import ControlProtocol
+import EventLoop
+import Glibc
+
+/// A blocking connection to the daemon's control socket.
+struct ControlClient {
+    let socketPath: String
+
+    /// Sends `request` and hands each response to `body` until the daemon closes
+    /// the connection or `body` returns false.
+    func send(_ request: ControlRequest, _ body: (ControlResponse) throws -> Bool) throws {
+        let fd: Int32
+        do {
+            fd = try UnixSocket.connect(path: socketPath)
+        } catch {
+            throw ClientError.unreachable(socketPath: socketPath, reason: error)
+        }
+        defer { close(fd) }
+        try UnixSocket.writeAll(fd, ControlCodec.line(request))
+        var buffer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let response = try ControlCodec.decode(ControlResponse.self, from: buffer[..<newline])
+                buffer.removeSubrange(...newline)
+                if try !body(response) { return }
+            }
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return }
+            buffer.append(contentsOf: chunk[..<count])
+            if buffer.count > ControlCodec.maxResponseBytes {
+                throw ClientError.protocolViolation("response longer than \(ControlCodec.maxResponseBytes) bytes")
+            }
+        }
+    }
+
+    /// Sends `request` and returns its single response.
+    func call(_ request: ControlRequest) throws -> ControlResponse {
+        var answer: ControlResponse?
+        try send(request) { response in
+            answer = response
+            return false
+        }
+        guard let answer else { throw ClientError.protocolViolation("the daemon closed the connection without answering") }
+        return answer
+    }
+}
+
+/// Why supervisorctl could not get an answer.
+enum ClientError: Error, CustomStringConvertible {
+    case unreachable(socketPath: String, reason: SystemError)
+    case protocolViolation(String)
+
+    var description: String {
+        switch self {
+        case .unreachable(let path, let reason) where reason.errno == EACCES:
+            return "permission denied on \(path): run as root or as a member of the socket's group"
+        case .unreachable(let path, let reason) where reason.errno == ENOENT || reason.errno == ECONNREFUSED:
+            return "extensiond is not running (nothing serves \(path)); start it or pass --socket"
+        case .unreachable(let path, let reason):
+            return "cannot reach extensiond at \(path): \(reason)"
+        case .protocolViolation(let message):
+            return "unexpected answer from extensiond: \(message)"
+        }
+    }
+}

@@ -1,0 +1,36 @@
+/// Human-readable figures for the terminal.
+enum Format {
+    static func bytes(_ value: UInt64) -> String {
+        let units: [(String, UInt64)] = [("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)]
+        for (suffix, size) in units where value >= size {
+            let tenths = value * 10 / size
+            return tenths % 10 == 0 || tenths >= 100 ? "\(tenths / 10)\(suffix)" : "\(tenths / 10).\(tenths % 10)\(suffix)"
+        }
+        return "\(value)B"
+    }
+
+    static func milliseconds(_ value: Int64) -> String {
+        if value < 1000 { return "\(value)ms" }
+        let seconds = value / 1000
+        if seconds < 60 { return "\(seconds)s" }
+        if seconds < 3600 { return "\(seconds / 60)m\(seconds % 60)s" }
+        return "\(seconds / 3600)h\(seconds % 3600 / 60)m"
+    }
+
+    static func microseconds(_ value: Int64) -> String {
+        value < 1000 ? "\(value)µs" : value < 1_000_000 ? "\(value / 1000)ms" : "\(value / 1_000_000)s"
+    }
+}
+
+/// Left-aligned columns separated by two spaces.
+enum Table {
+    static func render(header: [String], rows: [[String]]) -> String {
+        let all = [header] + rows
+        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        return all.map { row in
+            row.enumerated().map { column, cell in
+                column == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
+            }.joined(separator: "  ")
+        }.joined(separator: "\n")
+    }
+}
