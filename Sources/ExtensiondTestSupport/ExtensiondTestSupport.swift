@@ -1,1 +1,0 @@
-/// Helpers for tests: a real daemon in a throw-away cgroup, runtime and state directory.

@@ -1,0 +1,139 @@
+import ControlProtocol
+import Foundation
+
+/// A real `extensiond` process on a throw-away runtime and state directory, with a
+/// notify socket the test reads. Stopped (then killed) on deinit.
+public final class TestDaemon: @unchecked Sendable {
+    public let directory: TemporaryDirectory
+    public let configPath: String
+    public let notify: NotifySocket
+    public private(set) var process: TestProcess?
+
+    public var runtimeDirectory: String { directory.file("run") }
+    public var stateDirectory: String { directory.file("state") }
+    public var controlSocket: String { runtimeDirectory + "/control.sock" }
+
+    /// Writes a config with `[supervisor]` pointing at the temporary directories
+    /// (plus `supervisor` lines) followed by `body`.
+    public init(config body: String = "", supervisor: String = "") throws {
+        directory = try TemporaryDirectory()
+        notify = try NotifySocket(path: directory.file("notify.sock"))
+        configPath = directory.file("extensiond.toml")
+        try writeConfig(body, supervisor: supervisor)
+    }
+
+    deinit {
+        if let process, process.isRunning {
+            process.signal(SIGTERM)
+            _ = process.wait(timeout: 5)
+        }
+    }
+
+    /// Replaces the config file (e.g. before a reload).
+    public func writeConfig(_ body: String, supervisor: String = "") throws {
+        let header = """
+        [supervisor]
+        runtime_dir = "\(runtimeDirectory)"
+        state_dir = "\(stateDirectory)"
+        \(supervisor)
+
+        """
+        try directory.write("extensiond.toml", header + body)
+    }
+
+    /// Starts the daemon and waits for `READY=1`; returns that notification.
+    @discardableResult
+    public func start(environment: [String: String] = [:], readyTimeout: Double = 10) throws -> String {
+        let process = try TestProcess(
+            Binaries.path("extensiond"), ["--config", configPath],
+            environment: ["NOTIFY_SOCKET": notify.path].merging(environment) { _, new in new },
+            removing: ["WATCHDOG_USEC", "WATCHDOG_PID", "EXTENSIOND_SOCKET"],
+            outputIn: directory.path, name: "extensiond"
+        )
+        self.process = process
+        guard let ready = notify.wait(for: "READY=1", timeout: readyTimeout) else {
+            throw TestSupportError("extensiond did not send READY=1; stderr:\n\(process.stderr)")
+        }
+        return ready
+    }
+
+    /// SIGTERM and wait; returns the exit code, or nil if it did not exit in time.
+    @discardableResult
+    public func stop(timeout: Double = 10) -> Int32? {
+        guard let process else { return nil }
+        process.signal(SIGTERM)
+        return process.wait(timeout: timeout)
+    }
+
+    /// One request on the control socket, decoded.
+    public func control(_ request: ControlRequest) throws -> ControlResponse {
+        let reply = try exchange(ControlCodec.line(request))
+        guard let newline = reply.firstIndex(of: UInt8(ascii: "\n")) else {
+            throw TestSupportError("no complete response line: \(String(decoding: reply, as: UTF8.self))")
+        }
+        return try ControlCodec.decode(ControlResponse.self, from: reply[..<newline])
+    }
+
+    /// Sends raw bytes on a new control connection, then reads until the daemon closes it.
+    public func exchange(_ bytes: [UInt8], path: String? = nil, timeout: Double = 5) throws -> [UInt8] {
+        let fd = try connect(path ?? controlSocket)
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: Int(timeout), tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent <= 0 { break }  // the daemon may refuse the rest of an oversized request
+            offset += sent
+        }
+        var reply: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { break }
+            reply += chunk[..<count]
+        }
+        return reply
+    }
+
+    /// Runs `supervisorctl --socket <control.sock> arguments…`.
+    public func supervisorctl(_ arguments: [String], socket: String? = nil) throws -> CommandResult {
+        try runCommand(Binaries.path("supervisorctl"), ["--socket", socket ?? controlSocket] + arguments, in: directory)
+    }
+
+    private func connect(_ path: String) throws -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            let bytes = Array(path.utf8)
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard result == 0 else {
+            close(fd)
+            throw TestSupportError("connect \(path): \(String(cString: strerror(errno)))")
+        }
+        return fd
+    }
+}
+
+/// What a finished command printed and returned.
+public struct CommandResult: Sendable {
+    public var exitCode: Int32
+    public var stdout: String
+    public var stderr: String
+}
+
+/// Runs a command to completion (at most 30 s) and returns its output.
+public func runCommand(_ executable: String, _ arguments: [String], environment: [String: String] = [:], in directory: TemporaryDirectory) throws -> CommandResult {
+    let name = "cmd-\(UInt32.random(in: 0 ... .max))"
+    let process = try TestProcess(executable, arguments, environment: environment, outputIn: directory.path, name: name)
+    guard let code = process.wait(timeout: 30) else {
+        throw TestSupportError("\(executable) \(arguments) did not finish in 30 s")
+    }
+    return CommandResult(exitCode: code, stdout: process.stdout, stderr: process.stderr)
+}
