@@ -132,6 +132,8 @@ public protocol WireMessageGroup: Hashable, Sendable {
     init(type: String, decoder: any Decoder) throws(ProtocolError)
     /// Encodes the message's fields (all but `type`) into the object `encoder` writes.
     func encodeFields(to encoder: any Encoder) throws
+    /// The message as one line of compact JSON, newline included.
+    func encodedLine() -> [UInt8]
 }
 
 extension WireMessageGroup {
@@ -157,7 +159,7 @@ private struct Envelope<Message: WireMessageGroup>: Decodable {
 }
 
 /// Writes `type` and the message's fields into one object.
-private struct Enveloped<Message: WireMessageGroup>: Encodable {
+struct Enveloped<Message: WireMessageGroup>: Encodable {
     let message: Message
 
     func encode(to encoder: any Encoder) throws {
