@@ -35,7 +35,7 @@ let package = Package(
             providers: [.apt(["libsystemd-dev"])]
         ),
         .target(name: "CLinux"),
-        .target(name: "Cgroup", dependencies: ["CLinux"]),
+        .target(name: "Cgroup", dependencies: ["CLinux", "LinuxProcess"]),
         .target(name: "LinuxProcess", dependencies: ["CLinux"]),
         .target(name: "EventLoop", dependencies: ["CSystemd", "CLinux"], swiftSettings: eventLoopLanguageMode),
 

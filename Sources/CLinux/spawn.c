@@ -1,1 +1,250 @@
+/*
+ * The spawner: fork (clone3) and everything a child needs before execve.
+ *
+ * Between the clone and execve the child runs only raw, async-signal-safe
+ * system calls: after a raw clone3 glibc still believes the parent's other
+ * threads exist, so its multi-thread-aware wrappers (setuid and friends) must
+ * not be used; credentials are changed with the raw system calls instead.
+ */
+#define _GNU_SOURCE
 #include "CLinux.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <linux/sched.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* What a child that failed before exec writes to the report pipe. */
+struct child_report {
+    int step;
+    int error;
+    int detail;
+};
+
+static void __attribute__((noreturn))
+report_failure(int report_fd, enum ext_spawn_step step, int detail)
+{
+    struct child_report report = { .step = step, .error = errno, .detail = detail };
+    ssize_t written;
+    do {
+        written = write(report_fd, &report, sizeof report);
+    } while (written < 0 && errno == EINTR);
+    _exit(127);
+}
+
+/* Decimal digits of `value` (non-negative or negative) into `buffer`; returns the length. */
+static size_t format_decimal(long value, char buffer[24])
+{
+    char reversed[24];
+    size_t count = 0;
+    unsigned long magnitude = value < 0 ? 0UL - (unsigned long)value : (unsigned long)value;
+    do {
+        reversed[count++] = (char)('0' + magnitude % 10);
+        magnitude /= 10;
+    } while (magnitude != 0);
+    size_t length = 0;
+    if (value < 0)
+        buffer[length++] = '-';
+    while (count > 0)
+        buffer[length++] = reversed[--count];
+    return length;
+}
+
+static int write_decimal(const char *path, long value)
+{
+    char digits[24];
+    size_t length = format_decimal(value, digits);
+    return ext_write_file(path, digits, length);
+}
+
+/* Moves `fd` to a number above 3 so that installing fds 0-3 cannot clobber it. */
+static int above_standard_fds(int fd)
+{
+    if (fd < 0 || fd > 3)
+        return fd;
+    return fcntl(fd, F_DUPFD_CLOEXEC, 4);
+}
+
+static void reset_signals(int report_fd)
+{
+    struct sigaction default_action;
+    memset(&default_action, 0, sizeof default_action);
+    default_action.sa_handler = SIG_DFL;
+    for (int signal = 1; signal < _NSIG; signal++) {
+        if (signal == SIGKILL || signal == SIGSTOP)
+            continue;
+        /* glibc refuses its two reserved real-time signals; they keep their default. */
+        (void)sigaction(signal, &default_action, NULL);
+    }
+    sigset_t empty;
+    sigemptyset(&empty);
+    if (sigprocmask(SIG_SETMASK, &empty, NULL) != 0)
+        report_failure(report_fd, EXT_SPAWN_STEP_SIGNALS, 0);
+}
+
+static void install_fds(const struct ext_spawn_request *request, int *report_fd)
+{
+    int moved_report = above_standard_fds(*report_fd);
+    if (moved_report < 0)
+        report_failure(*report_fd, EXT_SPAWN_STEP_STDIO, 0);
+    *report_fd = moved_report;
+
+    int out = above_standard_fds(request->stdout_fd);
+    int err = above_standard_fds(request->stderr_fd);
+    if ((request->stdout_fd >= 0 && out < 0) || (request->stderr_fd >= 0 && err < 0))
+        report_failure(*report_fd, EXT_SPAWN_STEP_STDIO, 0);
+    int extension = above_standard_fds(request->extension_fd);
+    if (request->extension_fd >= 0 && extension < 0)
+        report_failure(*report_fd, EXT_SPAWN_STEP_EXTENSION_FD, 0);
+    int null = above_standard_fds(open("/dev/null", O_RDWR | O_CLOEXEC));
+    if (null < 0)
+        report_failure(*report_fd, EXT_SPAWN_STEP_STDIO, 0);
+
+    if (dup2(null, 0) < 0 || dup2(out >= 0 ? out : null, 1) < 0 || dup2(err >= 0 ? err : null, 2) < 0)
+        report_failure(*report_fd, EXT_SPAWN_STEP_STDIO, 0);
+    if (extension >= 0 && dup2(extension, 3) < 0)
+        report_failure(*report_fd, EXT_SPAWN_STEP_EXTENSION_FD, 0);
+
+    /* Everything else, the report pipe included, closes at exec. */
+    unsigned int first_closed = extension >= 0 ? 4 : 3;
+    if (syscall(SYS_close_range, first_closed, ~0U, CLOSE_RANGE_CLOEXEC) != 0)
+        report_failure(*report_fd, EXT_SPAWN_STEP_CLOSE_FDS, 0);
+}
+
+static void __attribute__((noreturn))
+run_child(const struct ext_spawn_request *request, int report_fd, pid_t parent)
+{
+    reset_signals(report_fd);
+
+    if (setsid() < 0)
+        report_failure(report_fd, EXT_SPAWN_STEP_SETSID, 0);
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
+        report_failure(report_fd, EXT_SPAWN_STEP_PARENT_DEATH, 0);
+    if (getppid() != parent) {
+        /* The parent died before the death signal was armed. */
+        errno = ESRCH;
+        report_failure(report_fd, EXT_SPAWN_STEP_PARENT_DEATH, 0);
+    }
+
+    if (request->cgroup_procs_files != NULL) {
+        pid_t self = (pid_t)syscall(SYS_getpid);
+        for (int index = 0; request->cgroup_procs_files[index] != NULL; index++) {
+            if (write_decimal(request->cgroup_procs_files[index], self) != 0)
+                report_failure(report_fd, EXT_SPAWN_STEP_CGROUP, index);
+        }
+    }
+
+    if (request->set_oom_score_adj && write_decimal("/proc/self/oom_score_adj", request->oom_score_adj) != 0)
+        report_failure(report_fd, EXT_SPAWN_STEP_OOM_SCORE_ADJ, 0);
+
+    if (request->set_credentials) {
+        if (syscall(SYS_setgroups, request->group_count, request->groups) != 0)
+            report_failure(report_fd, EXT_SPAWN_STEP_SETGROUPS, 0);
+        if (syscall(SYS_setgid, request->gid) != 0)
+            report_failure(report_fd, EXT_SPAWN_STEP_SETGID, 0);
+        if (syscall(SYS_setuid, request->uid) != 0)
+            report_failure(report_fd, EXT_SPAWN_STEP_SETUID, 0);
+    }
+
+    if (request->working_directory != NULL && chdir(request->working_directory) != 0)
+        report_failure(report_fd, EXT_SPAWN_STEP_CHDIR, 0);
+
+    install_fds(request, &report_fd);
+
+    execve(request->path, request->argv, request->envp);
+    report_failure(report_fd, EXT_SPAWN_STEP_EXEC, 0);
+}
+
+static int parent_failure(struct ext_spawn_result *result, enum ext_spawn_step step, int error)
+{
+    result->failed_step = step;
+    result->error = error;
+    return -1;
+}
+
+static void reap(pid_t pid)
+{
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
+    }
+}
+
+int ext_spawn(const struct ext_spawn_request *request, struct ext_spawn_result *result)
+{
+    memset(result, 0, sizeof *result);
+    result->pid = -1;
+    result->pidfd = -1;
+
+    int report_pipe[2];
+    if (pipe2(report_pipe, O_CLOEXEC) != 0)
+        return parent_failure(result, EXT_SPAWN_STEP_PIPE, errno);
+
+    /* No handler of the parent may run in the child before dispositions are reset. */
+    sigset_t all, previous;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &previous);
+
+    pid_t parent = getpid();
+    int pidfd = -1;
+    struct clone_args args;
+    memset(&args, 0, sizeof args);
+    args.flags = CLONE_PIDFD;
+    args.pidfd = (uint64_t)(uintptr_t)&pidfd;
+    args.exit_signal = SIGCHLD;
+    if (request->cgroup_directory_fd >= 0) {
+        args.flags |= CLONE_INTO_CGROUP;
+        args.cgroup = (uint64_t)request->cgroup_directory_fd;
+    }
+    pid_t pid = (pid_t)syscall(SYS_clone3, &args, sizeof args);
+    int clone_error = errno;
+    int needs_pidfd = 0;
+    /* Seccomp filters of container runtimes often refuse clone3 with ENOSYS. */
+    if (pid < 0 && clone_error == ENOSYS && request->cgroup_directory_fd < 0) {
+        pid = fork();
+        clone_error = errno;
+        needs_pidfd = 1;
+    }
+    if (pid == 0)
+        run_child(request, report_pipe[1], parent);
+
+    pthread_sigmask(SIG_SETMASK, &previous, NULL);
+    close(report_pipe[1]);
+    if (pid < 0) {
+        close(report_pipe[0]);
+        return parent_failure(result, EXT_SPAWN_STEP_CLONE, clone_error);
+    }
+    if (needs_pidfd) {
+        pidfd = ext_pidfd_open(pid);
+        if (pidfd < 0) {
+            int error = errno;
+            kill(pid, SIGKILL);
+            reap(pid);
+            close(report_pipe[0]);
+            return parent_failure(result, EXT_SPAWN_STEP_PIDFD, error);
+        }
+    }
+
+    struct child_report report;
+    ssize_t received;
+    do {
+        received = read(report_pipe[0], &report, sizeof report);
+    } while (received < 0 && errno == EINTR);
+    close(report_pipe[0]);
+
+    if (received == (ssize_t)sizeof report) {
+        reap(pid);
+        close(pidfd);
+        result->detail = report.detail;
+        return parent_failure(result, (enum ext_spawn_step)report.step, report.error);
+    }
+    /* End of file: execve succeeded and closed the pipe. */
+    result->pid = pid;
+    result->pidfd = pidfd;
+    return 0;
+}

@@ -1,4 +1,92 @@
 #ifndef EXTENSIOND_CLINUX_H
 #define EXTENSIOND_CLINUX_H
-/* What Swift must not do itself: the code between fork and exec, raw syscalls. */
+/*
+ * What Swift must not do itself: the code between fork and exec, and the raw
+ * system calls that glibc does not wrap (or wraps only in newer versions).
+ *
+ * This target owns no policy: it starts a child exactly as asked and reports
+ * precisely which step failed.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* The step of a spawn that failed; reported with the errno of that step. */
+enum ext_spawn_step {
+    EXT_SPAWN_OK = 0,
+    EXT_SPAWN_STEP_PIPE,            /* parent: the error-report pipe */
+    EXT_SPAWN_STEP_CLONE,           /* parent: clone3 / fork */
+    EXT_SPAWN_STEP_PIDFD,           /* parent: pidfd_open on the fork path */
+    EXT_SPAWN_STEP_SIGNALS,         /* child: dispositions and mask */
+    EXT_SPAWN_STEP_SETSID,          /* child: new session */
+    EXT_SPAWN_STEP_PARENT_DEATH,    /* child: PR_SET_PDEATHSIG, or the parent already died */
+    EXT_SPAWN_STEP_CGROUP,          /* child: writing its pid to cgroup_procs_files[detail] */
+    EXT_SPAWN_STEP_OOM_SCORE_ADJ,   /* child: /proc/self/oom_score_adj */
+    EXT_SPAWN_STEP_SETGROUPS,
+    EXT_SPAWN_STEP_SETGID,
+    EXT_SPAWN_STEP_SETUID,
+    EXT_SPAWN_STEP_CHDIR,
+    EXT_SPAWN_STEP_STDIO,           /* child: fds 0, 1, 2 */
+    EXT_SPAWN_STEP_EXTENSION_FD,    /* child: fd 3 */
+    EXT_SPAWN_STEP_CLOSE_FDS,       /* child: close_range of every other fd */
+    EXT_SPAWN_STEP_EXEC,
+};
+
+/* What to start and how. Every pointer stays owned by the caller. */
+struct ext_spawn_request {
+    const char *path;                      /* passed to execve as is */
+    char *const *argv;                     /* NULL-terminated */
+    char *const *envp;                     /* NULL-terminated */
+    const char *working_directory;         /* NULL: inherit */
+    int cgroup_directory_fd;               /* v2 cgroup directory for CLONE_INTO_CGROUP, or -1 */
+    const char *const *cgroup_procs_files; /* v1 cgroup.procs files the child joins, NULL-terminated, or NULL */
+    int set_oom_score_adj;                 /* nonzero: write oom_score_adj */
+    int oom_score_adj;
+    int set_credentials;                   /* nonzero: setgroups, setgid, setuid */
+    uid_t uid;
+    gid_t gid;
+    const gid_t *groups;
+    size_t group_count;
+    int stdout_fd;                         /* -1: /dev/null */
+    int stderr_fd;                         /* -1: /dev/null */
+    int extension_fd;                      /* placed at fd 3, or -1 for none */
+};
+
+/* The child, or the step that failed. */
+struct ext_spawn_result {
+    pid_t pid;
+    int pidfd;                  /* CLOEXEC; owned by the caller on success */
+    enum ext_spawn_step failed_step;
+    int error;                  /* errno of failed_step */
+    int detail;                 /* EXT_SPAWN_STEP_CGROUP: index of the cgroup.procs file */
+};
+
+/*
+ * Starts a child as described by `request`. Returns 0 and fills pid and pidfd,
+ * or returns -1 and fills failed_step, error and detail; a child that failed
+ * before exec has already been reaped. Only async-signal-safe calls run in the
+ * child.
+ */
+int ext_spawn(const struct ext_spawn_request *request, struct ext_spawn_result *result);
+
+/* Thin system-call wrappers; they return -1 and set errno on failure. */
+int ext_pidfd_open(pid_t pid);
+int ext_pidfd_send_signal(int pidfd, int signal);
+/* Waits for the process of `pidfd` to exit (WEXITED; `nohang` adds WNOHANG).
+   Returns 0 with *code and *status set (CLD_EXITED, CLD_KILLED, ...), 1 when
+   nohang and the process still runs, -1 on error. */
+int ext_pidfd_wait(int pidfd, int nohang, int *code, int *status);
+
+/*
+ * Reads a whole file (procfs and cgroupfs report size 0) into a malloc'ed,
+ * NUL-terminated buffer that the caller frees. Returns NULL and sets errno on
+ * failure.
+ */
+char *ext_read_file(const char *path, size_t *length);
+
+/* Writes `data` to an existing file with one write(2), as control files of
+   cgroupfs and procfs require. Returns 0, or -1 with errno set. */
+int ext_write_file(const char *path, const char *data, size_t length);
+
 #endif

@@ -1,0 +1,64 @@
+/* Whole-file reads and single-write control-file writes for procfs and cgroupfs. */
+#define _GNU_SOURCE
+#include "CLinux.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+char *ext_read_file(const char *path, size_t *length)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    size_t capacity = 4096, used = 0;
+    char *buffer = malloc(capacity);
+    while (buffer != NULL) {
+        if (capacity - used < 2) {
+            char *grown = realloc(buffer, capacity * 2);
+            if (grown == NULL)
+                break;
+            buffer = grown;
+            capacity *= 2;
+        }
+        ssize_t count = read(fd, buffer + used, capacity - used - 1);
+        if (count > 0) {
+            used += (size_t)count;
+        } else if (count == 0) {
+            buffer[used] = '\0';
+            close(fd);
+            *length = used;
+            return buffer;
+        } else if (errno != EINTR) {
+            break;
+        }
+    }
+    int error = buffer == NULL ? ENOMEM : errno;
+    free(buffer);
+    close(fd);
+    errno = error;
+    return NULL;
+}
+
+int ext_write_file(const char *path, const char *data, size_t length)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t written;
+    do {
+        written = write(fd, data, length);
+    } while (written < 0 && errno == EINTR);
+    int error = errno;
+    close(fd);
+    if (written < 0) {
+        errno = error;
+        return -1;
+    }
+    if ((size_t)written != length) {
+        errno = EIO;
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,42 @@
+/* System calls that glibc 2.36 does not wrap, or wraps only in newer versions. */
+#define _GNU_SOURCE
+#include "CLinux.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+
+int ext_pidfd_open(pid_t pid)
+{
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+int ext_pidfd_send_signal(int pidfd, int signal)
+{
+    return (int)syscall(SYS_pidfd_send_signal, pidfd, signal, NULL, 0);
+}
+
+int ext_pidfd_wait(int pidfd, int nohang, int *code, int *status)
+{
+    siginfo_t info;
+    memset(&info, 0, sizeof info);
+    int options = WEXITED | (nohang ? WNOHANG : 0);
+    int outcome;
+    do {
+        outcome = waitid((idtype_t)P_PIDFD, (id_t)pidfd, &info, options);
+    } while (outcome < 0 && errno == EINTR);
+    if (outcome < 0)
+        return -1;
+    if (info.si_pid == 0)
+        return 1;
+    *code = info.si_code;
+    *status = info.si_status;
+    return 0;
+}

@@ -1,0 +1,111 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CLinux
+
+/// Starts processes with the C spawner: the child is set up entirely in C
+/// between fork and exec, and any failure up to exec comes back as a
+/// ``SpawnError`` naming the step instead of a child that dies silently.
+public enum Spawner {
+    /// Starts `request` and returns the running child.
+    ///
+    /// The child gets an empty signal mask and default dispositions, its own
+    /// session, SIGKILL as parent-death signal (armed for the calling thread),
+    /// its cgroup, `oom_score_adj`, credentials, working directory, stdin from
+    /// `/dev/null`, the given stdout/stderr, the extension socket at fd 3, and
+    /// no other descriptor.
+    public static func spawn(_ request: SpawnRequest) throws(SpawnError) -> SpawnedProcess {
+        let executablePath = try ExecutableLookup.resolve(request.executable, environment: request.environment)
+        let path = try CStringList([executablePath], what: "executable")
+        let argv = try CStringList([request.executable] + request.arguments, what: "argument")
+        let envp = try CStringList(try environmentEntries(request.environment), what: "environment")
+        let workingDirectory = try request.workingDirectory.map { (directory) throws(SpawnError) in
+            try CStringList([directory], what: "working directory")
+        }
+        let credentials = try Credentials.resolve(user: request.user, group: request.group)
+
+        var procsFiles: CStringList?
+        var cgroupDirectory: Int32 = -1
+        defer { if cgroupDirectory >= 0 { close(cgroupDirectory) } }
+        switch request.cgroup {
+        case .inherit:
+            break
+        case .cloneInto(let directory):
+            cgroupDirectory = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard cgroupDirectory >= 0 else { throw SpawnError(.openCgroup, directory, errno: errno) }
+        case .joinBeforeExec(let files):
+            procsFiles = try CStringList(files, what: "cgroup.procs path")
+        }
+
+        var cRequest = ext_spawn_request()
+        cRequest.path = path.first
+        cRequest.argv = UnsafePointer(argv.pointers)
+        cRequest.envp = UnsafePointer(envp.pointers)
+        cRequest.working_directory = workingDirectory?.first
+        cRequest.cgroup_directory_fd = cgroupDirectory
+        cRequest.cgroup_procs_files = procsFiles?.constPointers
+        cRequest.set_oom_score_adj = request.oomScoreAdjustment == nil ? 0 : 1
+        cRequest.oom_score_adj = request.oomScoreAdjustment ?? 0
+        cRequest.set_credentials = credentials == nil ? 0 : 1
+        cRequest.uid = credentials?.uid ?? 0
+        cRequest.gid = credentials?.gid ?? 0
+        cRequest.stdout_fd = request.standardOutput ?? -1
+        cRequest.stderr_fd = request.standardError ?? -1
+        cRequest.extension_fd = request.extensionSocket ?? -1
+
+        var result = ext_spawn_result()
+        let groups = credentials?.groups ?? []
+        let status = groups.withUnsafeBufferPointer { buffer in
+            cRequest.groups = buffer.baseAddress
+            cRequest.group_count = buffer.count
+            return ext_spawn(&cRequest, &result)
+        }
+        // Keep the strings alive until the child has exec'ed.
+        withExtendedLifetime((path, argv, envp, workingDirectory, procsFiles)) {}
+        guard status == 0 else {
+            throw failure(of: result, request: request, executablePath: executablePath)
+        }
+        return SpawnedProcess(descriptor: ProcessDescriptor(adopting: result.pidfd, pid: result.pid))
+    }
+
+    private static func environmentEntries(_ environment: [String: String]) throws(SpawnError) -> [String] {
+        for name in environment.keys where name.isEmpty || name.contains("=") {
+            throw SpawnError(.invalidArgument, "environment variable \(name.debugDescription)", reason: "a name must be non-empty and without '='")
+        }
+        return environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+    }
+
+    /// Names the failed step with what it acted on.
+    private static func failure(of result: ext_spawn_result, request: SpawnRequest, executablePath: String) -> SpawnError {
+        let child = executablePath
+        let subject: (SpawnError.Step, String) = switch result.failed_step {
+        case EXT_SPAWN_STEP_PIPE: (.reportPipe, "for \(child)")
+        case EXT_SPAWN_STEP_CLONE: (.clone, cloneSubject(request.cgroup, child: child))
+        case EXT_SPAWN_STEP_PIDFD: (.processDescriptor, child)
+        case EXT_SPAWN_STEP_SIGNALS: (.resetSignals, child)
+        case EXT_SPAWN_STEP_SETSID: (.newSession, child)
+        case EXT_SPAWN_STEP_PARENT_DEATH: (.parentDeathSignal, child)
+        case EXT_SPAWN_STEP_CGROUP: (.joinCgroup, procsFile(request.cgroup, index: Int(result.detail)))
+        case EXT_SPAWN_STEP_OOM_SCORE_ADJ: (.oomScoreAdjustment, "\(request.oomScoreAdjustment ?? 0)")
+        case EXT_SPAWN_STEP_SETGROUPS: (.supplementaryGroups, "of user \(request.user ?? "\(getuid())")")
+        case EXT_SPAWN_STEP_SETGID: (.groupID, request.group ?? request.user ?? "")
+        case EXT_SPAWN_STEP_SETUID: (.userID, request.user ?? "")
+        case EXT_SPAWN_STEP_CHDIR: (.workingDirectory, request.workingDirectory ?? "")
+        case EXT_SPAWN_STEP_STDIO: (.standardIO, child)
+        case EXT_SPAWN_STEP_EXTENSION_FD: (.extensionSocket, child)
+        case EXT_SPAWN_STEP_CLOSE_FDS: (.closeDescriptors, child)
+        default: (.exec, child)
+        }
+        return SpawnError(subject.0, subject.1, errno: result.error)
+    }
+
+    private static func cloneSubject(_ placement: SpawnRequest.CgroupPlacement, child: String) -> String {
+        if case .cloneInto(let directory) = placement { return "\(child) into cgroup \(directory)" }
+        return child
+    }
+
+    private static func procsFile(_ placement: SpawnRequest.CgroupPlacement, index: Int) -> String {
+        if case .joinBeforeExec(let files) = placement, files.indices.contains(index) { return files[index] }
+        return "#\(index)"
+    }
+}

@@ -1,0 +1,28 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// One JSON value that has already been encoded, so that messages can carry it without
+/// re-encoding: the daemon keeps each snapshot in this form and serves every cached pull
+/// from the same bytes.
+public struct EncodedJSON: Hashable, Sendable {
+    /// The compact UTF-8 JSON text, without a trailing newline.
+    public let bytes: [UInt8]
+
+    /// Wraps bytes the caller knows to hold exactly one JSON value with no raw newline
+    /// (for example bytes produced by ``JSONValue/encoded()``). Nothing is checked.
+    public init(trustedBytes bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    /// Parses the bytes back into a tree.
+    public func decoded() throws(ProtocolError) -> JSONValue {
+        do {
+            return try WireCoding.decoder.decode(JSONValue.self, from: Data(bytes))
+        } catch {
+            throw .malformed(reason: "embedded JSON is not valid")
+        }
+    }
+}

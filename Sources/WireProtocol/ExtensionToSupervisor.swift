@@ -1,0 +1,170 @@
+/// A message an extension sends to the supervisor on its fd 3 socket.
+public enum ExtensionToSupervisor: Hashable, Sendable {
+    /// `ready`: the first message, within `start_timeout`.
+    case ready(Ready)
+    /// `result`: the answer to the outstanding `update`.
+    case result(Result)
+    /// `complete`: the answer to `begin` (action and share points).
+    case complete(Complete)
+    /// `openURL`: asks to open the app that handles the URL; answered by `openURLResult`.
+    case openURL(OpenURL)
+    /// `setHasContent`: whether hosts should show the extension.
+    case setHasContent(SetHasContent)
+    /// `defaults`: a shared-defaults request; answered by `defaultsResult`.
+    case defaults(Defaults)
+
+    /// The protocol version this module speaks.
+    public static let protocolVersion = 1
+
+    /// `{"type":"ready","protocol":1}`
+    public struct Ready: Codable, Hashable, Sendable {
+        public var `protocol`: Int
+        public init(protocol: Int = ExtensionToSupervisor.protocolVersion) { self.protocol = `protocol` }
+    }
+
+    /// `{"type":"result","id":7,"result":"newData","snapshot":{...},"reload":"atEnd"}`
+    ///
+    /// `snapshot` is required with `newData` and ignored otherwise; `error` optionally
+    /// explains a `failed` result.
+    public struct Result: Codable, Hashable, Sendable {
+        public var id: RequestID
+        public var result: UpdateOutcome
+        public var snapshot: JSONValue?
+        public var reload: ReloadHint?
+        public var error: String?
+
+        public init(
+            id: RequestID, result: UpdateOutcome, snapshot: JSONValue? = nil, reload: ReloadHint? = nil,
+            error: String? = nil
+        ) {
+            self.id = id
+            self.result = result
+            self.snapshot = snapshot
+            self.reload = reload
+            self.error = error
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case id, result, snapshot, reload, error
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decode(RequestID.self, forKey: .id)
+            result = try container.decode(UpdateOutcome.self, forKey: .result)
+            if result == .newData {
+                guard container.contains(.snapshot) else {
+                    throw DecodingError.keyNotFound(
+                        CodingKeys.snapshot,
+                        .init(codingPath: container.codingPath, debugDescription: "required with newData"))
+                }
+                snapshot = try container.decode(JSONValue.self, forKey: .snapshot)
+            }
+            reload = try container.decodeIfPresent(ReloadHint.self, forKey: .reload)
+            error = try container.decodeIfPresent(String.self, forKey: .error)
+        }
+    }
+
+    /// `{"type":"complete","id":3,"items":[...]}`
+    public struct Complete: Codable, Hashable, Sendable {
+        public var id: RequestID
+        public var items: [Item]
+        public init(id: RequestID, items: [Item]) {
+            self.id = id
+            self.items = items
+        }
+    }
+
+    /// `{"type":"openURL","id":1,"url":"weather://today"}`
+    public struct OpenURL: Codable, Hashable, Sendable {
+        public var id: RequestID
+        public var url: String
+        public init(id: RequestID, url: String) {
+            self.id = id
+            self.url = url
+        }
+    }
+
+    /// `{"type":"setHasContent","value":false}`
+    public struct SetHasContent: Codable, Hashable, Sendable {
+        public var value: Bool
+        public init(value: Bool) { self.value = value }
+    }
+
+    /// `{"type":"defaults","id":2,"group":"group.demo","op":"set","key":"counter","value":3}`
+    ///
+    /// `key` is required except for `list`; `value` is required for `set`.
+    public struct Defaults: Codable, Hashable, Sendable {
+        public var id: RequestID
+        public var group: String
+        public var op: DefaultsOperation
+        public var key: String?
+        public var value: JSONValue?
+
+        public init(id: RequestID, group: String, op: DefaultsOperation, key: String? = nil, value: JSONValue? = nil) {
+            self.id = id
+            self.group = group
+            self.op = op
+            self.key = key
+            self.value = value
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case id, group, op, key, value
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decode(RequestID.self, forKey: .id)
+            group = try container.decode(String.self, forKey: .group)
+            op = try container.decode(DefaultsOperation.self, forKey: .op)
+            key = op == .list
+                ? try container.decodeIfPresent(String.self, forKey: .key)
+                : try container.decode(String.self, forKey: .key)
+            if op == .set {
+                guard container.contains(.value) else {
+                    throw DecodingError.keyNotFound(
+                        CodingKeys.value, .init(codingPath: container.codingPath, debugDescription: "required with set"))
+                }
+                value = try container.decode(JSONValue.self, forKey: .value)
+            }
+        }
+    }
+}
+
+extension ExtensionToSupervisor: WireMessageGroup {
+    public init(type: String, decoder: any Decoder) throws(ProtocolError) {
+        switch type {
+        case "ready": self = .ready(try WireCoding.decodePayload(Ready.self, of: type, from: decoder))
+        case "result": self = .result(try WireCoding.decodePayload(Result.self, of: type, from: decoder))
+        case "complete": self = .complete(try WireCoding.decodePayload(Complete.self, of: type, from: decoder))
+        case "openURL": self = .openURL(try WireCoding.decodePayload(OpenURL.self, of: type, from: decoder))
+        case "setHasContent":
+            self = .setHasContent(try WireCoding.decodePayload(SetHasContent.self, of: type, from: decoder))
+        case "defaults": self = .defaults(try WireCoding.decodePayload(Defaults.self, of: type, from: decoder))
+        default: throw .unknownType(type)
+        }
+    }
+
+    public var type: String {
+        switch self {
+        case .ready: "ready"
+        case .result: "result"
+        case .complete: "complete"
+        case .openURL: "openURL"
+        case .setHasContent: "setHasContent"
+        case .defaults: "defaults"
+        }
+    }
+
+    public func encodeFields(to encoder: any Encoder) throws {
+        switch self {
+        case .ready(let fields): try fields.encode(to: encoder)
+        case .result(let fields): try fields.encode(to: encoder)
+        case .complete(let fields): try fields.encode(to: encoder)
+        case .openURL(let fields): try fields.encode(to: encoder)
+        case .setHasContent(let fields): try fields.encode(to: encoder)
+        case .defaults(let fields): try fields.encode(to: encoder)
+        }
+    }
+}

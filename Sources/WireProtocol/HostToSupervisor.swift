@@ -1,0 +1,95 @@
+/// A message a host sends to the supervisor on `<runtime_dir>/host.sock`.
+public enum HostToSupervisor: Hashable, Sendable {
+    /// `list`: answered by `extensions`.
+    case list(List)
+    /// `pull`: answered by one `snapshot` carrying the same `id`.
+    case pull(Pull)
+    /// `subscribe`: from now on, every `newData` of these extensions is pushed as a `snapshot`.
+    case subscribe(Subscribe)
+    /// `perform`: runs an action or share extension; answered by `completed` or `error`.
+    case perform(Perform)
+
+    /// `{"type":"list","id":1}` — `id` is optional and echoed in the answer.
+    public struct List: Codable, Hashable, Sendable {
+        public var id: RequestID?
+        public init(id: RequestID? = nil) { self.id = id }
+    }
+
+    /// `{"type":"pull","id":2,"extension":"com.example.weather.widget","mode":"compact","maxSize":{"width":320,"height":120}}`
+    public struct Pull: Codable, Hashable, Sendable {
+        public var id: RequestID
+        public var extensionID: String
+        public var mode: DisplayMode
+        public var maxSize: Size
+
+        public init(id: RequestID, extensionID: String, mode: DisplayMode, maxSize: Size) {
+            self.id = id
+            self.extensionID = extensionID
+            self.mode = mode
+            self.maxSize = maxSize
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case id, extensionID = "extension", mode, maxSize
+        }
+    }
+
+    /// `{"type":"subscribe","extensions":["com.example.weather.widget"]}` — an optional
+    /// `id` is echoed in an `error` about an unknown extension.
+    public struct Subscribe: Codable, Hashable, Sendable {
+        public var id: RequestID?
+        public var extensions: [String]
+
+        public init(id: RequestID? = nil, extensions: [String]) {
+            self.id = id
+            self.extensions = extensions
+        }
+    }
+
+    /// `{"type":"perform","id":3,"extension":"com.example.photos.resize","items":[...]}`
+    public struct Perform: Codable, Hashable, Sendable {
+        public var id: RequestID
+        public var extensionID: String
+        public var items: [Item]
+
+        public init(id: RequestID, extensionID: String, items: [Item]) {
+            self.id = id
+            self.extensionID = extensionID
+            self.items = items
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case id, extensionID = "extension", items
+        }
+    }
+}
+
+extension HostToSupervisor: WireMessageGroup {
+    public init(type: String, decoder: any Decoder) throws(ProtocolError) {
+        switch type {
+        case "list": self = .list(try WireCoding.decodePayload(List.self, of: type, from: decoder))
+        case "pull": self = .pull(try WireCoding.decodePayload(Pull.self, of: type, from: decoder))
+        case "subscribe": self = .subscribe(try WireCoding.decodePayload(Subscribe.self, of: type, from: decoder))
+        case "perform": self = .perform(try WireCoding.decodePayload(Perform.self, of: type, from: decoder))
+        default: throw .unknownType(type)
+        }
+    }
+
+    public var type: String {
+        switch self {
+        case .list: "list"
+        case .pull: "pull"
+        case .subscribe: "subscribe"
+        case .perform: "perform"
+        }
+    }
+
+    public func encodeFields(to encoder: any Encoder) throws {
+        switch self {
+        case .list(let fields): try fields.encode(to: encoder)
+        case .pull(let fields): try fields.encode(to: encoder)
+        case .subscribe(let fields): try fields.encode(to: encoder)
+        case .perform(let fields): try fields.encode(to: encoder)
+        }
+    }
+}

@@ -1,0 +1,145 @@
+/// A message the supervisor sends to an extension on its fd 3 socket.
+public enum SupervisorToExtension: Hashable, Sendable {
+    /// `update`: asks a widget for new content; answered by one `result`.
+    case update(Update)
+    /// `begin`: hands items to an action or share extension; answered by `complete`.
+    case begin(Begin)
+    /// `openURLResult`: the answer to the extension's `openURL`.
+    case openURLResult(OpenURLResult)
+    /// `defaultsResult`: the answer to the extension's `defaults`.
+    case defaultsResult(DefaultsResult)
+    /// `memoryWarning`: the extension's cgroup crossed `memory_high`.
+    case memoryWarning(MemoryWarning)
+    /// `terminate`: idle exit; exit within the grace period.
+    case terminate
+
+    /// `{"type":"update","id":7,"mode":"compact","maxSize":{"width":320,"height":120},"reason":"pull"}`
+    public struct Update: Codable, Hashable, Sendable {
+        public var id: RequestID
+        public var mode: DisplayMode
+        public var maxSize: Size
+        public var reason: UpdateReason
+
+        public init(id: RequestID, mode: DisplayMode, maxSize: Size, reason: UpdateReason) {
+            self.id = id
+            self.mode = mode
+            self.maxSize = maxSize
+            self.reason = reason
+        }
+    }
+
+    /// `{"type":"begin","id":3,"items":[{"type":"public.image","path":"/tmp/a.png"}]}`
+    public struct Begin: Codable, Hashable, Sendable {
+        public var id: RequestID
+        public var items: [Item]
+
+        public init(id: RequestID, items: [Item]) {
+            self.id = id
+            self.items = items
+        }
+    }
+
+    /// `{"type":"openURLResult","id":1,"success":true}`
+    public struct OpenURLResult: Codable, Hashable, Sendable {
+        public var id: RequestID
+        public var success: Bool
+
+        public init(id: RequestID, success: Bool) {
+            self.id = id
+            self.success = success
+        }
+    }
+
+    /// `{"type":"defaultsResult","id":2,"value":3}` or `{"type":"defaultsResult","id":2,"error":"..."}`
+    ///
+    /// `get` answers the stored value (`null` for a missing key), `list` an array of the
+    /// keys in ascending order, `set` and `remove` `null`.
+    public struct DefaultsResult: Codable, Hashable, Sendable {
+        /// The value, or why the request failed.
+        public enum Outcome: Hashable, Sendable {
+            case value(JSONValue)
+            case error(String)
+        }
+
+        public var id: RequestID
+        public var outcome: Outcome
+
+        public init(id: RequestID, outcome: Outcome) {
+            self.id = id
+            self.outcome = outcome
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case id, value, error
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decode(RequestID.self, forKey: .id)
+            if let error = try container.decodeIfPresent(String.self, forKey: .error) {
+                outcome = .error(error)
+            } else {
+                outcome = .value(try container.decodeIfPresent(JSONValue.self, forKey: .value) ?? .null)
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            switch outcome {
+            case .value(let value): try container.encode(value, forKey: .value)
+            case .error(let error): try container.encode(error, forKey: .error)
+            }
+        }
+    }
+
+    /// `{"type":"memoryWarning","current":20971520,"high":20971520}` (bytes)
+    public struct MemoryWarning: Codable, Hashable, Sendable {
+        public var current: UInt64
+        public var high: UInt64
+
+        public init(current: UInt64, high: UInt64) {
+            self.current = current
+            self.high = high
+        }
+    }
+}
+
+extension SupervisorToExtension: WireMessageGroup {
+    public init(type: String, decoder: any Decoder) throws(ProtocolError) {
+        switch type {
+        case "update": self = .update(try WireCoding.decodePayload(Update.self, of: type, from: decoder))
+        case "begin": self = .begin(try WireCoding.decodePayload(Begin.self, of: type, from: decoder))
+        case "openURLResult":
+            self = .openURLResult(try WireCoding.decodePayload(OpenURLResult.self, of: type, from: decoder))
+        case "defaultsResult":
+            self = .defaultsResult(try WireCoding.decodePayload(DefaultsResult.self, of: type, from: decoder))
+        case "memoryWarning":
+            self = .memoryWarning(try WireCoding.decodePayload(MemoryWarning.self, of: type, from: decoder))
+        case "terminate": self = .terminate
+        default: throw .unknownType(type)
+        }
+    }
+
+    public var type: String {
+        switch self {
+        case .update: "update"
+        case .begin: "begin"
+        case .openURLResult: "openURLResult"
+        case .defaultsResult: "defaultsResult"
+        case .memoryWarning: "memoryWarning"
+        case .terminate: "terminate"
+        }
+    }
+
+    public func encodeFields(to encoder: any Encoder) throws {
+        switch self {
+        case .update(let fields): try fields.encode(to: encoder)
+        case .begin(let fields): try fields.encode(to: encoder)
+        case .openURLResult(let fields): try fields.encode(to: encoder)
+        case .defaultsResult(let fields): try fields.encode(to: encoder)
+        case .memoryWarning(let fields): try fields.encode(to: encoder)
+        case .terminate: break
+        }
+    }
+}

@@ -1,0 +1,222 @@
+/// A message the supervisor sends to a host on `<runtime_dir>/host.sock`.
+public enum SupervisorToHost: Hashable, Sendable {
+    /// `extensions`: the answer to `list`.
+    case extensions(Extensions)
+    /// `snapshot`: the answer to `pull`, or a push to subscribers on `newData`.
+    case snapshot(Snapshot)
+    /// `completed`: the answer to `perform`.
+    case completed(Completed)
+    /// `extensionTerminated`: an extension process ended.
+    case extensionTerminated(ExtensionTerminated)
+    /// `openURL`: an app was opened for a URL (sent to every host; an app connected as
+    /// the URL's handler opens it).
+    case openURL(OpenURL)
+    /// `error`: a request failed.
+    case error(Error)
+
+    /// `{"type":"extensions","id":1,"extensions":[{"id":"...","app":"...","point":"widget","enabled":true,"hasContent":true}]}`
+    public struct Extensions: Codable, Hashable, Sendable {
+        /// The `id` of the `list`, if it had one.
+        public var id: RequestID?
+        public var extensions: [ExtensionInfo]
+
+        public init(id: RequestID? = nil, extensions: [ExtensionInfo]) {
+            self.id = id
+            self.extensions = extensions
+        }
+    }
+
+    /// One configured extension, as listed to hosts.
+    public struct ExtensionInfo: Codable, Hashable, Sendable {
+        public var id: String
+        /// The containing app.
+        public var app: String
+        /// The extension point: `widget`, `action` or `share`.
+        public var point: String
+        /// Whether the user enabled it; hosts pull only enabled extensions.
+        public var enabled: Bool
+        /// `false` after the extension sent `setHasContent false`; hosts then hide it.
+        public var hasContent: Bool
+
+        public init(id: String, app: String, point: String, enabled: Bool, hasContent: Bool) {
+            self.id = id
+            self.app = app
+            self.point = point
+            self.enabled = enabled
+            self.hasContent = hasContent
+        }
+    }
+
+    /// `{"type":"snapshot","id":2,"extension":"...","result":"cached","snapshot":{...},"version":4,"ageMs":1200,"stale":false}`
+    ///
+    /// The snapshot is held pre-encoded, so that serving the same cached snapshot to many
+    /// pulls never re-encodes it (see ``SupervisorToHost/encodedLine()``).
+    public struct Snapshot: Codable, Hashable, Sendable {
+        /// The `id` of the pull; `nil` for a push to subscribers.
+        public var id: RequestID?
+        public var extensionID: String
+        public var result: SnapshotResult
+        /// The latest snapshot; `nil` (`null` on the wire) if the extension never produced one.
+        public var snapshot: EncodedJSON?
+        /// Bumped by exactly one on every `newData`; 0 before the first.
+        public var version: UInt64
+        /// Milliseconds since the snapshot was produced.
+        public var ageMs: UInt64
+        /// Whether the snapshot is older than the last failed update.
+        public var stale: Bool
+        /// Why the last update failed, when `result` is `failed` or `stale` is true.
+        public var error: String?
+
+        public init(
+            id: RequestID?, extensionID: String, result: SnapshotResult, snapshot: EncodedJSON?, version: UInt64,
+            ageMs: UInt64, stale: Bool, error: String? = nil
+        ) {
+            self.id = id
+            self.extensionID = extensionID
+            self.result = result
+            self.snapshot = snapshot
+            self.version = version
+            self.ageMs = ageMs
+            self.stale = stale
+            self.error = error
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case id, extensionID = "extension", result, snapshot, version, ageMs, stale, error
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decodeIfPresent(RequestID.self, forKey: .id)
+            extensionID = try container.decode(String.self, forKey: .extensionID)
+            result = try container.decode(SnapshotResult.self, forKey: .result)
+            snapshot = try container.decodeIfPresent(JSONValue.self, forKey: .snapshot)?.encoded()
+            version = try container.decode(UInt64.self, forKey: .version)
+            ageMs = try container.decode(UInt64.self, forKey: .ageMs)
+            stale = try container.decode(Bool.self, forKey: .stale)
+            error = try container.decodeIfPresent(String.self, forKey: .error)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encodeIfPresent(id, forKey: .id)
+            try container.encode(extensionID, forKey: .extensionID)
+            try container.encode(result, forKey: .result)
+            try container.encode(snapshot?.decoded() ?? .null, forKey: .snapshot)
+            try container.encode(version, forKey: .version)
+            try container.encode(ageMs, forKey: .ageMs)
+            try container.encode(stale, forKey: .stale)
+            try container.encodeIfPresent(error, forKey: .error)
+        }
+
+        /// The whole `snapshot` line, written directly around the pre-encoded snapshot:
+        /// the daemon's hot path for cached pulls.
+        func encodedLine() -> [UInt8] {
+            var line = JSONLineWriter(capacity: 160 + extensionID.utf8.count + (snapshot?.bytes.count ?? 4))
+            line.beginMessage(type: "snapshot")
+            if let id { line.field("id", integer: id) }
+            line.field("extension", string: extensionID)
+            line.field("result", string: result.rawValue)
+            line.field("snapshot", json: snapshot?.bytes ?? Array("null".utf8))
+            line.field("version", integer: version)
+            line.field("ageMs", integer: ageMs)
+            line.field("stale", bool: stale)
+            if let error { line.field("error", string: error) }
+            return line.endMessage()
+        }
+    }
+
+    /// `{"type":"completed","id":3,"items":[...]}`
+    public struct Completed: Codable, Hashable, Sendable {
+        public var id: RequestID
+        public var items: [Item]
+
+        public init(id: RequestID, items: [Item]) {
+            self.id = id
+            self.items = items
+        }
+    }
+
+    /// `{"type":"extensionTerminated","extension":"...","reason":"idle"}`
+    public struct ExtensionTerminated: Codable, Hashable, Sendable {
+        public var extensionID: String
+        public var reason: TerminationReason
+
+        public init(extensionID: String, reason: TerminationReason) {
+            self.extensionID = extensionID
+            self.reason = reason
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case extensionID = "extension", reason
+        }
+    }
+
+    /// `{"type":"openURL","url":"weather://today","app":"com.example.weather"}`
+    public struct OpenURL: Codable, Hashable, Sendable {
+        public var url: String
+        public var app: String
+
+        public init(url: String, app: String) {
+            self.url = url
+            self.app = app
+        }
+    }
+
+    /// `{"type":"error","id":2,"error":"unknown extension \"x\""}` — `id` is absent when
+    /// the failed request had none or could not be parsed.
+    public struct Error: Codable, Hashable, Sendable {
+        public var id: RequestID?
+        public var error: String
+
+        public init(id: RequestID?, error: String) {
+            self.id = id
+            self.error = error
+        }
+    }
+}
+
+extension SupervisorToHost: WireMessageGroup {
+    public init(type: String, decoder: any Decoder) throws(ProtocolError) {
+        switch type {
+        case "extensions": self = .extensions(try WireCoding.decodePayload(Extensions.self, of: type, from: decoder))
+        case "snapshot": self = .snapshot(try WireCoding.decodePayload(Snapshot.self, of: type, from: decoder))
+        case "completed": self = .completed(try WireCoding.decodePayload(Completed.self, of: type, from: decoder))
+        case "extensionTerminated":
+            self = .extensionTerminated(
+                try WireCoding.decodePayload(ExtensionTerminated.self, of: type, from: decoder))
+        case "openURL": self = .openURL(try WireCoding.decodePayload(OpenURL.self, of: type, from: decoder))
+        case "error": self = .error(try WireCoding.decodePayload(Error.self, of: type, from: decoder))
+        default: throw .unknownType(type)
+        }
+    }
+
+    public var type: String {
+        switch self {
+        case .extensions: "extensions"
+        case .snapshot: "snapshot"
+        case .completed: "completed"
+        case .extensionTerminated: "extensionTerminated"
+        case .openURL: "openURL"
+        case .error: "error"
+        }
+    }
+
+    public func encodeFields(to encoder: any Encoder) throws {
+        switch self {
+        case .extensions(let fields): try fields.encode(to: encoder)
+        case .snapshot(let fields): try fields.encode(to: encoder)
+        case .completed(let fields): try fields.encode(to: encoder)
+        case .extensionTerminated(let fields): try fields.encode(to: encoder)
+        case .openURL(let fields): try fields.encode(to: encoder)
+        case .error(let fields): try fields.encode(to: encoder)
+        }
+    }
+
+    /// The message as one line of compact JSON, newline included. A `snapshot` is written
+    /// around its pre-encoded payload without re-encoding it.
+    public func encodedLine() -> [UInt8] {
+        if case .snapshot(let snapshot) = self { return snapshot.encodedLine() }
+        return WireCoding.encodeLine(Enveloped(message: self))
+    }
+}

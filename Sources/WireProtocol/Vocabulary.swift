@@ -1,0 +1,113 @@
+/// The identifier of a request that expects an answer (`update`, `begin`, `openURL`,
+/// `defaults`, `pull`, `perform`, ...). Chosen by the sender, echoed in the reply.
+/// A JSON integer in 0 ... 2^53 - 1, so that every language's JSON library keeps it exact.
+public typealias RequestID = UInt64
+
+/// How much room a host gives a widget.
+public enum DisplayMode: String, WireEnum {
+    case compact
+    case expanded
+}
+
+/// The largest size, in pixels, a host can show a widget at.
+public struct Size: Codable, Hashable, Sendable {
+    public var width: Int
+    public var height: Int
+
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+}
+
+/// Why an update is requested.
+public enum UpdateReason: String, WireEnum {
+    /// A host pulled and the cached snapshot could not be served.
+    case pull
+    /// A scheduled background refresh.
+    case schedule
+    /// `supervisorctl refresh`.
+    case manual
+}
+
+/// An extension's answer to an `update`, as in NCUpdateResult.
+public enum UpdateOutcome: String, WireEnum {
+    case newData
+    case noData
+    case failed
+}
+
+/// Where the snapshot a host receives comes from.
+public enum SnapshotResult: String, WireEnum {
+    /// A fresh update returned new data.
+    case newData
+    /// A fresh update returned no new data; the previous snapshot is served.
+    case noData
+    /// The update failed or timed out; the previous snapshot (if any) is served, stale.
+    case failed
+    /// Served from the cache without calling the extension.
+    case cached
+}
+
+/// The operation of a shared-defaults request.
+public enum DefaultsOperation: String, WireEnum {
+    case get
+    case set
+    case remove
+    case list
+}
+
+/// Why an extension process ended, as told to hosts in `extensionTerminated`.
+///
+/// An open set: the daemon may add reasons, so unknown values decode as they are.
+public struct TerminationReason: RawRepresentable, Codable, Hashable, Sendable {
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(String.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+
+    /// Killed by the pressure policy (memory above `pressure.low`).
+    public static let pressure = TerminationReason(rawValue: "pressure")
+    /// Killed by the pressure policy above `pressure.critical`.
+    public static let critical = TerminationReason(rawValue: "critical")
+    /// Killed by the kernel OOM killer inside its cgroup.
+    public static let oom = TerminationReason(rawValue: "oom")
+    /// Did not answer an update or start within its deadline.
+    public static let deadline = TerminationReason(rawValue: "deadline")
+    /// Asked to exit after `idle_exit`.
+    public static let idle = TerminationReason(rawValue: "idle")
+    /// Broke the wire protocol.
+    public static let `protocol` = TerminationReason(rawValue: "protocol")
+    /// Stopped with supervisorctl.
+    public static let manual = TerminationReason(rawValue: "manual")
+    /// Exited on its own.
+    public static let exited = TerminationReason(rawValue: "exited")
+}
+
+/// A closed set of string values on the wire whose decoding error lists the accepted values.
+public protocol WireEnum: RawRepresentable<String>, CaseIterable, Codable, Hashable, Sendable {}
+
+extension WireEnum {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let raw = try container.decode(String.self)
+        guard let value = Self(rawValue: raw) else {
+            let accepted = Self.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "expected one of \(accepted), got \"\(raw)\"")
+        }
+        self = value
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
