@@ -45,7 +45,7 @@ let package = Package(
 
         // Protocols.
         .target(name: "WireProtocol"),
-        .target(name: "ControlProtocol"),
+        .target(name: "ControlProtocol", dependencies: ["WireProtocol"]),
 
         // Daemon wiring.
         .target(
@@ -66,7 +66,7 @@ let package = Package(
         // Clients.
         .executableTarget(
             name: "supervisorctl",
-            dependencies: ["ControlProtocol", "EventLoop", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["ControlProtocol", "WireProtocol", "EventLoop", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .target(name: "ExtensionSDK", dependencies: ["WireProtocol"]),
         .executableTarget(name: "DemoPanel", dependencies: ["WireProtocol"]),

@@ -37,16 +37,22 @@ public struct ControlResponse: Codable, Sendable, Equatable {
     public var message: String?
     public var status: [ProcessStatus]?
     public var version: VersionInfo?
+    public var events: [EventRecord]?
+    /// Output lines (`tail`).
+    public var lines: [String]?
     /// Set on the last response of a stream, so the client knows to stop reading.
     public var done: Bool?
 
     public init(ok: Bool = true, error: String? = nil, message: String? = nil,
-                status: [ProcessStatus]? = nil, version: VersionInfo? = nil, done: Bool? = nil) {
+                status: [ProcessStatus]? = nil, version: VersionInfo? = nil,
+                events: [EventRecord]? = nil, lines: [String]? = nil, done: Bool? = nil) {
         self.ok = ok
         self.error = error
         self.message = message
         self.status = status
         self.version = version
+        self.events = events
+        self.lines = lines
         self.done = done
     }
 

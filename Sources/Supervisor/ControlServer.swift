@@ -1,6 +1,7 @@
 import ControlProtocol
 import EventLoop
 import Glibc
+import WireProtocol
 
 /// Serves `control.sock`: one request per connection, answered by one response
 /// or, for following commands, a stream of them.
@@ -45,17 +46,16 @@ final class ControlServer {
 
     private func receive(_ bytes: UnsafeRawBufferPointer, for session: ControlSession) {
         guard !session.requestReceived else { return }
-        session.buffer.append(contentsOf: bytes)
-        guard let newline = session.buffer.firstIndex(of: UInt8(ascii: "\n")) else {
-            if session.buffer.count > ControlCodec.maxRequestBytes {
-                session.requestReceived = true
-                session.reply(.failure("request longer than \(ControlCodec.maxRequestBytes) bytes"))
-            }
-            return
+        let line: ArraySlice<UInt8>
+        do {
+            try session.framer.append(bytes)
+            guard let complete = try session.framer.nextLine() else { return }
+            line = complete
+        } catch {
+            session.requestReceived = true
+            return session.reply(.failure("bad request: \(error)"))
         }
         session.requestReceived = true
-        let line = session.buffer[..<newline]
-        session.buffer = []
         do {
             let request = try ControlCodec.decode(ControlRequest.self, from: line)
             handler(request, session)
@@ -69,7 +69,7 @@ final class ControlServer {
 /// or ``stream(_:)``.
 final class ControlSession {
     fileprivate(set) var connection: Connection?
-    fileprivate var buffer: [UInt8] = []
+    fileprivate var framer = LineFramer(maxLineLength: ControlCodec.maxRequestBytes)
     fileprivate var requestReceived = false
     /// Runs once when the client goes away: following commands unsubscribe here.
     var onEnd: (() -> Void)?

@@ -27,7 +27,7 @@ public struct JournalLogHandler: LogHandler {
         case .journald:
             line = "<\(Self.priority(event.level))>"
         case .terminal:
-            line = "\(Self.timestamp()) \(event.level) "
+            line = "\(WallClock.iso8601()) \(event.level) "
         }
         line += event.message.description
         let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
@@ -48,17 +48,5 @@ public struct JournalLogHandler: LogHandler {
         case .error: 3
         case .critical: 2
         }
-    }
-
-    private static func timestamp() -> String {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        var parts = tm()
-        var seconds = now.tv_sec
-        gmtime_r(&seconds, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let millis = Int(now.tv_nsec / 1_000_000)
-        let fraction = String(millis + 1000).dropFirst()
-        return "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(fraction)"
     }
 }

@@ -1,6 +1,7 @@
 import ControlProtocol
 import EventLoop
 import Glibc
+import WireProtocol
 
 /// A blocking connection to the daemon's control socket.
 struct ControlClient {
@@ -17,20 +18,23 @@ struct ControlClient {
         }
         defer { close(fd) }
         try UnixSocket.writeAll(fd, ControlCodec.line(request))
-        var buffer: [UInt8] = []
+        var framer = LineFramer(maxLineLength: ControlCodec.maxResponseBytes)
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
-            while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let response = try ControlCodec.decode(ControlResponse.self, from: buffer[..<newline])
-                buffer.removeSubrange(...newline)
-                if try !body(response) { return }
+            do {
+                while let line = try framer.nextLine() {
+                    if try !body(ControlCodec.decode(ControlResponse.self, from: line)) { return }
+                }
+            } catch let error as ProtocolError {
+                throw ClientError.protocolViolation("\(error)")
             }
             let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { return }
-            buffer.append(contentsOf: chunk[..<count])
-            if buffer.count > ControlCodec.maxResponseBytes {
-                throw ClientError.protocolViolation("response longer than \(ControlCodec.maxResponseBytes) bytes")
+            do {
+                try framer.append(chunk[..<count])
+            } catch {
+                throw ClientError.protocolViolation("\(error)")
             }
         }
     }

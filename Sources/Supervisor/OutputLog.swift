@@ -1,0 +1,111 @@
+import Glibc
+
+/// A process's captured stdout and stderr: timestamped lines in
+/// `<directory>/<name>.log`, rotated at `maxSize` into `.1`, `.2`… keeping `files`
+/// files in all. Disk use is bounded by `maxSize * files`; memory by one partial line.
+final class OutputLog {
+    let path: String
+    private let maxSize: UInt64
+    private let files: Int
+    private var fd: Int32 = -1
+    private var size: UInt64 = 0
+    private var partial: [UInt8] = []
+    private var followers: [ObjectIdentifier: (String) -> Void] = [:]
+
+    /// Longest line kept whole; longer output is split, so a flood without newlines
+    /// cannot grow the daemon's memory.
+    static let maxLineBytes = 4096
+
+    init(directory: String, name: String, maxSize: UInt64, files: Int) {
+        path = directory + "/" + name + ".log"
+        self.maxSize = max(maxSize, 4096)
+        self.files = max(files, 1)
+        reopen()
+    }
+
+    deinit { if fd >= 0 { close(fd) } }
+
+    /// Appends raw output; complete lines are written with a timestamp.
+    func append(_ bytes: UnsafeRawBufferPointer) {
+        var start = bytes.startIndex
+        for index in bytes.indices where bytes[index] == UInt8(ascii: "\n") {
+            partial.append(contentsOf: bytes[start..<index])
+            emitPartial()
+            start = index + 1
+        }
+        partial.append(contentsOf: bytes[start...])
+        while partial.count >= Self.maxLineBytes {
+            let rest = Array(partial[Self.maxLineBytes...])
+            partial.removeSubrange(Self.maxLineBytes...)
+            emitPartial()
+            partial = rest
+        }
+    }
+
+    /// Writes what is left of an unterminated last line (the process ended).
+    func flush() {
+        if !partial.isEmpty { emitPartial() }
+    }
+
+    /// Calls `body` with every line written from now on, until ``unfollow(_:)``.
+    func follow(_ token: AnyObject, _ body: @escaping (String) -> Void) {
+        followers[ObjectIdentifier(token)] = body
+    }
+
+    func unfollow(_ token: AnyObject) {
+        followers.removeValue(forKey: ObjectIdentifier(token))
+    }
+
+    /// The last `count` lines of the current file (and the previous one if needed).
+    func lastLines(_ count: Int) -> [String] {
+        var lines: [String] = []
+        for file in [path + ".1", path] {
+            lines += Self.read(file).split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+        }
+        return Array(lines.suffix(count))
+    }
+
+    private func emitPartial() {
+        let line = WallClock.iso8601() + " " + String(decoding: partial, as: UTF8.self) + "\n"
+        partial.removeAll(keepingCapacity: true)
+        if size + UInt64(line.utf8.count) > maxSize && size > 0 { rotate() }
+        if fd >= 0 {
+            let written = line.utf8.withContiguousStorageIfAvailable { write(fd, $0.baseAddress, $0.count) } ?? 0
+            size += UInt64(max(0, written))
+        }
+        for follower in followers.values { follower(line) }
+    }
+
+    private func rotate() {
+        if fd >= 0 { close(fd) }
+        if files == 1 {
+            unlink(path)
+        } else {
+            for index in stride(from: files - 1, through: 1, by: -1) {
+                let from = index == 1 ? path : "\(path).\(index - 1)"
+                rename(from, "\(path).\(index)")
+            }
+        }
+        reopen()
+    }
+
+    private func reopen() {
+        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o640)
+        var info = stat()
+        size = fd >= 0 && fstat(fd, &info) == 0 ? UInt64(info.st_size) : 0
+    }
+
+    private static func read(_ path: String) -> String {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return "" }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count <= 0 { break }
+            bytes += chunk[..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
