@@ -1,16 +1,3 @@
-/// Reads a config file and its drop-ins into a validated ``Configuration``.
-public enum ConfigurationLoader {
-    /// The default config file.
-    public static let defaultPath = "/etc/extensiond/extensiond.toml"
-
-    /// Loads `path` and the drop-ins `<dir>/<name>.d/*.toml` (merged in name order),
-    /// applies `[defaults]` and validates. Throws every error found, not only the first.
-    public static func load(path: String) throws(ConfigurationErrors) -> Configuration {
-        // Placeholder until the TOML loader lands.
-        throw ConfigurationErrors([ConfigurationError(file: path, message: "the TOML loader is not written yet")])
-    }
-}
-
 /// One problem in a config file, located as precisely as the parser allows.
 public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
     public var file: String
