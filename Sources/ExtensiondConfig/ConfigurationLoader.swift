@@ -35,7 +35,7 @@ public enum ConfigurationLoader {
         guard diagnostics.isEmpty, let merged else { throw ConfigurationErrors(diagnostics.sorted(files: files)) }
 
         var configuration = ConfigurationDecoder(diagnostics: diagnostics).decode(merged)
-        CrossReferences.check(configuration, root: merged, diagnostics: diagnostics)
+        CrossReferences.check(merged, diagnostics: diagnostics)
         guard diagnostics.isEmpty else { throw ConfigurationErrors(diagnostics.sorted(files: files)) }
         configuration.sources = files
         return configuration
