@@ -138,7 +138,7 @@ struct ConfigurationDecoder {
         if let high = limits.memoryHigh, let max = limits.memoryMax, high > max {
             reader.report(
                 involving: ["memory_high", "memory_max"],
-                "memory_high (\(high)) must not be above memory_max (\(max)): the soft limit lies below the hard one")
+                "memory_high (\(high)) must not be above memory_max (\(max))")
         }
     }
 

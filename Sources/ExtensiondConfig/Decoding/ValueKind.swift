@@ -197,10 +197,10 @@ extension ValueKind where Value == [String] {
     /// with a `/` that is not absolute is resolved against the declaring file's directory.
     static var command: Self {
         Self { node throws(ConfigurationError) in
+            let form = #"a non-empty array of strings, the program first, such as ["/usr/bin/foo", "--flag"]"#
+            guard case .array = node.value else { throw node.mismatch(form) }
             var command = try ValueKind<String>.string.list.decode(node)
-            guard let program = command.first, !program.isEmpty else {
-                throw node.origin.error(#"expected a non-empty array of strings whose first element is the program, such as ["/usr/bin/foo", "--flag"]"#)
-            }
+            guard let program = command.first, !program.isEmpty else { throw node.origin.error("expected \(form)") }
             if program.contains("/") {
                 command[0] = ConfigPaths.resolve(program, against: ConfigPaths.directory(of: node.origin.file))
             }
