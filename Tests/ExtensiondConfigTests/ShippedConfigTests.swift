@@ -1,4 +1,5 @@
 import ExtensiondConfig
+import Foundation
 import Testing
 
 /// The demo config that the README starts must stay valid.
@@ -41,5 +42,22 @@ import Testing
         #expect(widget.refresh.pullCooldown == .seconds(5))
         #expect(widget.refresh.deadline == .seconds(5))
         #expect(configuration.sources == [Self.path])
+    }
+}
+
+/// The example in docs/CONFIG.md must load, so the documentation cannot drift from the schema.
+@Suite struct DocumentedExampleTests {
+    @Test func exampleLoads() throws {
+        let markdown = try String(contentsOfFile: ShippedConfigTests.repository + "/docs/CONFIG.md", encoding: .utf8)
+        let example = try #require(markdown.components(separatedBy: "```toml\n").last?.components(separatedBy: "```").first)
+        let directory = try ConfigDirectory()
+        let configuration = try directory.load(example)
+
+        #expect(configuration.supervisor.metricsListen == "127.0.0.1:9464")
+        #expect(configuration.pressure.psi?.kernelString == "some 150000 2000000")
+        let widget = try #require(configuration.extensions.first)
+        #expect(widget.limits.memoryMax == ByteSize(24 << 20))
+        #expect(widget.idleExit == .seconds(30))
+        #expect(configuration.apps.first?.urlSchemes == ["weather"])
     }
 }

@@ -170,6 +170,9 @@ struct ConfigurationDecoder {
         orderCheck(reader, "min_interval", settings.minInterval, "interval", settings.interval)
         orderCheck(reader, "interval", settings.interval, "max_interval", settings.maxInterval)
         orderCheck(reader, "backoff_base", settings.backoffBase, "backoff_max", settings.backoffMax)
+        if let jitter = settings.jitter {
+            orderCheck(reader, "jitter", jitter, "interval", settings.interval)
+        }
     }
 
     /// Reports unless `lower <= upper`.
