@@ -46,12 +46,13 @@ public struct TokenBucket: Sendable, Hashable, Codable {
     /// The first instant at or after `now` when a token is available; `nil`
     /// when none ever will be (a zero budget or burst).
     public func nextAvailable(at now: Instant) -> Instant? {
-        let current = level(at: now)
-        if current >= Self.unitsPerToken { return now }
+        if level(at: now) >= Self.unitsPerToken { return now }
         guard dailyBudget > 0, capacity >= Self.unitsPerToken else { return nil }
-        let missing = Self.unitsPerToken - current
+        // Refill runs from the later of `now` and the last update (the clock may have gone back).
+        let refillStart = max(now, updatedAt)
+        let missing = Self.unitsPerToken - level(at: refillStart)
         let rate = Int64(dailyBudget)
-        return now + .nanoseconds((missing + rate - 1) / rate)
+        return refillStart + .nanoseconds((missing + rate - 1) / rate)
     }
 
     /// Changes the budget from `now` on, keeping the tokens already earned
