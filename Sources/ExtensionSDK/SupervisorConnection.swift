@@ -45,7 +45,7 @@ final class SupervisorConnection {
         reply: (SupervisorToExtension, RequestID) -> Answer?
     ) throws(ConnectionError) -> Answer {
         let id = nextRequestID
-        nextRequestID += 1
+        nextRequestID = id.next
         try send(makeRequest(id))
         while true {
             let message = try read()
