@@ -80,7 +80,7 @@ let package = Package(
         .testTarget(name: "ExtensiondPolicyTests", dependencies: ["ExtensiondPolicy"]),
         .testTarget(name: "CgroupTests", dependencies: ["Cgroup", "ExtensiondTestSupport"]),
         .testTarget(name: "LinuxProcessTests", dependencies: ["LinuxProcess", "Cgroup", "ExtensiondTestSupport"]),
-        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol"]),
+        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "ExtensionSDK"]),
         .testTarget(name: "IntegrationTests", dependencies: ["ExtensiondTestSupport", "ControlProtocol", "WireProtocol"]),
     ]
 )

@@ -43,7 +43,7 @@ char *ext_read_file(const char *path, size_t *length)
 
 int ext_write_file(const char *path, const char *data, size_t length)
 {
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
     if (fd < 0)
         return -1;
     ssize_t written;

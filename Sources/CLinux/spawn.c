@@ -74,18 +74,18 @@ static int above_standard_fds(int fd)
 
 static void reset_signals(int report_fd)
 {
-    struct sigaction default_action;
-    memset(&default_action, 0, sizeof default_action);
-    default_action.sa_handler = SIG_DFL;
+    /* The kernel's struct sigaction with SIG_DFL, no flags and an empty mask
+       is all zeros. The raw call also resets glibc's two reserved real-time
+       signals, which its sigaction refuses to touch. */
+    unsigned long default_action[4] = { 0, 0, 0, 0 };
     for (int signal = 1; signal < _NSIG; signal++) {
         if (signal == SIGKILL || signal == SIGSTOP)
             continue;
-        /* glibc refuses its two reserved real-time signals; they keep their default. */
-        (void)sigaction(signal, &default_action, NULL);
+        if (syscall(SYS_rt_sigaction, signal, default_action, NULL, sizeof(uint64_t)) != 0)
+            report_failure(report_fd, EXT_SPAWN_STEP_SIGNALS, signal);
     }
-    sigset_t empty;
-    sigemptyset(&empty);
-    if (sigprocmask(SIG_SETMASK, &empty, NULL) != 0)
+    uint64_t empty = 0;
+    if (syscall(SYS_rt_sigprocmask, SIG_SETMASK, &empty, NULL, sizeof empty) != 0)
         report_failure(report_fd, EXT_SPAWN_STEP_SIGNALS, 0);
 }
 

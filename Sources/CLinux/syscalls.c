@@ -1,10 +1,12 @@
-/* System calls that glibc 2.36 does not wrap, or wraps only in newer versions. */
+/* System calls that glibc 2.36 does not wrap, or that Swift's Glibc module does not import. */
 #define _GNU_SOURCE
 #include "CLinux.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -39,4 +41,23 @@ int ext_pidfd_wait(int pidfd, int nohang, int *code, int *status)
     *code = info.si_code;
     *status = info.si_status;
     return 0;
+}
+
+int ext_eventfd(void)
+{
+    return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+}
+
+int ext_inotify_watch(const char *path)
+{
+    int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    if (inotify_add_watch(fd, path, IN_MODIFY) < 0) {
+        int error = errno;
+        close(fd);
+        errno = error;
+        return -1;
+    }
+    return fd;
 }

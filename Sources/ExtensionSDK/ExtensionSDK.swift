@@ -1,1 +1,8 @@
-/// The Swift SDK for extension authors.
+/// The Swift SDK for extension authors: implement ``Widget`` or ``Action`` and call
+/// ``ExtensionRuntime/run(_:)-(Widget)`` from `main`.
+///
+/// This module owns the extension side of the fd 3 protocol: the `ready` handshake, the
+/// request loop and the synchronous `openURL` and shared-defaults calls. It must stay lean
+/// (FoundationEssentials at most, no Foundation, no NIO, no threads): extensions run under
+/// memory limits of a few MiB. Message types and framing come from WireProtocol.
+@_exported import WireProtocol

@@ -1,11 +1,14 @@
 /// The typed configuration of extensiond (DESIGN §5 "Config").
 ///
-/// This module owns the config model, its parsing from TOML and its validation.
-/// It must not touch the system: no cgroups, no processes, no sockets.
-/// Loading reads files; everything else here is pure.
+/// This module owns the config model, its parsing from TOML (one file plus drop-ins),
+/// the `[defaults]` overlay and all validation that needs no kernel. It must not touch
+/// the system: no cgroups, no processes, no sockets. Loading reads files and the current
+/// directory (to resolve relative paths); everything else here is pure.
 
 /// The whole, validated configuration: one file plus its drop-ins, merged.
 public struct Configuration: Sendable, Equatable {
+    /// The files read, in merge order: the main file, then its drop-ins by name.
+    public var sources: [String]
     public var supervisor: SupervisorSettings
     public var pressure: PressureSettings
     public var hosts: [HostSpec]
@@ -17,8 +20,10 @@ public struct Configuration: Sendable, Equatable {
         pressure: PressureSettings = .init(),
         hosts: [HostSpec] = [],
         apps: [AppSpec] = [],
-        extensions: [ExtensionSpec] = []
+        extensions: [ExtensionSpec] = [],
+        sources: [String] = []
     ) {
+        self.sources = sources
         self.supervisor = supervisor
         self.pressure = pressure
         self.hosts = hosts
@@ -49,38 +54,29 @@ public struct SupervisorSettings: Sendable, Equatable {
 
 /// `[pressure]`: when the kill policy starts to act.
 public struct PressureSettings: Sendable, Equatable {
+    /// Share of `memory_budget` above which idle extensions are killed.
     public var low: Share = Share(0.85)
+    /// Share of `memory_budget` above which active extensions are killed too.
     public var critical: Share = Share(0.95)
+    /// Optional system and subtree PSI trigger, independent of the budget.
     public var psi: PSITrigger?
 
     public init() {}
 }
 
-/// A PSI trigger as the kernel takes it: `some 150ms 2s`.
-public struct PSITrigger: Sendable, Equatable {
-    public enum Kind: String, Sendable { case some, full }
-    public var kind: Kind
-    public var stall: Duration
-    public var window: Duration
-
-    public init(kind: Kind, stall: Duration, window: Duration) {
-        self.kind = kind
-        self.stall = stall
-        self.window = window
-    }
-
-    /// The string written to a `*.pressure` file, e.g. `some 150000 2000000`.
-    public var kernelString: String {
-        "\(kind.rawValue) \(stall.microseconds) \(window.microseconds)"
-    }
-}
-
 /// How a supervised process is started; shared by hosts, apps and extensions.
 public struct LaunchSpec: Sendable, Equatable {
+    /// The program and its arguments. A relative program path (one with a `/` that does not
+    /// start with `/`) is already resolved against the directory of the file that declared it;
+    /// a bare name (no `/`) is kept as written.
     public var command: [String]
+    /// The user to run as; `nil`: the daemon's user.
     public var user: String?
+    /// The group to run as; `nil`: the user's primary group.
     public var group: String?
+    /// Added to the daemon's environment.
     public var environment: [String: String] = [:]
+    /// Absolute (relative paths are resolved like commands); `nil`: the daemon's.
     public var workingDirectory: String?
 
     public init(command: [String]) { self.command = command }
@@ -92,6 +88,7 @@ public struct ResourceLimits: Sendable, Equatable {
     public var memoryMax: ByteSize?
     /// Soft limit: throttling on v2 and a `memoryWarning` to extensions.
     public var memoryHigh: ByteSize?
+    /// Maximum number of tasks in the cgroup.
     public var pidsMax: Int?
 
     public init(memoryMax: ByteSize? = nil, memoryHigh: ByteSize? = nil, pidsMax: Int? = nil) {
@@ -108,6 +105,8 @@ public struct HostSpec: Sendable, Equatable, Identifiable {
     public var limits: ResourceLimits = .init()
     /// Started with the daemon (default true).
     public var autostart: Bool = true
+    /// Grace period between SIGTERM and SIGKILL when the daemon stops it.
+    public var stopTimeout: Duration = .seconds(2)
 
     public init(id: String, launch: LaunchSpec) {
         self.id = id
@@ -120,10 +119,14 @@ public struct AppSpec: Sendable, Equatable, Identifiable {
     public var id: String
     public var launch: LaunchSpec
     public var limits: ResourceLimits = .init()
+    /// URL schemes this app opens, lowercased (schemes are case-insensitive).
     public var urlSchemes: [String] = []
+    /// App groups owned by this app and shared with its extensions only.
     public var groups: [String] = []
     /// Started with the daemon (default false: apps launch on demand).
     public var autostart: Bool = false
+    /// Grace period between SIGTERM and SIGKILL when the daemon stops it.
+    public var stopTimeout: Duration = .seconds(2)
 
     public init(id: String, launch: LaunchSpec) {
         self.id = id
@@ -148,11 +151,13 @@ public struct ExtensionSpec: Sendable, Equatable, Identifiable {
     public var priority: Int = 0
     /// The initial activation state; the persisted state wins once it exists.
     public var enabled: Bool = true
+    /// Unused this long, the extension is asked to terminate.
     public var idleExit: Duration = .seconds(30)
     /// How long after launch `ready` must arrive.
     public var startTimeout: Duration = .seconds(5)
     /// Grace period between `terminate`/SIGTERM and SIGKILL.
     public var stopTimeout: Duration = .seconds(2)
+    /// Throttling and scheduled refreshes.
     public var refresh: RefreshSettings = .init()
     /// Action/share points: the maximum number of items accepted per type.
     public var activation: [String: Int] = [:]
@@ -167,16 +172,25 @@ public struct ExtensionSpec: Sendable, Equatable, Identifiable {
 
 /// `[extensions.ID.refresh]`: DESIGN §4, defaults in brackets there.
 public struct RefreshSettings: Sendable, Equatable {
+    /// Time between scheduled refreshes.
     public var interval: Duration = .seconds(30 * 60)
+    /// Scheduled refreshes never come closer than this.
     public var minInterval: Duration = .seconds(5 * 60)
     /// `nil`: 10% of `interval`, at most 5 minutes.
     public var jitter: Duration?
+    /// `noData` in a row stretches the interval up to this.
     public var maxInterval: Duration = .seconds(4 * 3600)
+    /// A pull within this long of the last update attempt is served from the snapshot.
     public var pullCooldown: Duration = .seconds(15)
+    /// An update not answered within this counts as `failed` and the extension is killed.
     public var deadline: Duration = .seconds(10)
+    /// Scheduled refreshes per 24 hours (token bucket rate).
     public var dailyBudget: Int = 48
+    /// Token bucket capacity.
     public var budgetBurst: Int = 6
+    /// First retry delay after `failed` (full-jitter exponential backoff).
     public var backoffBase: Duration = .seconds(30)
+    /// Retry delay cap.
     public var backoffMax: Duration = .seconds(3600)
 
     public init() {}
@@ -184,13 +198,5 @@ public struct RefreshSettings: Sendable, Equatable {
     /// The spread actually applied to scheduled refreshes.
     public var effectiveJitter: Duration {
         jitter ?? min(interval / 10, .seconds(5 * 60))
-    }
-}
-
-extension Duration {
-    /// Whole microseconds, as the kernel's PSI trigger format wants them.
-    public var microseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000_000 + attoseconds / 1_000_000_000_000
     }
 }

@@ -3,47 +3,41 @@ public enum ConfigurationLoader {
     /// The default config file.
     public static let defaultPath = "/etc/extensiond/extensiond.toml"
 
-    /// Loads `path` and the drop-ins `<dir>/<name>.d/*.toml` (merged in name order),
-    /// applies `[defaults]` and validates. Throws every error found, not only the first.
+    /// The drop-in directory of the config file at `path`: `<dir>/<name>.d` for
+    /// `<dir>/<name>.toml`, e.g. `/etc/extensiond/extensiond.d`.
+    public static func dropInDirectory(for path: String) -> String {
+        ConfigurationFiles.dropInDirectory(for: path)
+    }
+
+    /// Loads `path` and the drop-ins `<dir>/<name>.d/*.toml` (merged in name order: later
+    /// files add tables and override single keys), applies `[defaults]` and validates.
+    ///
+    /// Relative program paths and working directories are resolved against the directory of
+    /// the file that declared them. A missing drop-in directory is fine; a missing main file is not.
+    ///
+    /// - Throws: ``ConfigurationErrors`` with every error found, not only the first, in file,
+    ///   line and column order.
     public static func load(path: String) throws(ConfigurationErrors) -> Configuration {
-        // Placeholder until the TOML loader lands.
-        throw ConfigurationErrors([ConfigurationError(file: path, message: "the TOML loader is not written yet")])
+        let diagnostics = Diagnostics()
+        var files = [path]
+        switch ConfigurationFiles.dropIns(for: path) {
+        case .success(let dropIns): files += dropIns
+        case .failure(let error): diagnostics.report(error)
+        }
+        var merged: ConfigNode?
+        for file in files {
+            switch ConfigurationFiles.read(file).flatMap({ TOMLSource.parse($0, file: file) }) {
+            case .success(let tree): merged = merged.map { $0.overlaid(by: tree) } ?? tree
+            case .failure(let error): diagnostics.report(error)
+            }
+        }
+        // Decoding a config with a file missing would only add confusing follow-up errors.
+        guard diagnostics.isEmpty, let merged else { throw ConfigurationErrors(diagnostics.sorted(files: files)) }
+
+        var configuration = ConfigurationDecoder(diagnostics: diagnostics).decode(merged)
+        CrossReferences.check(merged, diagnostics: diagnostics)
+        guard diagnostics.isEmpty else { throw ConfigurationErrors(diagnostics.sorted(files: files)) }
+        configuration.sources = files
+        return configuration
     }
-}
-
-/// One problem in a config file, located as precisely as the parser allows.
-public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var file: String
-    /// 1-based; `nil` where the parser gives no position.
-    public var line: Int?
-    public var column: Int?
-    /// Dotted key path such as `extensions."com.example.w".memory_max`, when known.
-    public var keyPath: String?
-    public var message: String
-
-    public init(file: String, line: Int? = nil, column: Int? = nil, keyPath: String? = nil, message: String) {
-        self.file = file
-        self.line = line
-        self.column = column
-        self.keyPath = keyPath
-        self.message = message
-    }
-
-    /// `file:line:column: key: message`, the form editors and compilers use.
-    public var description: String {
-        var location = file
-        if let line { location += ":\(line)" }
-        if let column { location += ":\(column)" }
-        if let keyPath { return "\(location): \(keyPath): \(message)" }
-        return "\(location): \(message)"
-    }
-}
-
-/// Every error found in one load.
-public struct ConfigurationErrors: Error, Sendable, Equatable, CustomStringConvertible {
-    public var errors: [ConfigurationError]
-
-    public init(_ errors: [ConfigurationError]) { self.errors = errors }
-
-    public var description: String { errors.map(\.description).joined(separator: "\n") }
 }

@@ -41,7 +41,7 @@ public struct ProcessMemory: Equatable, Sendable {
 
     /// `"   1234 kB"` in bytes.
     private static func kibibytes(_ field: Substring) -> UInt64? {
-        let parts = field.split(separator: " ", omittingEmptySubsequences: true)
+        let parts = field.split(whereSeparator: { $0 == " " || $0 == "\t" })
         guard parts.count == 2, parts[1] == "kB", let value = UInt64(parts[0]) else { return nil }
         return value * 1024
     }

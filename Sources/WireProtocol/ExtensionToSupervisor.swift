@@ -20,6 +20,14 @@ public enum ExtensionToSupervisor: Hashable, Sendable {
     public struct Ready: Codable, Hashable, Sendable {
         public var `protocol`: Int
         public init(protocol: Int = ExtensionToSupervisor.protocolVersion) { self.protocol = `protocol` }
+
+        private enum CodingKeys: String, CodingKey {
+            case `protocol`
+        }
+
+        public init(from decoder: any Decoder) throws {
+            self.protocol = try decoder.container(keyedBy: CodingKeys.self).decodeWireInteger(Int.self, forKey: .protocol)
+        }
     }
 
     /// `{"type":"result","id":7,"result":"newData","snapshot":{...},"reload":"atEnd"}`

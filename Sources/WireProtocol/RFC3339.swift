@@ -12,7 +12,7 @@ import Foundation
 public enum RFC3339 {
     /// Formats `date` in UTC, with milliseconds only when they are not zero.
     public static func string(from date: Date) -> String {
-        let totalMilliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let totalMilliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
         let (seconds, milliseconds) = floorDivide(totalMilliseconds, 1000)
         let (days, secondOfDay) = floorDivide(seconds, 86_400)
         let civil = CivilDate(daysSinceEpoch: days)

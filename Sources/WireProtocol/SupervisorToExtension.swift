@@ -102,6 +102,16 @@ public enum SupervisorToExtension: Hashable, Sendable {
             self.current = current
             self.high = high
         }
+
+        private enum CodingKeys: String, CodingKey {
+            case current, high
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            current = try container.decodeWireInteger(UInt64.self, forKey: .current)
+            high = try container.decodeWireInteger(UInt64.self, forKey: .high)
+        }
     }
 }
 

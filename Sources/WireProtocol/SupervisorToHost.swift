@@ -91,8 +91,8 @@ public enum SupervisorToHost: Hashable, Sendable {
             extensionID = try container.decode(String.self, forKey: .extensionID)
             result = try container.decode(SnapshotResult.self, forKey: .result)
             snapshot = try container.decodeIfPresent(JSONValue.self, forKey: .snapshot)?.encoded()
-            version = try container.decode(UInt64.self, forKey: .version)
-            ageMs = try container.decode(UInt64.self, forKey: .ageMs)
+            version = try container.decodeWireInteger(UInt64.self, forKey: .version)
+            ageMs = try container.decodeWireInteger(UInt64.self, forKey: .ageMs)
             stale = try container.decode(Bool.self, forKey: .stale)
             error = try container.decodeIfPresent(String.self, forKey: .error)
         }
@@ -114,7 +114,7 @@ public enum SupervisorToHost: Hashable, Sendable {
         func encodedLine() -> [UInt8] {
             var line = JSONLineWriter(capacity: 160 + extensionID.utf8.count + (snapshot?.bytes.count ?? 4))
             line.beginMessage(type: "snapshot")
-            if let id { line.field("id", integer: id) }
+            if let id { line.field("id", integer: id.rawValue) }
             line.field("extension", string: extensionID)
             line.field("result", string: result.rawValue)
             line.field("snapshot", json: snapshot?.bytes ?? Array("null".utf8))

@@ -1,7 +1,35 @@
 /// The identifier of a request that expects an answer (`update`, `begin`, `openURL`,
 /// `defaults`, `pull`, `perform`, ...). Chosen by the sender, echoed in the reply.
 /// A JSON integer in 0 ... 2^53 - 1, so that every language's JSON library keeps it exact.
-public typealias RequestID = UInt64
+public struct RequestID: RawRepresentable, Hashable, Comparable, Sendable, Codable, ExpressibleByIntegerLiteral,
+    CustomStringConvertible
+{
+    /// The largest id: 2^53 - 1.
+    public static let maximum: UInt64 = (1 << 53) - 1
+
+    public var rawValue: UInt64
+
+    /// `rawValue` must not exceed ``maximum``; larger values are clamped to it.
+    public init(rawValue: UInt64) { self.rawValue = min(rawValue, Self.maximum) }
+    public init(integerLiteral value: UInt64) { self.init(rawValue: value) }
+
+    /// The id after this one, wrapping to 0 after ``maximum``.
+    public var next: RequestID { RequestID(rawValue: rawValue == Self.maximum ? 0 : rawValue + 1) }
+
+    public var description: String { String(rawValue) }
+
+    public static func < (lhs: RequestID, rhs: RequestID) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        rawValue = try container.decodeWireInteger(UInt64.self, in: 0...Self.maximum)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
 
 /// How much room a host gives a widget.
 public enum DisplayMode: String, WireEnum {
@@ -17,6 +45,16 @@ public struct Size: Codable, Hashable, Sendable {
     public init(width: Int, height: Int) {
         self.width = width
         self.height = height
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case width, height
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        width = try container.decodeWireInteger(Int.self, forKey: .width)
+        height = try container.decodeWireInteger(Int.self, forKey: .height)
     }
 }
 

@@ -73,6 +73,11 @@ int ext_spawn(const struct ext_spawn_request *request, struct ext_spawn_result *
 /* Thin system-call wrappers; they return -1 and set errno on failure. */
 int ext_pidfd_open(pid_t pid);
 int ext_pidfd_send_signal(int pidfd, int signal);
+/* A non-blocking, close-on-exec eventfd with counter 0 (cgroup v1 notifications). */
+int ext_eventfd(void);
+/* A non-blocking, close-on-exec inotify descriptor watching `path` for
+   IN_MODIFY (cgroup v2 events files). */
+int ext_inotify_watch(const char *path);
 /* Waits for the process of `pidfd` to exit (WEXITED; `nohang` adds WNOHANG).
    Returns 0 with *code and *status set (CLD_EXITED, CLD_KILLED, ...), 1 when
    nohang and the process still runs, -1 on error. */
@@ -85,7 +90,7 @@ int ext_pidfd_wait(int pidfd, int nohang, int *code, int *status);
  */
 char *ext_read_file(const char *path, size_t *length);
 
-/* Writes `data` to an existing file with one write(2), as control files of
+/* Writes `data` to an existing file (truncating it, as a shell would) with one write(2), as control files of
    cgroupfs and procfs require. Returns 0, or -1 with errno set. */
 int ext_write_file(const char *path, const char *data, size_t length);
 

@@ -1,0 +1,73 @@
+import LinuxProcess
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What differs between cgroup v1 and v2. Groups are named by their path
+/// relative to the tree's root (`""`, `supervisor`, `extensions/<id>`).
+protocol CgroupBackend: Sendable {
+    var version: CgroupVersion { get }
+
+    /// The group's directory in each hierarchy it has, the memory one first.
+    func directories(of group: String) -> [String]
+    /// The file holding the group's memory-controller setting or reading `name`.
+    func memoryFile(_ name: MemoryFile, of group: String) -> String
+    /// How a spawned child enters the group.
+    func spawnPlacement(of group: String) -> SpawnRequest.CgroupPlacement
+
+    /// Makes `<root>/supervisor` and the kind subtrees usable for leaves.
+    func prepare(supervisor: String, subtrees: [String]) throws(CgroupError)
+    /// Sets `pids.max` (`nil`: unlimited).
+    func setPidsMax(_ limit: Int?, of group: String) throws(CgroupError)
+    /// The processes of the group and of any cgroup below it.
+    func processes(of group: String) throws(CgroupError) -> [pid_t]
+    /// Kills every process of the group; returns the pids it signalled.
+    func kill(_ group: String) throws(CgroupError) -> [pid_t]
+    func memoryEvents(of group: String) throws(CgroupError) -> MemoryEvents
+
+    func oomEvents(of group: String) throws(CgroupError) -> CgroupEventSource
+    func usageThreshold(_ bytes: UInt64, of group: String) throws(CgroupError) -> CgroupEventSource
+    func pressureLevel(_ level: MemoryPressureLevel, of group: String) throws(CgroupError) -> CgroupEventSource
+    func pressureTrigger(_ rule: PressureTriggerRule, of group: String) throws(CgroupError) -> CgroupEventSource
+    /// A source that fires when the group's population changes, where the
+    /// kernel offers one (v2 `cgroup.events`).
+    func populationWatch(of group: String) throws(CgroupError) -> CgroupEventSource?
+}
+
+/// The memory-controller files whose names differ between versions.
+enum MemoryFile {
+    case hardLimit
+    case softLimit
+    case usage
+    case peak
+}
+
+extension CgroupBackend {
+    /// Sends SIGKILL to every listed process, and again to any that appear
+    /// meanwhile (children forked before the signal landed), until a listing
+    /// shows nobody new. Exiting processes leave the listing on their own.
+    /// The passes are bounded: `pids_max` bounds what a fork loop can add.
+    func killListedProcesses(of group: String) throws(CgroupError) -> [pid_t] {
+        var signalled = Set<pid_t>()
+        for _ in 0..<64 {
+            let fresh = try processes(of: group).filter { !signalled.contains($0) }
+            guard !fresh.isEmpty else { break }
+            for pid in fresh {
+                _ = Glibc.kill(pid, SIGKILL)
+            }
+            signalled.formUnion(fresh)
+        }
+        return signalled.sorted()
+    }
+
+    /// The pids of every `cgroup.procs` in the subtrees of `directories`.
+    func listProcesses(inSubtreesOf directories: [String]) throws(CgroupError) -> [pid_t] {
+        var pids = Set<pid_t>()
+        for directory in directories {
+            for cgroup in try CgroupFiles.tree(directory) {
+                pids.formUnion(try CgroupFiles.readProcesses("\(cgroup)/cgroup.procs"))
+            }
+        }
+        return pids.sorted()
+    }
+}

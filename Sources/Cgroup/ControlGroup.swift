@@ -1,0 +1,167 @@
+import LinuxProcess
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One cgroup of extensiond's tree (a host, app or extension, the supervisor,
+/// or the root): its limits, readings, notifications and removal, the same on
+/// cgroup v1 and v2.
+public struct ControlGroup: Sendable, CustomStringConvertible {
+    /// The path below the tree's root: `extensions/<id>`, `supervisor`, or `""` for the root.
+    public let name: String
+    let backend: any CgroupBackend
+
+    /// The backend in use.
+    public var version: CgroupVersion { backend.version }
+    /// The group's directory in each hierarchy (v1: memory, then pids).
+    public var directories: [String] { backend.directories(of: name) }
+    /// How a child is started inside this group; pass it as ``SpawnRequest/cgroup``.
+    public var spawnPlacement: SpawnRequest.CgroupPlacement { backend.spawnPlacement(of: name) }
+    /// The memory directory.
+    public var description: String { directories[0] }
+
+    // MARK: Limits
+
+    /// Sets the hard limit (`memory_max`; v2 `memory.max`, v1
+    /// `memory.limit_in_bytes`). The kernel OOM-kills inside the group when
+    /// it cannot reclaim below it. `nil` removes the limit.
+    public func setMemoryMax(_ bytes: UInt64?) throws(CgroupError) {
+        try CgroupFiles.write(bytes.map(String.init) ?? unlimited, to: backend.memoryFile(.hardLimit, of: name))
+    }
+
+    /// Sets the soft limit (`memory_high`): v2 `memory.high` throttles above
+    /// it; v1 has no throttle and gets `memory.soft_limit_in_bytes`, reclaimed
+    /// first under global pressure. Warnings to the extension come from the
+    /// daemon on both. `nil` removes the limit.
+    public func setMemoryHigh(_ bytes: UInt64?) throws(CgroupError) {
+        try CgroupFiles.write(bytes.map(String.init) ?? unlimited, to: backend.memoryFile(.softLimit, of: name))
+    }
+
+    /// Sets `pids.max`; `nil` removes the limit. On v1 without a pids
+    /// hierarchy a limit is refused as unsupported.
+    public func setPidsMax(_ limit: Int?) throws(CgroupError) {
+        try backend.setPidsMax(limit, of: name)
+    }
+
+    private var unlimited: String { backend.version == .v2 ? "max" : "-1" }
+
+    // MARK: Readings
+
+    /// Memory charged to the group now, descendants included.
+    public func memoryUsage() throws(CgroupError) -> UInt64 {
+        try CgroupFiles.readNumber(backend.memoryFile(.usage, of: name))
+    }
+
+    /// The highest usage since the group was created.
+    public func memoryPeak() throws(CgroupError) -> UInt64 {
+        try CgroupFiles.readNumber(backend.memoryFile(.peak, of: name))
+    }
+
+    /// The current hard limit, or `nil` when unlimited.
+    public func memoryMax() throws(CgroupError) -> UInt64? {
+        let path = backend.memoryFile(.hardLimit, of: name)
+        let text = try CgroupFiles.read(path).trimmingASCIIWhitespace
+        if text == "max" { return nil }
+        guard let value = UInt64(text) else {
+            throw .malformed(path: path, content: String(text), expected: "a number of bytes or max")
+        }
+        // v1 reports "no limit" as the largest page-aligned Int64 (page size varies).
+        return value >= 1 << 62 ? nil : value
+    }
+
+    /// The processes in the group and below it.
+    public func processes() throws(CgroupError) -> [pid_t] {
+        try backend.processes(of: name)
+    }
+
+    /// Whether no process is left; cheap enough to call after every child exit.
+    public func isEmpty() throws(CgroupError) -> Bool {
+        try processes().isEmpty
+    }
+
+    /// The group's memory event counters.
+    public func memoryEvents() throws(CgroupError) -> MemoryEvents {
+        try backend.memoryEvents(of: name)
+    }
+
+    // MARK: Killing and removal
+
+    /// Sends SIGKILL to every process of the group (v2 `cgroup.kill`; v1 pid
+    /// by pid until no new pid appears). Returns the pids it found. Does not
+    /// wait: watch ``populationWatch()`` or child exits, or call
+    /// ``waitUntilEmpty(timeout:)``.
+    @discardableResult
+    public func kill() throws(CgroupError) -> [pid_t] {
+        try backend.kill(name)
+    }
+
+    /// Blocks until no process is left or `timeout` has passed, waiting on
+    /// pidfds of the remaining processes (no sleeps). Returns whether the
+    /// group is empty.
+    public func waitUntilEmpty(timeout: Duration) throws(CgroupError) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let remaining = try processes()
+            if remaining.isEmpty { return true }
+            let left = ContinuousClock.now.duration(to: deadline)
+            guard left > .zero else { return false }
+            // A process that is already gone cannot be opened; the next listing drops it.
+            let descriptors = remaining.compactMap { try? ProcessDescriptor.open(pid: $0) }
+            var entries = descriptors.map { pollfd(fd: $0.fileDescriptor, events: Int16(POLLIN), revents: 0) }
+            let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+            if !entries.isEmpty, poll(&entries, nfds_t(entries.count), milliseconds) < 0, errno != EINTR {
+                throw .systemCall("poll pidfds of", path: description, errno: errno)
+            }
+        }
+    }
+
+    /// Removes the group (and any cgroup below it) from every hierarchy.
+    /// Fails with EBUSY while processes remain: kill and wait first.
+    public func remove() throws(CgroupError) {
+        for directory in directories {
+            try CgroupFiles.removeTree(directory)
+        }
+    }
+
+    /// Kills, waits at most `timeout`, and removes the group.
+    public func destroy(timeout: Duration) throws(CgroupError) {
+        try kill()
+        guard try waitUntilEmpty(timeout: timeout) else {
+            throw .stillPopulated(path: description, processes: try processes())
+        }
+        try remove()
+    }
+
+    // MARK: Notifications
+
+    /// Fires when the kernel OOM killer acts in the group: v1 an eventfd on
+    /// `memory.oom_control`; v2 an inotify watch of `memory.events` (any
+    /// counter change; compare ``memoryEvents()``).
+    public func oomEvents() throws(CgroupError) -> CgroupEventSource {
+        try backend.oomEvents(of: name)
+    }
+
+    /// v1: fires each time usage crosses `bytes` in either direction (the
+    /// pressure monitor's watermarks). Unsupported on v2: use
+    /// ``pressureTrigger(_:)`` or `memory_high` events there.
+    public func usageThreshold(_ bytes: UInt64) throws(CgroupError) -> CgroupEventSource {
+        try backend.usageThreshold(bytes, of: name)
+    }
+
+    /// v1: fires when reclaim in the group reaches `level`. Unsupported on v2.
+    public func pressureLevel(_ level: MemoryPressureLevel) throws(CgroupError) -> CgroupEventSource {
+        try backend.pressureLevel(level, of: name)
+    }
+
+    /// v2: a PSI trigger on the group's `memory.pressure`. Unsupported on v1:
+    /// use ``CgroupEventSource/systemMemoryPressure(_:)``.
+    public func pressureTrigger(_ rule: PressureTriggerRule) throws(CgroupError) -> CgroupEventSource {
+        try backend.pressureTrigger(rule, of: name)
+    }
+
+    /// v2: fires when `cgroup.events` changes (e.g. to `populated 0`); `nil`
+    /// on v1, where the caller re-checks ``isEmpty()`` after child exits.
+    public func populationWatch() throws(CgroupError) -> CgroupEventSource? {
+        try backend.populationWatch(of: name)
+    }
+}

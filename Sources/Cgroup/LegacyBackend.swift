@@ -1,0 +1,101 @@
+import LinuxProcess
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// cgroup v1: the memory controller in its own hierarchy, and optionally the
+/// pids controller in another. Each group is a directory in both.
+///
+/// v1 has no throttle: `memory_high` becomes `memory.soft_limit_in_bytes`
+/// (reclaimed first under global pressure), and warnings come from usage
+/// threshold eventfds. v1 has no `cgroup.kill`: processes are killed by pid.
+struct LegacyBackend: CgroupBackend {
+    let memoryRoot: String
+    let pidsRoot: String?
+
+    var version: CgroupVersion { .v1 }
+
+    func directories(of group: String) -> [String] {
+        [memoryRoot, pidsRoot].compactMap { $0 }.map { join($0, group) }
+    }
+
+    func memoryFile(_ name: MemoryFile, of group: String) -> String {
+        let file = switch name {
+        case .hardLimit: "memory.limit_in_bytes"
+        case .softLimit: "memory.soft_limit_in_bytes"
+        case .usage: "memory.usage_in_bytes"
+        case .peak: "memory.max_usage_in_bytes"
+        }
+        return "\(join(memoryRoot, group))/\(file)"
+    }
+
+    func spawnPlacement(of group: String) -> SpawnRequest.CgroupPlacement {
+        .joinBeforeExec(procsFiles: directories(of: group).map { "\($0)/cgroup.procs" })
+    }
+
+    /// No controllers to enable and no internal-process rule: the daemon may
+    /// stay in the root, so only the directories are made.
+    func prepare(supervisor: String, subtrees: [String]) throws(CgroupError) {
+        for group in [supervisor] + subtrees {
+            for directory in directories(of: group) {
+                try CgroupFiles.makeDirectory(directory)
+            }
+        }
+    }
+
+    func setPidsMax(_ limit: Int?, of group: String) throws(CgroupError) {
+        guard let pidsRoot else {
+            guard limit == nil else {
+                throw .unsupported("pids_max", version: .v1, alternative: "mount the pids controller (no v1 pids hierarchy found)")
+            }
+            return
+        }
+        try CgroupFiles.write(limit.map(String.init) ?? "max", to: "\(join(pidsRoot, group))/pids.max")
+    }
+
+    func processes(of group: String) throws(CgroupError) -> [pid_t] {
+        try listProcesses(inSubtreesOf: directories(of: group))
+    }
+
+    func kill(_ group: String) throws(CgroupError) -> [pid_t] {
+        try killListedProcesses(of: group)
+    }
+
+    func memoryEvents(of group: String) throws(CgroupError) -> MemoryEvents {
+        let directory = join(memoryRoot, group)
+        let path = "\(directory)/memory.oom_control"
+        guard let oomKills = try CgroupFiles.readKeyedCounters(path)["oom_kill"] else {
+            throw .malformed(path: path, content: try CgroupFiles.read(path), expected: "an oom_kill line")
+        }
+        return MemoryEvents(oomKills: oomKills, max: try CgroupFiles.readNumber("\(directory)/memory.failcnt"))
+    }
+
+    /// Fires when the OOM killer acts in the group (or it is under OOM).
+    func oomEvents(of group: String) throws(CgroupError) -> CgroupEventSource {
+        try .registeredEventfd(directory: join(memoryRoot, group), file: "memory.oom_control", arguments: nil, purpose: "oom")
+    }
+
+    /// Fires each time usage crosses `bytes`, upwards or downwards.
+    func usageThreshold(_ bytes: UInt64, of group: String) throws(CgroupError) -> CgroupEventSource {
+        try .registeredEventfd(directory: join(memoryRoot, group), file: "memory.usage_in_bytes", arguments: "\(bytes)", purpose: "usage threshold \(bytes)")
+    }
+
+    /// Fires at `level` or above, for reclaim in the group or below it.
+    func pressureLevel(_ level: MemoryPressureLevel, of group: String) throws(CgroupError) -> CgroupEventSource {
+        try .registeredEventfd(directory: join(memoryRoot, group), file: "memory.pressure_level", arguments: level.rawValue, purpose: "\(level) pressure")
+    }
+
+    func pressureTrigger(_ rule: PressureTriggerRule, of group: String) throws(CgroupError) -> CgroupEventSource {
+        throw .unsupported("a per-cgroup PSI trigger (\(rule))", version: .v1, alternative: "use the system-wide /proc/pressure/memory trigger or memory.pressure_level")
+    }
+
+    /// v1 has no population event: callers re-check after child exits.
+    func populationWatch(of group: String) throws(CgroupError) -> CgroupEventSource? {
+        nil
+    }
+}
+
+/// `root/group`, or `root` for the root group.
+func join(_ root: String, _ group: String) -> String {
+    group.isEmpty ? root : "\(root)/\(group)"
+}

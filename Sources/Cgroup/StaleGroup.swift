@@ -1,0 +1,15 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A group left behind by a previous daemon that was cleaned up at start.
+public struct StaleGroup: Equatable, Sendable {
+    /// Its subtree.
+    public let kind: CgroupKind
+    /// Its directory name (the host, app or extension id).
+    public let id: String
+    /// The processes that were still running in it and were killed.
+    public let killedProcesses: [pid_t]
+    /// Why it could not be removed, if it could not.
+    public let failure: CgroupError?
+}

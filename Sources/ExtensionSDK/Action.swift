@@ -1,0 +1,12 @@
+/// An action or share extension: receives items from a host and returns items.
+public protocol Action {
+    /// Handles the items of one `perform` request and returns the resulting items.
+    mutating func perform(items: [Item], context: ExtensionContext) -> [Item]
+
+    /// The extension's memory crossed its `memory_high`: release caches. Optional.
+    mutating func memoryWarning(current: UInt64, high: UInt64, context: ExtensionContext)
+}
+
+extension Action {
+    public mutating func memoryWarning(current: UInt64, high: UInt64, context: ExtensionContext) {}
+}

@@ -1,0 +1,41 @@
+/// What an extension can ask of the supervisor while it runs, as `NSExtensionContext`.
+///
+/// Calls are synchronous: they send a request and wait for its answer, keeping any other
+/// message that arrives meanwhile for the runtime loop. Use the context only on the thread
+/// that runs ``ExtensionRuntime``.
+public final class ExtensionContext {
+    /// The extension's id, from `EXTENSIOND_EXTENSION_ID` (empty when not set).
+    public let extensionID: String
+    /// The container directory of each app group the extension may use, by group id.
+    public let groupContainers: [String: String]
+
+    let connection: SupervisorConnection
+
+    init(connection: SupervisorConnection, extensionID: String, groupContainers: [String: String]) {
+        self.connection = connection
+        self.extensionID = extensionID
+        self.groupContainers = groupContainers
+    }
+
+    /// Asks the supervisor to open the app that handles `url`'s scheme. Returns whether an
+    /// app was found and opened (`false` also when the supervisor cannot be reached).
+    public func openURL(_ url: String) -> Bool {
+        let reply = try? connection.request(
+            { .openURL(.init(id: $0, url: url)) },
+            reply: { message, id -> Bool? in
+                guard case .openURLResult(let result) = message, result.id == id else { return nil }
+                return result.success
+            })
+        return reply ?? false
+    }
+
+    /// Tells hosts whether the extension has anything to show; they hide it when `false`.
+    public func setHasContent(_ hasContent: Bool) {
+        try? connection.send(.setHasContent(.init(value: hasContent)))
+    }
+
+    /// The shared key-value store of the app group `group`.
+    public func defaults(group: String) -> Defaults {
+        Defaults(group: group, context: self)
+    }
+}

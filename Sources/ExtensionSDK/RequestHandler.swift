@@ -1,0 +1,63 @@
+/// Turns the requests of one extension point into calls of the author's type.
+protocol RequestHandler {
+    /// The answer to `update` or `begin`, or `nil` to send none.
+    mutating func answer(_ request: SupervisorToExtension, context: ExtensionContext) -> ExtensionToSupervisor?
+    mutating func memoryWarning(_ warning: SupervisorToExtension.MemoryWarning, context: ExtensionContext)
+}
+
+/// Answers `update` with the widget's result; `begin` completes with no items.
+struct WidgetHandler<W: Widget>: RequestHandler {
+    var widget: W
+
+    mutating func answer(_ request: SupervisorToExtension, context: ExtensionContext) -> ExtensionToSupervisor? {
+        switch request {
+        case .update(let update):
+            let result = widget.update(
+                mode: update.mode, maxSize: update.maxSize, reason: update.reason, context: context)
+            return .result(Self.message(for: result, id: update.id))
+        case .begin(let begin):
+            return .complete(.init(id: begin.id, items: []))
+        default:
+            return nil
+        }
+    }
+
+    mutating func memoryWarning(_ warning: SupervisorToExtension.MemoryWarning, context: ExtensionContext) {
+        widget.memoryWarning(current: warning.current, high: warning.high, context: context)
+    }
+
+    static func message(for result: UpdateResult<W.Snapshot>, id: RequestID) -> ExtensionToSupervisor.Result {
+        switch result {
+        case .newData(let snapshot, let reload):
+            do {
+                return .init(id: id, result: .newData, snapshot: try JSONValue(encoding: snapshot), reload: reload)
+            } catch {
+                return .init(id: id, result: .failed, error: "snapshot cannot be encoded as JSON: \(error)")
+            }
+        case .noData:
+            return .init(id: id, result: .noData)
+        case .failed(let message):
+            return .init(id: id, result: .failed, error: message)
+        }
+    }
+}
+
+/// Answers `begin` with the action's items; `update` fails, as actions have no content.
+struct ActionHandler<A: Action>: RequestHandler {
+    var action: A
+
+    mutating func answer(_ request: SupervisorToExtension, context: ExtensionContext) -> ExtensionToSupervisor? {
+        switch request {
+        case .begin(let begin):
+            return .complete(.init(id: begin.id, items: action.perform(items: begin.items, context: context)))
+        case .update(let update):
+            return .result(.init(id: update.id, result: .failed, error: "an action extension has no content"))
+        default:
+            return nil
+        }
+    }
+
+    mutating func memoryWarning(_ warning: SupervisorToExtension.MemoryWarning, context: ExtensionContext) {
+        action.memoryWarning(current: warning.current, high: warning.high, context: context)
+    }
+}

@@ -1,0 +1,38 @@
+/// A widget extension: produces snapshots for hosts to display.
+///
+/// ```swift
+/// struct Clock: Widget {
+///     func update(mode: DisplayMode, maxSize: Size, reason: UpdateReason, context: ExtensionContext)
+///         -> UpdateResult<[String: String]>
+///     {
+///         .newData(["time": "12:00"])
+///     }
+/// }
+/// ExtensionRuntime.run(Clock())
+/// ```
+public protocol Widget {
+    /// What a snapshot looks like; encoded as JSON for hosts.
+    associatedtype Snapshot: Encodable
+
+    /// Produces content for a host's `mode` and `maxSize`, as
+    /// `widgetPerformUpdateWithCompletionHandler` does. Runs on the runtime's only thread.
+    mutating func update(mode: DisplayMode, maxSize: Size, reason: UpdateReason, context: ExtensionContext)
+        -> UpdateResult<Snapshot>
+
+    /// The extension's memory crossed its `memory_high`: release caches. Optional.
+    mutating func memoryWarning(current: UInt64, high: UInt64, context: ExtensionContext)
+}
+
+extension Widget {
+    public mutating func memoryWarning(current: UInt64, high: UInt64, context: ExtensionContext) {}
+}
+
+/// A widget's answer to an update, as NCUpdateResult.
+public enum UpdateResult<Snapshot: Encodable> {
+    /// New content, with an optional hint for the next scheduled refresh.
+    case newData(Snapshot, reload: ReloadHint? = nil)
+    /// Nothing changed: hosts keep the previous snapshot.
+    case noData
+    /// The update failed: hosts keep the previous snapshot, marked stale with this message.
+    case failed(String)
+}

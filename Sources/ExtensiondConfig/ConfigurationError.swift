@@ -1,0 +1,36 @@
+/// One problem in a config file, located as precisely as the parser allows.
+public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var file: String
+    /// 1-based; `nil` where the parser gives no position.
+    public var line: Int?
+    public var column: Int?
+    /// Dotted key path such as `extensions."com.example.w".memory_max`, when known.
+    public var keyPath: String?
+    public var message: String
+
+    public init(file: String, line: Int? = nil, column: Int? = nil, keyPath: String? = nil, message: String) {
+        self.file = file
+        self.line = line
+        self.column = column
+        self.keyPath = keyPath
+        self.message = message
+    }
+
+    /// `file:line:column: key: message`, the form editors and compilers use.
+    public var description: String {
+        var location = file
+        if let line { location += ":\(line)" }
+        if let column { location += ":\(column)" }
+        if let keyPath { return "\(location): \(keyPath): \(message)" }
+        return "\(location): \(message)"
+    }
+}
+
+/// Every error found in one load.
+public struct ConfigurationErrors: Error, Sendable, Equatable, CustomStringConvertible {
+    public var errors: [ConfigurationError]
+
+    public init(_ errors: [ConfigurationError]) { self.errors = errors }
+
+    public var description: String { errors.map(\.description).joined(separator: "\n") }
+}

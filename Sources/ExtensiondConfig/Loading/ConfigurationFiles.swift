@@ -1,0 +1,58 @@
+import Glibc
+
+/// The files of one config: the main file and its drop-in directory, read from disk.
+enum ConfigurationFiles {
+    /// `<dir>/<name>.d` for `<dir>/<name>.toml` (or `<dir>/<name>`).
+    static func dropInDirectory(for path: String) -> String {
+        let base = path.hasSuffix(".toml") ? String(path.dropLast(".toml".count)) : path
+        return base + ".d"
+    }
+
+    /// The `*.toml` files of the drop-in directory of `path`, in name (byte) order; hidden
+    /// files are skipped. A missing directory has none; an unreadable one is an error.
+    static func dropIns(for path: String) -> Result<[String], ConfigurationError> {
+        let directory = dropInDirectory(for: path)
+        guard let stream = opendir(directory) else {
+            if errno == ENOENT { return .success([]) }
+            return .failure(ConfigurationError(file: directory, message: "cannot read the drop-in directory: \(describe(errno))"))
+        }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name.hasSuffix(".toml") && !name.hasPrefix(".") { names.append(name) }
+        }
+        names.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        return .success(names.map { directory + "/" + $0 })
+    }
+
+    /// The text of `file`, which must exist and be UTF-8.
+    static func read(_ file: String) -> Result<String, ConfigurationError> {
+        let descriptor = open(file, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            return .failure(ConfigurationError(file: file, message: "cannot read the config file: \(describe(errno))"))
+        }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count == 0 { break }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return .failure(ConfigurationError(file: file, message: "cannot read the config file: \(describe(errno))"))
+            }
+            bytes += chunk[..<count]
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            return .failure(ConfigurationError(file: file, message: "the file is not valid UTF-8"))
+        }
+        return .success(text)
+    }
+
+    private static func describe(_ code: Int32) -> String {
+        String(cString: strerror(code))
+    }
+}

@@ -1,0 +1,270 @@
+/// The refresh and throttling policy of one extension (DESIGN §4), as a
+/// state machine without I/O: feed it ``RefreshEvent``s with the time they
+/// happened, execute the ``RefreshAction``s it returns, in order.
+///
+/// Rules, in short (docs/POLICIES.md has the full statement):
+/// * A pull is answered at once from the cache (`cached`) when the snapshot
+///   is fresh, or when no update is in flight and the last update started
+///   less than `pullCooldown` ago. A pull while an update is in flight joins
+///   it (`coalesced`); otherwise it starts one (`updated`). One update at a time.
+/// * An update not answered by its deadline fails and the extension is
+///   killed; answers to anything but the update in flight are discarded.
+/// * Scheduled refreshes follow the reload hint, the (stretched) interval
+///   minus a random spread of up to `jitter`, or the backoff after a failure,
+///   but never start closer than `minInterval` to the previous update start,
+///   and each spends a budget token (without one, they wait for the next).
+/// * Fresh: there is a snapshot, the last update did not fail, and the last
+///   success (`newData` or `noData`) is younger than the current interval.
+///
+/// The engine keeps a single timer for the daemon: the deadline of the
+/// update in flight, else the next scheduled refresh (``wakeTime``).
+public struct RefreshEngine<Payload: Sendable>: Sendable {
+    /// The parameters in force.
+    public private(set) var parameters: RefreshParameters
+    /// The state to persist (emitted as ``RefreshAction/persist`` when it changes).
+    public private(set) var record: RefreshRecord<Payload>
+    private var inFlight: InFlightUpdate?
+
+    /// An extension never updated: no snapshot, a full budget, nothing scheduled
+    /// until its first update (a pull or a manual refresh) has finished.
+    public init(parameters: RefreshParameters, now: Instant) {
+        self.init(parameters: parameters, restoring: RefreshRecord(parameters: parameters, now: now), now: now)
+    }
+
+    /// An engine resuming from a persisted record, under possibly new
+    /// parameters. Arm the timer at ``wakeTime`` afterwards.
+    public init(parameters: RefreshParameters, restoring record: RefreshRecord<Payload>, now: Instant) {
+        self.parameters = parameters
+        self.record = record
+        self.record.schedule.bucket.reconfigure(
+            dailyBudget: parameters.dailyBudget, burst: parameters.budgetBurst, at: now)
+    }
+
+    /// When the daemon's timer for this extension must go off, if at all.
+    public var wakeTime: Instant? {
+        inFlight?.request.deadline ?? record.schedule.nextRefresh
+    }
+
+    /// The update being waited for, if any.
+    public var updateInFlight: UpdateRequest? {
+        inFlight?.request
+    }
+
+    /// The snapshot as a host would see it at `now`.
+    public func state(at now: Instant) -> SnapshotState<Payload> {
+        let schedule = record.schedule
+        let confirmedUntil = schedule.lastSuccessAt.map { $0 + currentInterval }
+        return SnapshotState(
+            snapshot: record.snapshot,
+            age: record.snapshot.map { now - $0.updatedAt },
+            isFresh: record.snapshot != nil && schedule.lastError == nil && confirmedUntil.map { now < $0 } == true,
+            error: schedule.lastError
+        )
+    }
+
+    /// Applies `event`, which happened at `now`, and returns what the daemon must do, in order.
+    public mutating func handle(
+        _ event: RefreshEvent<Payload>,
+        at now: Instant,
+        using generator: inout some RandomNumberGenerator
+    ) -> [RefreshAction<Payload>] {
+        // A fired timer is spent: re-arm it whenever there is a next wake-up.
+        let armed: Instant? = if case .timerFired = event { nil } else { wakeTime }
+        let scheduleBefore = record.schedule
+        let versionBefore = record.snapshot?.version
+
+        var actions: [RefreshAction<Payload>]
+        switch event {
+        case .pull(let token):
+            actions = pull(token, at: now)
+        case .manualRefresh:
+            actions = inFlight == nil ? start(.manual, pulls: [], at: now) : []
+        case .timerFired:
+            actions = timerFired(at: now, using: &generator)
+        case .updateFinished(let id, let result, let reload):
+            let isAwaited = inFlight?.request.id == id
+            actions = isAwaited ? finish(result, reload: reload, at: now, using: &generator) : []
+        case .extensionExited(let reason):
+            actions = inFlight == nil ? [] : finish(.failed(reason), reload: .atEnd, at: now, using: &generator)
+        case .reconfigured(let parameters):
+            self.parameters = parameters
+            record.schedule.bucket.reconfigure(
+                dailyBudget: parameters.dailyBudget, burst: parameters.budgetBurst, at: now)
+            actions = []
+        }
+
+        if record.schedule != scheduleBefore || record.snapshot?.version != versionBefore {
+            actions.append(.persist)
+        }
+        if wakeTime != armed {
+            actions.append(.armTimer(wakeTime))
+        }
+        return actions
+    }
+
+    // MARK: - Events
+
+    private mutating func pull(_ token: PullToken, at now: Instant) -> [RefreshAction<Payload>] {
+        if state(at: now).isFresh {
+            return [cachedAnswer(to: token, at: now)]
+        }
+        if inFlight != nil {
+            inFlight?.pulls.append(token)
+            return []
+        }
+        if let lastAttempt = record.schedule.lastAttemptAt, now < lastAttempt + parameters.pullCooldown {
+            return [cachedAnswer(to: token, at: now)]
+        }
+        return start(.pull, pulls: [token], at: now)
+    }
+
+    private mutating func timerFired(
+        at now: Instant,
+        using generator: inout some RandomNumberGenerator
+    ) -> [RefreshAction<Payload>] {
+        if let update = inFlight {
+            guard now >= update.request.deadline else { return [] }
+            let failure = finish(.failed("no answer before the deadline"), reload: .atEnd, at: now, using: &generator)
+            return [.killForDeadline(update.request.id)] + failure
+        }
+        guard let due = record.schedule.nextRefresh, now >= due else { return [] }
+        // Checked again here, not only when planning, so that no path can start
+        // a scheduled refresh too early.
+        if let earliest = earliestScheduledStart, now < earliest {
+            record.schedule.nextRefresh = earliest
+            return []
+        }
+        guard record.schedule.bucket.tryTake(at: now) else {
+            record.schedule.nextRefresh = record.schedule.bucket.nextAvailable(at: now)
+            return []
+        }
+        return start(.schedule, pulls: [], at: now)
+    }
+
+    // MARK: - Updates
+
+    private mutating func start(
+        _ reason: UpdateReason,
+        pulls: [PullToken],
+        at now: Instant
+    ) -> [RefreshAction<Payload>] {
+        let id = UpdateID(record.schedule.lastUpdateID.rawValue &+ 1)
+        let request = UpdateRequest(id: id, reason: reason, deadline: now + parameters.deadline)
+        record.schedule.lastUpdateID = id
+        record.schedule.lastAttemptAt = now
+        record.schedule.nextRefresh = nil  // planned again when this update finishes
+        inFlight = InFlightUpdate(request: request, pulls: pulls)
+        return [.startUpdate(request)]
+    }
+
+    private mutating func finish(
+        _ result: UpdateResult<Payload>,
+        reload: ReloadHint,
+        at now: Instant,
+        using generator: inout some RandomNumberGenerator
+    ) -> [RefreshAction<Payload>] {
+        guard let update = inFlight else { return [] }
+        inFlight = nil
+
+        let pullResult: PullResult
+        switch result {
+        case .newData(let payload):
+            let version = (record.snapshot?.version ?? 0) &+ 1
+            record.snapshot = Snapshot(payload: payload, version: version, updatedAt: now)
+            record.schedule.noDataInARow = 0
+            recordSuccess(at: now, reload: reload, isNewData: true)
+            pullResult = .newData
+        case .noData:
+            record.schedule.noDataInARow = record.schedule.noDataInARow.incrementedSaturating
+            recordSuccess(at: now, reload: reload, isNewData: false)
+            pullResult = .noData
+        case .failed(let message):
+            record.schedule.failuresInARow = record.schedule.failuresInARow.incrementedSaturating
+            record.schedule.lastError = message
+            pullResult = .failed
+        }
+        record.schedule.nextRefresh = plannedRefresh(after: result, reload: reload, at: now, using: &generator)
+
+        var actions = answers(to: update, result: pullResult, at: now)
+        if case .newData = result, let snapshot = record.snapshot {
+            actions.append(.pushSnapshot(snapshot))
+        }
+        return actions
+    }
+
+    private mutating func recordSuccess(at now: Instant, reload: ReloadHint, isNewData: Bool) {
+        record.schedule.lastSuccessAt = now
+        record.schedule.lastError = nil
+        record.schedule.failuresInARow = 0
+        if reload == .never {
+            record.schedule.isSuspended = true
+        } else if isNewData {
+            record.schedule.isSuspended = false
+        }
+    }
+
+    /// The next scheduled refresh after an update finished at `now`.
+    private func plannedRefresh(
+        after result: UpdateResult<Payload>,
+        reload: ReloadHint,
+        at now: Instant,
+        using generator: inout some RandomNumberGenerator
+    ) -> Instant? {
+        guard !record.schedule.isSuspended else { return nil }
+        let wanted: Instant
+        switch (result, reload) {
+        case (.failed, _):
+            wanted = now + parameters.backoff.delay(forAttempt: record.schedule.failuresInARow, using: &generator)
+        case (_, .after(let instant)):
+            wanted = instant
+        case (_, .atEnd), (_, .never):
+            // Spread backwards so the refresh lands before the snapshot stops being fresh.
+            wanted = now + currentInterval - .random(upTo: parameters.effectiveJitter, using: &generator)
+        }
+        return max(wanted, earliestScheduledStart ?? wanted)
+    }
+
+    // MARK: - Answers
+
+    private func answers(to update: InFlightUpdate, result: PullResult, at now: Instant) -> [RefreshAction<Payload>] {
+        let state = state(at: now)
+        var waiting = update.pulls[...]
+        var actions: [RefreshAction<Payload>] = []
+        if update.request.reason == .pull, let starter = waiting.popFirst() {
+            actions.append(.answer(PullAnswer(pulls: [starter], delivery: .updated, result: result, state: state)))
+        }
+        if !waiting.isEmpty {
+            actions.append(.answer(PullAnswer(pulls: Array(waiting), delivery: .coalesced, result: result, state: state)))
+        }
+        return actions
+    }
+
+    private func cachedAnswer(to token: PullToken, at now: Instant) -> RefreshAction<Payload> {
+        .answer(PullAnswer(pulls: [token], delivery: .cached, result: .cached, state: state(at: now)))
+    }
+
+    // MARK: - Derived values
+
+    /// The interval in force: `interval`, stretched by `noData` in a row.
+    private var currentInterval: Duration {
+        parameters.stretchedInterval(noDataInARow: record.schedule.noDataInARow)
+    }
+
+    /// `minInterval` after the last update start.
+    private var earliestScheduledStart: Instant? {
+        record.schedule.lastAttemptAt.map { $0 + parameters.minInterval }
+    }
+}
+
+/// The update being waited for and the pulls waiting on it, the one that
+/// started it (if any) first. Not persisted: the extension dies with the daemon.
+private struct InFlightUpdate: Sendable {
+    var request: UpdateRequest
+    var pulls: [PullToken]
+}
+
+extension Int {
+    fileprivate var incrementedSaturating: Int {
+        self == .max ? self : self + 1
+    }
+}

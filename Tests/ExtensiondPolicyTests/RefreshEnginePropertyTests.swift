@@ -1,0 +1,275 @@
+import ExtensiondPolicy
+import Testing
+
+/// The refresh rules checked over thousands of random event sequences in
+/// virtual time: random parameters, random pull traffic, an extension that
+/// answers late, fails, hints and exits at random.
+@Suite struct RefreshEnginePropertyTests {
+    @Test(arguments: seeds(200))
+    func randomTrafficKeepsEveryGuarantee(seed: UInt64) throws {
+        var world = World(seed: seed)
+        try world.run(for: .seconds(5 * 86_400))
+    }
+
+    /// K pulls while no answer can come from the cache: one update, K identical answers.
+    @Test(arguments: seeds(300))
+    func overlappingPullsMakeOneCallAndGetOneResult(seed: UInt64) throws {
+        var random = SeededGenerator(seed: seed)
+        let parameters = RefreshParameters.random(using: &random)
+        var driver = EngineDriver(parameters, seed: seed)
+        let pullCount = Int.random(in: 1...40, using: &random)
+
+        let first = try driver.start(.pull(PullToken(0)), at: .at(0))
+        let window = first.deadline.nanoseconds
+        for token in 1..<pullCount {
+            let at = Instant(nanoseconds: Int64.random(in: 0..<window, using: &random))
+            let joined = driver.send(.pull(PullToken(UInt64(token))), at: at)
+            #expect(joined.isEmpty, "seed \(seed)")
+        }
+        let finishing: [RefreshAction<Int>]
+        switch Int.random(in: 0..<4, using: &random) {
+        case 0: finishing = driver.send(.updateFinished(first.id, .newData(7)), at: first.deadline - .nanoseconds(1))
+        case 1: finishing = driver.send(.updateFinished(first.id, .noData), at: first.deadline - .nanoseconds(1))
+        case 2: finishing = driver.send(.updateFinished(first.id, .failed("boom")), at: first.deadline - .nanoseconds(1))
+        default: finishing = try driver.fireTimer().actions
+        }
+        #expect(finishing.startedUpdates().isEmpty)
+        let answers = finishing.pullAnswers()
+        let answered = answers.flatMap(\.pulls)
+        #expect(answered.sorted { $0.rawValue < $1.rawValue } == (0..<pullCount).map { PullToken(UInt64($0)) })
+        #expect(Set(answers.map(\.result)).count == 1)
+        #expect(Set(answers.map { $0.state.snapshot?.version }).count == 1)
+    }
+}
+
+extension RefreshParameters {
+    /// Parameters anywhere in a plausible range, including the corner cases
+    /// (no jitter, no budget, minInterval equal to the interval).
+    static func random(using random: inout SeededGenerator) -> RefreshParameters {
+        func seconds(_ range: ClosedRange<Int64>) -> Duration { .seconds(Int64.random(in: range, using: &random)) }
+        let interval = seconds(60...7_200)
+        let minInterval = Duration.seconds(Int64.random(in: 0...interval.components.seconds, using: &random))
+        let backoffBase = seconds(1...300)
+        return RefreshParameters(
+            interval: interval,
+            minInterval: minInterval,
+            jitter: Bool.random(using: &random) ? nil : seconds(0...600),
+            maxInterval: interval + seconds(0...21_600),
+            pullCooldown: seconds(0...60),
+            deadline: seconds(1...30),
+            dailyBudget: Int.random(in: 0...100, using: &random),
+            budgetBurst: Int.random(in: 0...10, using: &random),
+            backoffBase: backoffBase,
+            backoffMax: backoffBase + seconds(0...7_200)
+        )
+    }
+}
+
+/// A daemon and an extension around one engine, in virtual time.
+private struct World {
+    let seed: UInt64
+    var random: SeededGenerator
+    let parameters: RefreshParameters
+    var driver: EngineDriver
+    var now = Instant.at(0)
+
+    /// Answers the extension will send, by the time it sends them (late ones included).
+    var plannedAnswers: [(at: Instant, id: UpdateID)] = []
+    var nextPull = Instant.at(0)
+    var nextManualRefresh = Instant.at(0)
+    var nextExit = Instant.at(0)
+    var nextToken: UInt64 = 0
+    var unansweredPulls: Set<PullToken> = []
+    var updateStarts: [Instant] = []
+    var scheduledStarts: [Instant] = []
+
+    init(seed: UInt64) {
+        self.seed = seed
+        random = SeededGenerator(seed: seed &* 7919)
+        parameters = .random(using: &random)
+        driver = EngineDriver(parameters, seed: seed)
+        nextPull = now + pullGap()
+        nextManualRefresh = now + rareGap()
+        nextExit = now + rareGap()
+    }
+
+    mutating func run(for length: Duration) throws {
+        let end = now + length
+        while now < end {
+            try step()
+        }
+        #expect(unansweredPulls.isEmpty || driver.engine.updateInFlight != nil, "seed \(seed): pulls never answered")
+        checkBudgetWindows()
+    }
+
+    private mutating func step() throws {
+        let answer = plannedAnswers.indices.min { plannedAnswers[$0].at < plannedAnswers[$1].at }
+        // On ties the timer goes first, as a deadline must win over a simultaneous event.
+        let candidates: [(Instant, Int)] = [
+            driver.timer.map { ($0, 0) },
+            answer.map { (plannedAnswers[$0].at, 1) },
+            (nextPull, 2), (nextManualRefresh, 3), (nextExit, 4),
+        ].compactMap { $0 }
+        let (at, kind) = try #require(candidates.min { ($0.0, $0.1) < ($1.0, $1.1) })
+        now = at
+
+        let before = driver.engine
+        let event: RefreshEvent<Int>
+        switch kind {
+        case 0:
+            event = .timerFired
+        case 1:
+            let id = plannedAnswers.remove(at: try #require(answer)).id
+            event = .updateFinished(id, randomResult(), reload: randomHint())
+        case 2:
+            event = .pull(PullToken(nextToken))
+            unansweredPulls.insert(PullToken(nextToken))
+            nextToken += 1
+            nextPull = now + pullGap()
+        case 3:
+            event = .manualRefresh
+            nextManualRefresh = now + rareGap()
+        default:
+            event = .extensionExited(reason: "crashed")
+            nextExit = now + rareGap()
+        }
+        let actions = driver.send(event, at: now)
+        try check(event, actions: actions, before: before)
+        for request in actions.startedUpdates() {
+            plannedAnswers.append((request.deadline - parameters.deadline + answerDelay(), request.id))
+        }
+    }
+
+    private mutating func check(_ event: RefreshEvent<Int>, actions: [RefreshAction<Int>], before: RefreshEngine<Int>) throws {
+        let after = driver.engine
+        let starts = actions.startedUpdates()
+        let context = "seed \(seed) at \(now) on \(event)"
+
+        // The daemon's timer is exactly the engine's wake-up time; nothing outlives its deadline.
+        #expect(driver.timer == after.wakeTime, "\(context)")
+        if let update = after.updateInFlight { #expect(now < update.deadline, "\(context)") }
+
+        // Single flight.
+        #expect(starts.count <= 1, "\(context)")
+        if !starts.isEmpty { #expect(before.updateInFlight == nil, "\(context)") }
+
+        for request in starts {
+            if request.reason == .schedule {
+                if case .timerFired = event {} else { Issue.record("\(context): scheduled start on another event") }
+                if let previous = updateStarts.last {
+                    #expect(now - previous >= parameters.minInterval, "\(context): too close to \(previous)")
+                }
+                scheduledStarts.append(now)
+            }
+            updateStarts.append(now)
+        }
+
+        // Every pull is answered exactly once.
+        for answer in actions.pullAnswers() {
+            for pull in answer.pulls {
+                #expect(unansweredPulls.remove(pull) != nil, "\(context): \(pull) answered twice")
+            }
+            #expect((answer.delivery == .cached) == (answer.result == .cached), "\(context)")
+        }
+
+        switch event {
+        case .pull(let token):
+            let fresh = before.state(at: now).isFresh
+            let cooling = before.record.schedule.lastAttemptAt.map { now < $0 + parameters.pullCooldown } ?? false
+            if fresh || (before.updateInFlight == nil && cooling) {
+                #expect(starts.isEmpty, "\(context): the extension was called")
+                #expect(actions.pullAnswers().map(\.pulls) == [[token]], "\(context)")
+            } else if before.updateInFlight != nil {
+                #expect(actions.isEmpty, "\(context): a joining pull must wait")
+            } else {
+                #expect(starts.map(\.reason) == [.pull], "\(context)")
+            }
+        case .updateFinished(let id, let result, _):
+            guard id == before.updateInFlight?.id else {
+                #expect(actions.isEmpty && after.record == before.record, "\(context): a late answer changed something")
+                #expect(after.updateInFlight == before.updateInFlight, "\(context)")
+                return
+            }
+            let oldVersion = before.record.snapshot?.version ?? 0
+            let newVersion = after.record.snapshot?.version ?? 0
+            switch result {
+            case .newData(let payload):
+                #expect(newVersion == oldVersion + 1 && after.record.snapshot?.payload == payload, "\(context)")
+            case .noData, .failed:
+                #expect(newVersion == oldVersion && after.record.snapshot == before.record.snapshot, "\(context)")
+            }
+            if case .failed = result { checkRetry(after: after, context: context) }
+        case .timerFired:
+            if actions.contains(where: { if case .killForDeadline = $0 { true } else { false } }) {
+                #expect(before.updateInFlight.map { now >= $0.deadline } == true, "\(context)")
+                #expect(after.record.snapshot == before.record.snapshot, "\(context)")
+                checkRetry(after: after, context: context)
+            }
+        case .manualRefresh, .extensionExited, .reconfigured:
+            #expect(after.record.snapshot == before.record.snapshot, "\(context)")
+        }
+    }
+
+    /// After a failure the retry is due within the backoff ceiling, or at the minimum interval.
+    private func checkRetry(after engine: RefreshEngine<Int>, context: String) {
+        let schedule = engine.record.schedule
+        guard !schedule.isSuspended else {
+            #expect(schedule.nextRefresh == nil, "\(context)")
+            return
+        }
+        guard let next = schedule.nextRefresh, let start = schedule.lastAttemptAt else {
+            Issue.record("\(context): no retry planned")
+            return
+        }
+        let floor = start + parameters.minInterval
+        let ceiling = parameters.backoff.ceiling(forAttempt: schedule.failuresInARow)
+        #expect(next >= max(floor, now) && next <= max(floor, now + ceiling), "\(context): retry at \(next)")
+    }
+
+    /// No 24-hour window holds more scheduled starts than burst + daily budget.
+    private func checkBudgetWindows() {
+        let day = Duration.seconds(86_400)
+        var windowStart = 0
+        for (index, start) in scheduledStarts.enumerated() {
+            while start - scheduledStarts[windowStart] >= day { windowStart += 1 }
+            #expect(index - windowStart + 1 <= parameters.budgetBurst + parameters.dailyBudget, "seed \(seed)")
+        }
+    }
+
+    // MARK: - Random behaviour of hosts and the extension
+
+    private mutating func pullGap() -> Duration {
+        switch Int.random(in: 0..<10, using: &random) {
+        case 0..<7: .milliseconds(Int64.random(in: 0...5_000, using: &random))
+        case 7..<9: .seconds(Int64.random(in: 5...300, using: &random))
+        default: .seconds(Int64.random(in: 300...10_800, using: &random))
+        }
+    }
+
+    private mutating func rareGap() -> Duration {
+        .seconds(Int64.random(in: 600...43_200, using: &random))
+    }
+
+    /// Mostly in time, sometimes after the deadline (a late answer).
+    private mutating func answerDelay() -> Duration {
+        let deadline = parameters.deadline.components.seconds * 1000
+        let limit = Int.random(in: 0..<5, using: &random) == 0 ? deadline * 2 : deadline - 1
+        return .milliseconds(Int64.random(in: 0...limit, using: &random))
+    }
+
+    private mutating func randomResult() -> UpdateResult<Int> {
+        switch Int.random(in: 0..<10, using: &random) {
+        case 0..<4: .newData(Int.random(in: 0...1_000, using: &random))
+        case 4..<7: .noData
+        default: .failed("failure \(Int.random(in: 0...9, using: &random))")
+        }
+    }
+
+    private mutating func randomHint() -> ReloadHint {
+        switch Int.random(in: 0..<10, using: &random) {
+        case 0..<6: .atEnd
+        case 6..<9: .after(now + .seconds(Int64.random(in: -3_600...10_800, using: &random)))
+        default: .never
+        }
+    }
+}

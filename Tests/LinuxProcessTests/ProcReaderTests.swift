@@ -1,0 +1,78 @@
+@testable import LinuxProcess
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The /proc readers against this process, a child, and sample texts.
+@Suite struct ProcReaderTests {
+    @Test func memoryOfThisProcess() throws {
+        let memory = try ProcessMemory.read()
+        #expect(memory.residentBytes > 1 << 20)
+        #expect(memory.anonymousBytes > 0)
+        #expect(memory.anonymousBytes <= memory.residentBytes)
+    }
+
+    @Test func memoryOfAChildGrowsWithItsAllocation() throws {
+        let output = DescriptorPair.socketPair()
+        // Allocates and touches 16 MiB, says so, then waits.
+        let child = try Spawner.spawn(SpawnRequest(
+            executable: "/usr/bin/python3",
+            arguments: ["-c", "import sys,time\nb=bytearray(16<<20)\nprint('ok',flush=True)\ntime.sleep(30)"],
+            standardOutput: output.childEnd
+        ))
+        defer {
+            try? child.descriptor.send(signal: SIGKILL)
+            _ = try? child.descriptor.waitForExit()
+        }
+        output.closeChildEnd()
+        #expect(output.readLines(1) == ["ok"])
+        let memory = try ProcessMemory.read(pid: child.pid)
+        #expect(memory.anonymousBytes >= 16 << 20)
+        #expect(memory.residentBytes >= memory.anonymousBytes)
+    }
+
+    @Test func statusParsing() throws {
+        let status = "Name:\tx\nVmRSS:\t    2048 kB\nRssAnon:\t     512 kB\nRssFile:\t1536 kB\n"
+        #expect(try ProcessMemory.parse(status: status, path: "t") == ProcessMemory(residentBytes: 2 << 20, anonymousBytes: 512 << 10))
+        #expect(throws: ProcessError.malformed(path: "t", expected: "VmRSS and RssAnon lines (\"VmRSS: <n> kB\")")) {
+            try ProcessMemory.parse(status: "Name:\tkthreadd\n", path: "t")
+        }
+    }
+
+    @Test func missingProcessIsAClearError() {
+        #expect(throws: ProcessError.systemCall("read", subject: "/proc/2147483646/status", errno: ENOENT)) {
+            try ProcessMemory.read(pid: 2_147_483_646)
+        }
+    }
+
+    @Test func cgroupsOfThisProcess() throws {
+        let memberships = try CgroupMembership.read()
+        #expect(memberships.contains { $0.controllers.contains("memory") })
+        #expect(memberships.allSatisfy { $0.path.hasPrefix("/") })
+    }
+
+    @Test func cgroupParsing() throws {
+        let text = "4:memory:/a/b\n1:name=systemd:/\n0::/odd:name\n"
+        #expect(try CgroupMembership.parse(text, path: "t") == [
+            CgroupMembership(hierarchyID: 4, controllers: ["memory"], path: "/a/b"),
+            CgroupMembership(hierarchyID: 1, controllers: ["name=systemd"], path: "/"),
+            CgroupMembership(hierarchyID: 0, controllers: [], path: "/odd:name"),
+        ])
+        #expect(try CgroupMembership.parse(text, path: "t")[2].isUnified)
+        #expect(throws: ProcessError.self) { try CgroupMembership.parse("garbage\n", path: "t") }
+    }
+
+    @Test func cpuTimeGrowsWithWork() {
+        let before = ProcessCPUTime.current()
+        var accumulator: UInt64 = 1
+        let start = ContinuousClock.now
+        while ContinuousClock.now - start < .milliseconds(30) {
+            for value in 0..<10_000 { accumulator = accumulator &* 31 &+ UInt64(value) }
+        }
+        let after = ProcessCPUTime.current()
+        #expect(accumulator != 0)
+        #expect(after.total > before.total)
+        #expect(after.user >= before.user && after.system >= before.system)
+    }
+}

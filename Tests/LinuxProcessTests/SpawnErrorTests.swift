@@ -1,0 +1,82 @@
+import LinuxProcess
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Every failure before exec comes back as a SpawnError naming the step, the
+/// subject and the reason, and leaves no child behind.
+@Suite struct SpawnErrorTests {
+    private func spawnError(_ request: SpawnRequest) -> SpawnError? {
+        do {
+            let child = try Spawner.spawn(request)
+            try? child.descriptor.send(signal: SIGKILL)
+            _ = try? child.descriptor.waitForExit()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func missingExecutable() throws {
+        let error = try #require(spawnError(SpawnRequest(executable: "/nonexistent/extension")))
+        #expect(error.step == .exec)
+        #expect(error.errno == ENOENT)
+        #expect(error.description == "exec /nonexistent/extension: No such file or directory")
+        // The failed child was reaped.
+        var status: Int32 = 0
+        #expect(waitpid(-1, &status, WNOHANG) <= 0)
+    }
+
+    @Test func nonExecutableFile() throws {
+        var template = Array("/tmp/extensiond-spawn-XXXXXX".utf8CString)
+        let fd = mkstemp(&template)
+        try #require(fd >= 0)
+        let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        close(fd)
+        defer { unlink(path) }
+        let error = try #require(spawnError(SpawnRequest(executable: path)))
+        #expect(error.description == "exec \(path): Permission denied")
+    }
+
+    @Test func bareNameNotInPath() throws {
+        let error = try #require(spawnError(SpawnRequest(executable: "no-such-extensiond-tool", environment: ["PATH": "/usr/bin:/bin"])))
+        #expect(error.step == .resolveExecutable)
+        #expect(error.description == "find executable no-such-extensiond-tool: not found in PATH /usr/bin:/bin")
+    }
+
+    @Test func unknownUserAndGroup() throws {
+        let user = try #require(spawnError(SpawnRequest(executable: "/bin/true", user: "no-such-user-x")))
+        #expect(user.description == "look up user \"no-such-user-x\": no such user")
+        let group = try #require(spawnError(SpawnRequest(executable: "/bin/true", group: "no-such-group-x")))
+        #expect(group.description == "look up group \"no-such-group-x\": no such group")
+    }
+
+    @Test func missingWorkingDirectory() throws {
+        let error = try #require(spawnError(SpawnRequest(executable: "/bin/true", workingDirectory: "/nonexistent/dir")))
+        #expect(error.description == "chdir /nonexistent/dir: No such file or directory")
+    }
+
+    @Test func unwritableCgroupProcsFile() throws {
+        let error = try #require(spawnError(SpawnRequest(
+            executable: "/bin/true", cgroup: .joinBeforeExec(procsFiles: ["/nonexistent/cgroup.procs"])
+        )))
+        #expect(error.description == "join cgroup /nonexistent/cgroup.procs: No such file or directory")
+    }
+
+    @Test func missingCgroupDirectory() throws {
+        let error = try #require(spawnError(SpawnRequest(executable: "/bin/true", cgroup: .cloneInto(directory: "/nonexistent/cgroup"))))
+        #expect(error.description == "open cgroup /nonexistent/cgroup: No such file or directory")
+    }
+
+    @Test func argumentWithNulByte() throws {
+        let error = try #require(spawnError(SpawnRequest(executable: "/bin/echo", arguments: ["a\u{0}b"])))
+        #expect(error.step == .invalidArgument)
+        #expect(error.description.contains("NUL"))
+    }
+
+    @Test func environmentNameWithEqualsSign() throws {
+        let error = try #require(spawnError(SpawnRequest(executable: "/bin/true", environment: ["A=B": "c"])))
+        #expect(error.step == .invalidArgument)
+    }
+}

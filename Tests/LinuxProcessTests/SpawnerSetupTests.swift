@@ -1,0 +1,106 @@
+import Cgroup
+import ExtensiondTestSupport
+import LinuxProcess
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A spawned child starts exactly as the spawner promises, checked from /proc.
+@Suite struct SpawnerSetupTests {
+    @Test func childStartsInItsCgroupWithLimitOomScoreFd3AndNothingElse() throws {
+        let sandbox = try CgroupSandbox()
+        let tree = CgroupTree(memoryRoot: sandbox.memoryDirectory, pidsRoot: sandbox.pidsDirectory)
+        try tree.prepare()
+        let group = try tree.group(.extensions, id: "setup")
+        try group.setMemoryMax(32 << 20)
+        let socket = DescriptorPair.socketPair()
+
+        // Give the spawner something to undo: an ignored and a blocked signal.
+        let previousPipeHandler = signal(SIGPIPE, SIG_IGN)
+        var blocked = sigset_t(), previousMask = sigset_t()
+        sigemptyset(&blocked)
+        sigaddset(&blocked, SIGUSR1)
+        pthread_sigmask(SIG_BLOCK, &blocked, &previousMask)
+        let spawned = Result { () throws(SpawnError) in
+            try Spawner.spawn(SpawnRequest(
+                executable: "/bin/sleep", arguments: ["30"],
+                cgroup: group.spawnPlacement, oomScoreAdjustment: 1000, extensionSocket: socket.childEnd
+            ))
+        }
+        pthread_sigmask(SIG_SETMASK, &previousMask, nil)
+        signal(SIGPIPE, previousPipeHandler)
+        let child = try spawned.get()
+        defer {
+            try? child.descriptor.send(signal: SIGKILL)
+            _ = try? child.descriptor.waitForExit()
+        }
+        let pid = child.pid
+
+        let memberships = try CgroupMembership.read(pid: pid)
+        let memoryPath = try #require(memberships.first { $0.controllers.contains("memory") }).path
+        #expect("/sys/fs/cgroup/memory\(memoryPath)" == "\(sandbox.memoryDirectory)/extensions/setup")
+        if let pidsDirectory = sandbox.pidsDirectory {
+            let pidsPath = try #require(memberships.first { $0.controllers.contains("pids") }).path
+            #expect("/sys/fs/cgroup/pids\(pidsPath)" == "\(pidsDirectory)/extensions/setup")
+        }
+        #expect(try group.processes() == [pid])
+        #expect(try group.memoryMax() == 32 << 20)
+        #expect(procFile("\(sandbox.memoryDirectory)/extensions/setup/memory.limit_in_bytes") == "\(32 << 20)\n")
+
+        #expect(procFile("/proc/\(pid)/oom_score_adj") == "1000\n")
+        #expect(directoryEntries("/proc/\(pid)/fd") == ["0", "1", "2", "3"])
+        var socketInfo = stat()
+        fstat(socket.childEnd, &socketInfo)
+        #expect(linkTarget("/proc/\(pid)/fd/3") == "socket:[\(socketInfo.st_ino)]")
+        #expect(linkTarget("/proc/\(pid)/fd/0") == "/dev/null")
+        #expect(statusField("SigBlk", of: pid) == "0000000000000000")
+        #expect(statusField("SigIgn", of: pid) == "0000000000000000")
+        // Field 6 of /proc/PID/stat is the session id: its own session.
+        let stat = procFile("/proc/\(pid)/stat")
+        let afterName = try #require(stat.split(separator: ")").last).split(separator: " ")
+        #expect(afterName.count > 3 && afterName[3] == "\(pid)")
+    }
+
+    @Test func extensionSocketIsConnectedAtFd3() throws {
+        let socket = DescriptorPair.socketPair()
+        let child = try Spawner.spawn(SpawnRequest(
+            executable: "/bin/sh", arguments: ["-c", "echo hello >&3"], extensionSocket: socket.childEnd
+        ))
+        #expect(socket.readAll() == "hello\n")
+        #expect(try child.descriptor.waitForExit() == .exited(code: 0))
+    }
+
+    @Test func outputEnvironmentAndDirectoryAreTheRequestedOnes() throws {
+        let output = DescriptorPair.socketPair()
+        let errors = DescriptorPair.socketPair()
+        let child = try Spawner.spawn(SpawnRequest(
+            executable: "sh",
+            arguments: ["-c", "read line; echo \"[$line] $GREETING $HOME\"; pwd; readlink /proc/self/fd/0; echo oops >&2"],
+            environment: ["GREETING": "hi", "PATH": "/usr/bin:/bin"],
+            workingDirectory: "/tmp",
+            standardOutput: output.childEnd,
+            standardError: errors.childEnd
+        ))
+        #expect(output.readAll() == "[] hi \n/tmp\n/dev/null\n")
+        #expect(errors.readAll() == "oops\n")
+        #expect(try child.descriptor.waitForExit() == .exited(code: 0))
+    }
+
+    @Test func runsAsTheRequestedUser() throws {
+        let output = DescriptorPair.socketPair()
+        let child = try Spawner.spawn(SpawnRequest(
+            executable: "/usr/bin/id", arguments: ["-u"], user: "nobody", standardOutput: output.childEnd
+        ))
+        #expect(output.readAll() == "65534\n")
+        #expect(try child.descriptor.waitForExit() == .exited(code: 0))
+    }
+
+    @Test func descriptorSignalsAndReapsTheChild() throws {
+        let child = try Spawner.spawn(SpawnRequest(executable: "/bin/sleep", arguments: ["30"]))
+        #expect(try child.descriptor.exitStatusIfExited() == nil)
+        try child.descriptor.send(signal: SIGTERM)
+        #expect(try child.descriptor.waitForExit() == .killed(signal: SIGTERM, dumpedCore: false))
+        #expect(throws: ProcessError.self) { try child.descriptor.send(signal: SIGTERM) }
+    }
+}
