@@ -175,6 +175,22 @@ import Testing
         #expect(error.message == "min_interval (5m) must not be above interval (1m)")
     }
 
+    @Test func constraintAgainstADefaultPointsAtTheExtensionsOwnKey() throws {
+        let error = try onlyError(
+            "[defaults.refresh]\ninterval = \"10m\"\n" + minimalConfig + "[extensions.widget.refresh]\nmin_interval = \"20m\"\n")
+        #expect(error.line == 11)
+        #expect(error.keyPath == "extensions.widget.refresh.min_interval")
+        #expect(error.message == "min_interval (20m) must not be above interval (10m)")
+    }
+
+    @Test func constraintBroughtByDefaultsNamesTheExtension() throws {
+        let directory = try ConfigDirectory()
+        let errors = try directory.errors("[defaults]\nmemory_high = \"24M\"\nmemory_max = \"16M\"\n" + minimalConfig)
+        // Once for [defaults] itself, once as applied to the widget.
+        #expect(errors.map(\.keyPath) == ["defaults.memory_high", "defaults.memory_high"])
+        #expect(errors.last?.message.hasSuffix("(applies to extensions.widget)") == true)
+    }
+
     @Test func badDefaultIsReportedOnceAtTheDefaults() throws {
         let directory = try ConfigDirectory()
         let errors = try directory.errors(

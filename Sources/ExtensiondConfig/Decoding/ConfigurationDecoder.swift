@@ -18,9 +18,7 @@ struct ConfigurationDecoder {
         configuration.hosts = entries(of: document.node("hosts"), kind: "a host id", decode: host)
         configuration.apps = entries(of: document.node("apps"), kind: "an app id", decode: app)
         configuration.extensions = entries(of: document.node("extensions"), kind: "an extension id") { id, node in
-            var effective = defaults.map { $0.overlaid(by: node) } ?? node
-            effective.origin = node.origin
-            return `extension`(id, effective)
+            `extension`(id, defaults.map(node.filled(from:)) ?? node)
         }
         document.rejectUnknownKeys()
         return configuration

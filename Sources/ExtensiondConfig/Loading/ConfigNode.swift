@@ -120,6 +120,16 @@ struct ConfigNode: Sendable {
         return ConfigNode(value: .table(entries), origin: origin)
     }
 
+    /// This table completed by the keys of `defaults` it lacks, recursively: what is written
+    /// here wins, and tables keep this node's origin (they belong to this entry).
+    func filled(from defaults: ConfigNode) -> ConfigNode {
+        guard case .table(var entries) = value, case .table(let defaultEntries) = defaults.value else { return self }
+        for (key, node) in defaultEntries {
+            entries[key] = entries[key].map { $0.filled(from: node) } ?? node
+        }
+        return ConfigNode(value: .table(entries), origin: origin)
+    }
+
     /// Only the given keys of this table.
     func restricted(to keys: Set<String>) -> ConfigNode {
         guard let entries = table else { return self }
