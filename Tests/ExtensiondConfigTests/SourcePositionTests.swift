@@ -1,5 +1,6 @@
-@testable import ExtensiondConfig
 import Testing
+
+@testable import ExtensiondConfig
 
 /// Errors point at the line and column where the key was written, however the TOML around
 /// it is spelled.
@@ -61,7 +62,8 @@ import Testing
         let errors = try directory.errors("[[hosts]]\ncommand = [\"/h\"]\n")
         #expect(errors.count == 1)
         #expect(errors.first?.line == 1)
-        #expect(errors.first?.message.contains("expected a table of entries such as [hosts.ID], found an array") == true)
+        #expect(
+            errors.first?.message.contains("expected a table of entries such as [hosts.ID], found an array") == true)
     }
 
     @Test func locatorFindsKeysTablesAndElements() {
@@ -100,7 +102,8 @@ import Testing
     }
 
     @Test func keyPathsAreSpelledAsTOML() {
-        let path = ConfigKeyPath.root.appending("extensions").appending("com.example.w").appending("command").appending(index: 0)
+        let path = ConfigKeyPath.root.appending("extensions").appending("com.example.w").appending("command").appending(
+            index: 0)
         #expect(path.description == #"extensions."com.example.w".command[0]"#)
         #expect(ConfigKeyPath.root.appending("a\"b\n").description == #""a\"b\u000A""#)
     }

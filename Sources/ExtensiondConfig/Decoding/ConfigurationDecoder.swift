@@ -106,7 +106,8 @@ struct ConfigurationDecoder {
         let app = reader.require("app", .identifier("an app id"))
         let point = reader.require("point", .extensionPoint)
         let launch = self.launch(reader)
-        var spec = ExtensionSpec(id: id, app: app ?? "", point: point ?? .widget, launch: launch ?? LaunchSpec(command: []))
+        var spec = ExtensionSpec(
+            id: id, app: app ?? "", point: point ?? .widget, launch: launch ?? LaunchSpec(command: []))
         tunables(reader, into: &spec)
         reader.read("activation", .activation, into: &spec.activation)
         if point == .widget && !spec.activation.isEmpty {
@@ -174,7 +175,9 @@ struct ConfigurationDecoder {
     }
 
     /// Reports unless `lower <= upper`.
-    private func orderCheck(_ reader: TableReader, _ lowerKey: String, _ lower: Duration, _ upperKey: String, _ upper: Duration) {
+    private func orderCheck(
+        _ reader: TableReader, _ lowerKey: String, _ lower: Duration, _ upperKey: String, _ upper: Duration
+    ) {
         guard lower > upper else { return }
         reader.report(
             involving: [lowerKey, upperKey],

@@ -29,9 +29,9 @@ struct ConfigKeyPath: Hashable, Sendable, CustomStringConvertible {
 
     /// A key as TOML would write it: bare when it can be, quoted otherwise.
     private static func spell(_ key: String) -> String {
-        let bare = !key.isEmpty && key.unicodeScalars.allSatisfy {
-            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-")
-        }
+        let bare =
+            !key.isEmpty
+            && key.unicodeScalars.allSatisfy { $0.isASCIILetterOrDigit || $0 == "_" || $0 == "-" }
         if bare { return key }
         var quoted = "\""
         for scalar in key.unicodeScalars {

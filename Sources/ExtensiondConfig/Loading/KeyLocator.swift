@@ -222,7 +222,7 @@ struct KeyLocator {
     // MARK: Characters
 
     private static func isBareKeyScalar(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_" || scalar == "-")
+        scalar.isASCIILetterOrDigit || scalar == "_" || scalar == "-"
     }
 
     private func peek(_ offset: Int = 0) -> Unicode.Scalar? {

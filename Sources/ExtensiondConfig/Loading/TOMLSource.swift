@@ -41,7 +41,10 @@ enum TOMLSource {
             case .bool: .boolean(value.bool ?? false)
             case .date, .time, .dateTime: .temporal(typeName: value.type.description)
             case .array:
-                .array((value.array.map { Array($0) } ?? []).enumerated().map { child($1.tomlValue, path.appending(index: $0)) })
+                .array(
+                    (value.array.map { Array($0) } ?? []).enumerated().map {
+                        child($1.tomlValue, path.appending(index: $0))
+                    })
             case .table:
                 .table(
                     Dictionary(
