@@ -27,6 +27,11 @@ struct ConfigKeyPath: Hashable, Sendable, CustomStringConvertible {
         return text
     }
 
+    /// Whether a key on the path contains a NUL character.
+    var containsNUL: Bool {
+        components.contains { if case .key(let key) = $0 { key.contains("\0") } else { false } }
+    }
+
     /// A key as TOML would write it: bare when it can be, quoted otherwise.
     private static func spell(_ key: String) -> String {
         let bare =
