@@ -85,10 +85,9 @@ public final class CgroupEventSource: Sendable, CustomStringConvertible {
     /// For tests and shutdown paths: the daemon registers the descriptor instead.
     public func wait(timeout: Duration) throws(CgroupError) -> Bool {
         var entry = pollfd(fd: fileDescriptor, events: readiness.pollEvents, revents: 0)
-        let milliseconds = Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
         var outcome: Int32
         repeat {
-            outcome = poll(&entry, 1, milliseconds)
+            outcome = poll(&entry, 1, timeout.pollMilliseconds)
         } while outcome < 0 && errno == EINTR
         guard outcome >= 0 else { throw .systemCall("poll", path: description, errno: errno) }
         return outcome > 0
@@ -104,5 +103,15 @@ public final class CgroupEventSource: Sendable, CustomStringConvertible {
 
     deinit {
         close(fileDescriptor)
+    }
+}
+
+extension Duration {
+    /// The duration as a `poll(2)` timeout, rounded up so that a wait never
+    /// ends before the duration has passed.
+    var pollMilliseconds: Int32 {
+        let (seconds, attoseconds) = components
+        let milliseconds = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        return Int32(clamping: max(0, milliseconds))
     }
 }
