@@ -55,7 +55,7 @@ public final class CgroupEventSource: Sendable, CustomStringConvertible {
         case .eventCounter:
             var count: UInt64 = 0
             guard Glibc.read(fileDescriptor, &count, 8) == 8 else {
-                return try nothingPending(count: "eventfd")
+                return try nothingPending(reading: "eventfd")
             }
             return count
         case .fileWatch:
@@ -63,7 +63,7 @@ public final class CgroupEventSource: Sendable, CustomStringConvertible {
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
                 let length = Glibc.read(fileDescriptor, &buffer, buffer.count)
-                if length < 0 { return try nothingPending(count: "inotify") + total }
+                if length < 0 { return try nothingPending(reading: "inotify") + total }
                 if length == 0 { return total }
                 var offset = 0
                 while offset + MemoryLayout<inotify_event>.size <= length {
@@ -76,7 +76,7 @@ public final class CgroupEventSource: Sendable, CustomStringConvertible {
         case .pressureTrigger:
             // Polling a PSI trigger clears its pending event.
             var entry = pollfd(fd: fileDescriptor, events: Int16(POLLPRI), revents: 0)
-            guard poll(&entry, 1, 0) >= 0 else { return try nothingPending(count: "PSI trigger") }
+            guard poll(&entry, 1, 0) >= 0 else { return try nothingPending(reading: "PSI trigger") }
             return entry.revents & Int16(POLLPRI) != 0 ? 1 : 0
         }
     }
@@ -94,7 +94,7 @@ public final class CgroupEventSource: Sendable, CustomStringConvertible {
     }
 
     /// EAGAIN means nothing was pending; anything else is an error.
-    private func nothingPending(count what: String) throws(CgroupError) -> UInt64 {
+    private func nothingPending(reading what: String) throws(CgroupError) -> UInt64 {
         guard errno == EAGAIN || errno == EINTR else {
             throw .systemCall("read \(what) of", path: description, errno: errno)
         }

@@ -135,7 +135,8 @@ public struct ControlGroup: Sendable, CustomStringConvertible {
 
     /// Fires when the kernel OOM killer acts in the group: v1 an eventfd on
     /// `memory.oom_control`; v2 an inotify watch of `memory.events` (any
-    /// counter change; compare ``memoryEvents()``).
+    /// counter change; compare ``memoryEvents()``). A v1 eventfd also fires
+    /// once when the group is removed: drop the source before ``remove()``.
     public func oomEvents() throws(CgroupError) -> CgroupEventSource {
         try backend.oomEvents(of: name)
     }
