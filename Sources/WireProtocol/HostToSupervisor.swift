@@ -84,6 +84,12 @@ extension HostToSupervisor: WireMessageGroup {
         }
     }
 
+    /// Decodes one line (without its newline); a plain `pull` takes a fast path.
+    public static func decode(line: some Collection<UInt8>) throws(ProtocolError) -> Self {
+        if let pull = PullFastPath.decode(line) { return .pull(pull) }
+        return try WireCoding.decodeLine(line, as: Self.self)
+    }
+
     public func encodeFields(to encoder: any Encoder) throws {
         switch self {
         case .list(let fields): try fields.encode(to: encoder)
