@@ -43,7 +43,17 @@ import Testing
         }
     }
 
-    /// The probe widget's runtime on its own thread, and the supervisor's end of its socket.
+    /// Upper-cases text items and drops the rest.
+    struct ShoutAction: Action {
+        func perform(items: [Item], context: ExtensionContext) -> [Item] {
+            items.compactMap { item in
+                guard case .value(.string(let text)) = item.content else { return nil }
+                return Item(type: item.type, value: .string(text.uppercased()))
+            }
+        }
+    }
+
+    /// An extension's runtime on its own thread, and the supervisor's end of its socket.
     final class RunningRuntime {
         let peer: SupervisorPeer
         private let thread: TestThread
@@ -54,11 +64,13 @@ import Testing
             let text = Mutex<String?>(nil)
         }
 
-        init() throws {
+        init(_ makeHandler: @escaping @Sendable () -> some RequestHandler = { WidgetHandler(widget: ProbeWidget()) })
+            throws
+        {
             peer = try SupervisorPeer()
             let descriptor = peer.extensionDescriptor
             thread = try TestThread { [ending] in
-                var handler = WidgetHandler(widget: ProbeWidget())
+                var handler = makeHandler()
                 let text: String
                 do {
                     try ExtensionRuntime.serve(&handler, descriptor: descriptor, environment: .init(descriptor: descriptor))
@@ -165,6 +177,21 @@ import Testing
         #expect(
             try peer.expectMessage()
                 == .result(.init(id: 7, result: .failed, error: "\(DefaultsError.rejected("not your group"))")))
+        try peer.send(.terminate)
+        #expect(runtime.finish() == "terminated")
+    }
+
+    @Test func actionsAnswerBeginWithTheirItems() throws {
+        let runtime = try RunningRuntime { ActionHandler(action: ShoutAction()) }
+        let peer = runtime.peer
+        #expect(try peer.expectMessage() == .ready(.init(protocol: 1)))
+        let items = [Item(type: "public.text", value: "hi"), Item(type: "public.image", path: "/tmp/a.png")]
+        try peer.send(.begin(.init(id: 5, items: items)))
+        #expect(try peer.expectMessage() == .complete(.init(id: 5, items: [Item(type: "public.text", value: "HI")])))
+        try peer.send(.update(.init(id: 6, mode: .compact, maxSize: size, reason: .pull)))
+        #expect(
+            try peer.expectMessage()
+                == .result(.init(id: 6, result: .failed, error: "an action extension has no content")))
         try peer.send(.terminate)
         #expect(runtime.finish() == "terminated")
     }
