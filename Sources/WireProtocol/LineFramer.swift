@@ -15,6 +15,10 @@ public struct LineFramer: Sendable {
     /// 1 MiB, the protocol's limit.
     public static let defaultMaxLineLength = 1 << 20
 
+    /// The buffer capacity kept once every line has been taken out: a connection that once
+    /// received a large message does not hold on to its memory while idle.
+    private static let idleCapacity = 4096
+
     /// The longest line accepted, newline not included.
     public let maxLineLength: Int
 
@@ -57,6 +61,11 @@ public struct LineFramer: Sendable {
             if line.count > maxLineLength { throw .oversized(limit: maxLineLength) }
             if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
             if !line.allSatisfy(Self.isBlank) { return line }
+        }
+        if start == buffer.count {
+            buffer.removeAll(keepingCapacity: buffer.capacity <= Self.idleCapacity)
+            start = 0
+            unfinishedStart = 0
         }
         scanned = buffer.count
         return nil
