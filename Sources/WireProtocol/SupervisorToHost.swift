@@ -12,7 +12,7 @@ public enum SupervisorToHost: Hashable, Sendable {
     /// the URL's handler opens it).
     case openURL(OpenURL)
     /// `error`: a request failed.
-    case error(Error)
+    case error(RequestError)
 
     /// `{"type":"extensions","id":1,"extensions":[{"id":"...","app":"...","point":"widget","enabled":true,"hasContent":true}]}`
     public struct Extensions: Codable, Hashable, Sendable {
@@ -165,7 +165,7 @@ public enum SupervisorToHost: Hashable, Sendable {
 
     /// `{"type":"error","id":2,"error":"unknown extension \"x\""}` — `id` is absent when
     /// the failed request had none or could not be parsed.
-    public struct Error: Codable, Hashable, Sendable {
+    public struct RequestError: Codable, Hashable, Sendable {
         public var id: RequestID?
         public var error: String
 
@@ -186,7 +186,7 @@ extension SupervisorToHost: WireMessageGroup {
             self = .extensionTerminated(
                 try WireCoding.decodePayload(ExtensionTerminated.self, of: type, from: decoder))
         case "openURL": self = .openURL(try WireCoding.decodePayload(OpenURL.self, of: type, from: decoder))
-        case "error": self = .error(try WireCoding.decodePayload(Error.self, of: type, from: decoder))
+        case "error": self = .error(try WireCoding.decodePayload(RequestError.self, of: type, from: decoder))
         default: throw .unknownType(type)
         }
     }

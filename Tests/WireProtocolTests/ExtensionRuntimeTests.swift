@@ -64,7 +64,7 @@ import Testing
             let text = Mutex<String?>(nil)
         }
 
-        init(_ makeHandler: @escaping @Sendable () -> some RequestHandler = { WidgetHandler(widget: ProbeWidget()) })
+        init(_ makeHandler: @escaping @Sendable () -> any RequestHandler = { WidgetHandler(widget: ProbeWidget()) })
             throws
         {
             peer = try SupervisorPeer()
