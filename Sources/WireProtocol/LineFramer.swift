@@ -30,6 +30,7 @@ public struct LineFramer: Sendable {
     /// Where the unfinished line at the end of `buffer` starts (after its last newline).
     private var unfinishedStart = 0
 
+    /// An empty framer that accepts lines of up to `maxLineLength` bytes.
     public init(maxLineLength: Int = LineFramer.defaultMaxLineLength) {
         self.maxLineLength = maxLineLength
     }

@@ -20,6 +20,7 @@ public enum SupervisorToHost: Hashable, Sendable {
         public var id: RequestID?
         public var extensions: [ExtensionInfo]
 
+        /// Creates the value from its fields.
         public init(id: RequestID? = nil, extensions: [ExtensionInfo]) {
             self.id = id
             self.extensions = extensions
@@ -38,6 +39,7 @@ public enum SupervisorToHost: Hashable, Sendable {
         /// `false` after the extension sent `setHasContent false`; hosts then hide it.
         public var hasContent: Bool
 
+        /// Creates the value from its fields.
         public init(id: String, app: String, point: String, enabled: Bool, hasContent: Bool) {
             self.id = id
             self.app = app
@@ -67,6 +69,7 @@ public enum SupervisorToHost: Hashable, Sendable {
         /// Why the last update failed, when `result` is `failed` or `stale` is true.
         public var error: String?
 
+        /// Creates the value from its fields.
         public init(
             id: RequestID?, extensionID: String, result: SnapshotResult, snapshot: EncodedJSON?, version: UInt64,
             ageMs: UInt64, stale: Bool, error: String? = nil
@@ -131,6 +134,7 @@ public enum SupervisorToHost: Hashable, Sendable {
         public var id: RequestID
         public var items: [Item]
 
+        /// Creates the value from its fields.
         public init(id: RequestID, items: [Item]) {
             self.id = id
             self.items = items
@@ -142,6 +146,7 @@ public enum SupervisorToHost: Hashable, Sendable {
         public var extensionID: String
         public var reason: TerminationReason
 
+        /// Creates the value from its fields.
         public init(extensionID: String, reason: TerminationReason) {
             self.extensionID = extensionID
             self.reason = reason
@@ -157,6 +162,7 @@ public enum SupervisorToHost: Hashable, Sendable {
         public var url: String
         public var app: String
 
+        /// Creates the value from its fields.
         public init(url: String, app: String) {
             self.url = url
             self.app = app
@@ -169,6 +175,7 @@ public enum SupervisorToHost: Hashable, Sendable {
         public var id: RequestID?
         public var error: String
 
+        /// Creates the value from its fields.
         public init(id: RequestID?, error: String) {
             self.id = id
             self.error = error

@@ -49,6 +49,7 @@ public struct Size: Codable, Hashable, Sendable {
     /// Pixels down.
     public var height: Int
 
+    /// Creates the value from its fields.
     public init(width: Int, height: Int) {
         self.width = width
         self.height = height
