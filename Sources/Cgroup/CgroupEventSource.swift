@@ -55,7 +55,7 @@ public final class CgroupEventSource: Sendable, CustomStringConvertible {
         case .eventCounter:
             var count: UInt64 = 0
             guard Glibc.read(fileDescriptor, &count, 8) == 8 else {
-                return try nothingPending(count: "eventfd")
+                return try nothingPending(reading: "eventfd")
             }
             return count
         case .fileWatch:
@@ -63,7 +63,7 @@ public final class CgroupEventSource: Sendable, CustomStringConvertible {
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
                 let length = Glibc.read(fileDescriptor, &buffer, buffer.count)
-                if length < 0 { return try nothingPending(count: "inotify") + total }
+                if length < 0 { return try nothingPending(reading: "inotify") + total }
                 if length == 0 { return total }
                 var offset = 0
                 while offset + MemoryLayout<inotify_event>.size <= length {
@@ -76,7 +76,7 @@ public final class CgroupEventSource: Sendable, CustomStringConvertible {
         case .pressureTrigger:
             // Polling a PSI trigger clears its pending event.
             var entry = pollfd(fd: fileDescriptor, events: Int16(POLLPRI), revents: 0)
-            guard poll(&entry, 1, 0) >= 0 else { return try nothingPending(count: "PSI trigger") }
+            guard poll(&entry, 1, 0) >= 0 else { return try nothingPending(reading: "PSI trigger") }
             return entry.revents & Int16(POLLPRI) != 0 ? 1 : 0
         }
     }
@@ -85,17 +85,16 @@ public final class CgroupEventSource: Sendable, CustomStringConvertible {
     /// For tests and shutdown paths: the daemon registers the descriptor instead.
     public func wait(timeout: Duration) throws(CgroupError) -> Bool {
         var entry = pollfd(fd: fileDescriptor, events: readiness.pollEvents, revents: 0)
-        let milliseconds = Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
         var outcome: Int32
         repeat {
-            outcome = poll(&entry, 1, milliseconds)
+            outcome = poll(&entry, 1, timeout.pollMilliseconds)
         } while outcome < 0 && errno == EINTR
         guard outcome >= 0 else { throw .systemCall("poll", path: description, errno: errno) }
         return outcome > 0
     }
 
     /// EAGAIN means nothing was pending; anything else is an error.
-    private func nothingPending(count what: String) throws(CgroupError) -> UInt64 {
+    private func nothingPending(reading what: String) throws(CgroupError) -> UInt64 {
         guard errno == EAGAIN || errno == EINTR else {
             throw .systemCall("read \(what) of", path: description, errno: errno)
         }
@@ -104,5 +103,15 @@ public final class CgroupEventSource: Sendable, CustomStringConvertible {
 
     deinit {
         close(fileDescriptor)
+    }
+}
+
+extension Duration {
+    /// The duration as a `poll(2)` timeout, rounded up so that a wait never
+    /// ends before the duration has passed.
+    var pollMilliseconds: Int32 {
+        let (seconds, attoseconds) = components
+        let milliseconds = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        return Int32(clamping: max(0, milliseconds))
     }
 }

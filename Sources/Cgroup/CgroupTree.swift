@@ -25,12 +25,18 @@ public struct CgroupTree: Sendable {
     /// The tree in the daemon's own cgroup, or at `configuredRoot` (an absolute
     /// directory of the unified or the v1 memory hierarchy), with the backend
     /// detected from `/proc/self/cgroup` and `/proc/self/mountinfo`.
+    ///
+    /// On v1 the pids groups live below the daemon's own pids cgroup (under
+    /// systemd, the service's), whatever `configuredRoot` says.
     public static func detect(configuredRoot: String? = nil) throws(CgroupError) -> CgroupTree {
         let memberships: [CgroupMembership]
-        do {
-            memberships = try CgroupMembership.read()
-        } catch {
-            throw .malformed(path: "/proc/self/cgroup", content: "", expected: "cgroup memberships (\(error))")
+        switch Result(catching: { () throws(ProcessError) in try CgroupMembership.read() }) {
+        case .success(let read):
+            memberships = read
+        case .failure(.systemCall(let call, let path, let errno)):
+            throw .systemCall(call, path: path, errno: errno)
+        case .failure(.malformed(let path, let expected)):
+            throw .malformed(path: path, content: (try? CgroupFiles.read(path)) ?? "", expected: expected)
         }
         let mounts = CgroupDetection.parseMounts(try CgroupFiles.read("/proc/self/mountinfo"))
         let location = try CgroupDetection.locate(

@@ -108,8 +108,7 @@ public struct ControlGroup: Sendable, CustomStringConvertible {
             // A process that is already gone cannot be opened; the next listing drops it.
             let descriptors = remaining.compactMap { try? ProcessDescriptor.open(pid: $0) }
             var entries = descriptors.map { pollfd(fd: $0.fileDescriptor, events: Int16(POLLIN), revents: 0) }
-            let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
-            if !entries.isEmpty, poll(&entries, nfds_t(entries.count), milliseconds) < 0, errno != EINTR {
+            if !entries.isEmpty, poll(&entries, nfds_t(entries.count), left.pollMilliseconds) < 0, errno != EINTR {
                 throw .systemCall("poll pidfds of", path: description, errno: errno)
             }
         }
@@ -136,7 +135,8 @@ public struct ControlGroup: Sendable, CustomStringConvertible {
 
     /// Fires when the kernel OOM killer acts in the group: v1 an eventfd on
     /// `memory.oom_control`; v2 an inotify watch of `memory.events` (any
-    /// counter change; compare ``memoryEvents()``).
+    /// counter change; compare ``memoryEvents()``). A v1 eventfd also fires
+    /// once when the group is removed: drop the source before ``remove()``.
     public func oomEvents() throws(CgroupError) -> CgroupEventSource {
         try backend.oomEvents(of: name)
     }

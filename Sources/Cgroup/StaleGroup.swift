@@ -12,4 +12,12 @@ public struct StaleGroup: Equatable, Sendable {
     public let killedProcesses: [pid_t]
     /// Why it could not be removed, if it could not.
     public let failure: CgroupError?
+
+    /// Creates a record of a cleaned group.
+    public init(kind: CgroupKind, id: String, killedProcesses: [pid_t], failure: CgroupError?) {
+        self.kind = kind
+        self.id = id
+        self.killedProcesses = killedProcesses
+        self.failure = failure
+    }
 }

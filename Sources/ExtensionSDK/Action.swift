@@ -8,5 +8,6 @@ public protocol Action {
 }
 
 extension Action {
+    /// Does nothing unless the extension implements it.
     public mutating func memoryWarning(current: UInt64, high: UInt64, context: ExtensionContext) {}
 }

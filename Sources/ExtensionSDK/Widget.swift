@@ -24,6 +24,7 @@ public protocol Widget {
 }
 
 extension Widget {
+    /// Does nothing unless the extension implements it.
     public mutating func memoryWarning(current: UInt64, high: UInt64, context: ExtensionContext) {}
 }
 

@@ -9,12 +9,18 @@
 public struct Configuration: Sendable, Equatable {
     /// The files read, in merge order: the main file, then its drop-ins by name.
     public var sources: [String]
+    /// `[supervisor]`.
     public var supervisor: SupervisorSettings
+    /// `[pressure]`.
     public var pressure: PressureSettings
+    /// `[hosts.ID]`, sorted by id.
     public var hosts: [HostSpec]
+    /// `[apps.ID]`, sorted by id.
     public var apps: [AppSpec]
+    /// `[extensions.ID]` with `[defaults]` applied, sorted by id.
     public var extensions: [ExtensionSpec]
 
+    /// A configuration of the given parts; every part defaults to the built-in defaults.
     public init(
         supervisor: SupervisorSettings = .init(),
         pressure: PressureSettings = .init(),
@@ -49,6 +55,7 @@ public struct SupervisorSettings: Sendable, Equatable {
     /// …keeping this many files (the live one included).
     public var logFiles: Int = 3
 
+    /// The built-in defaults.
     public init() {}
 }
 
@@ -61,6 +68,7 @@ public struct PressureSettings: Sendable, Equatable {
     /// Optional system and subtree PSI trigger, independent of the budget.
     public var psi: PSITrigger?
 
+    /// The built-in defaults.
     public init() {}
 }
 
@@ -79,6 +87,7 @@ public struct LaunchSpec: Sendable, Equatable {
     /// Absolute (relative paths are resolved like commands); `nil`: the daemon's.
     public var workingDirectory: String?
 
+    /// A launch of `command` with the daemon's user, environment and directory.
     public init(command: [String]) { self.command = command }
 }
 
@@ -91,6 +100,7 @@ public struct ResourceLimits: Sendable, Equatable {
     /// Maximum number of tasks in the cgroup.
     public var pidsMax: Int?
 
+    /// Limits; `nil` leaves a limit unset.
     public init(memoryMax: ByteSize? = nil, memoryHigh: ByteSize? = nil, pidsMax: Int? = nil) {
         self.memoryMax = memoryMax
         self.memoryHigh = memoryHigh
@@ -100,14 +110,18 @@ public struct ResourceLimits: Sendable, Equatable {
 
 /// `[hosts.ID]`: a process that displays extensions; never chosen by the pressure policy.
 public struct HostSpec: Sendable, Equatable, Identifiable {
+    /// The config table name; also the cgroup and file name.
     public var id: String
+    /// How the process is started.
     public var launch: LaunchSpec
+    /// Its cgroup limits.
     public var limits: ResourceLimits = .init()
     /// Started with the daemon (default true).
     public var autostart: Bool = true
     /// Grace period between SIGTERM and SIGKILL when the daemon stops it.
     public var stopTimeout: Duration = .seconds(2)
 
+    /// An entry with the built-in defaults for everything but identity and launch.
     public init(id: String, launch: LaunchSpec) {
         self.id = id
         self.launch = launch
@@ -116,8 +130,11 @@ public struct HostSpec: Sendable, Equatable, Identifiable {
 
 /// `[apps.ID]`: a containing app, owner of extensions, URL schemes and app groups.
 public struct AppSpec: Sendable, Equatable, Identifiable {
+    /// The config table name; also the cgroup and file name.
     public var id: String
+    /// How the process is started.
     public var launch: LaunchSpec
+    /// Its cgroup limits.
     public var limits: ResourceLimits = .init()
     /// URL schemes this app opens, lowercased (schemes are case-insensitive).
     public var urlSchemes: [String] = []
@@ -128,6 +145,7 @@ public struct AppSpec: Sendable, Equatable, Identifiable {
     /// Grace period between SIGTERM and SIGKILL when the daemon stops it.
     public var stopTimeout: Duration = .seconds(2)
 
+    /// An entry with the built-in defaults for everything but identity and launch.
     public init(id: String, launch: LaunchSpec) {
         self.id = id
         self.launch = launch
@@ -141,11 +159,15 @@ public enum ExtensionPoint: String, Sendable, Equatable, CaseIterable {
 
 /// `[extensions.ID]`: a plug-in process launched on demand.
 public struct ExtensionSpec: Sendable, Equatable, Identifiable {
+    /// The config table name; also the cgroup and file name.
     public var id: String
     /// The id of the owning app.
     public var app: String
+    /// The extension point it implements.
     public var point: ExtensionPoint
+    /// How the process is started.
     public var launch: LaunchSpec
+    /// Its cgroup limits.
     public var limits: ResourceLimits = .init()
     /// Lower is killed first within a band.
     public var priority: Int = 0
@@ -162,6 +184,7 @@ public struct ExtensionSpec: Sendable, Equatable, Identifiable {
     /// Action/share points: the maximum number of items accepted per type.
     public var activation: [String: Int] = [:]
 
+    /// An entry with the built-in defaults for everything but identity and launch.
     public init(id: String, app: String, point: ExtensionPoint, launch: LaunchSpec) {
         self.id = id
         self.app = app
@@ -193,6 +216,7 @@ public struct RefreshSettings: Sendable, Equatable {
     /// Retry delay cap.
     public var backoffMax: Duration = .seconds(3600)
 
+    /// The built-in defaults of DESIGN §4.
     public init() {}
 
     /// The spread actually applied to scheduled refreshes.

@@ -85,7 +85,7 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
             let isAwaited = inFlight?.request.id == id
             actions = isAwaited ? finish(result, reload: reload, at: now, using: &generator) : []
         case .extensionExited(let reason):
-            actions = inFlight == nil ? [] : finish(.failed(reason), reload: .atEnd, at: now, using: &generator)
+            actions = finish(.failed(reason), reload: .atEnd, at: now, using: &generator)
         case .reconfigured(let parameters):
             self.parameters = parameters
             record.schedule.bucket.reconfigure(
@@ -163,7 +163,7 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
         at now: Instant,
         using generator: inout some RandomNumberGenerator
     ) -> [RefreshAction<Payload>] {
-        guard let update = inFlight else { return [] }
+        guard let update = inFlight else { return [] }  // nothing awaited: nothing to finish
         inFlight = nil
 
         let pullResult: PullResult

@@ -82,7 +82,7 @@ public enum Spawner {
         case EXT_SPAWN_STEP_PIPE: (.reportPipe, "for \(child)")
         case EXT_SPAWN_STEP_CLONE: (.clone, cloneSubject(request.cgroup, child: child))
         case EXT_SPAWN_STEP_PIDFD: (.processDescriptor, child)
-        case EXT_SPAWN_STEP_SIGNALS: (.resetSignals, child)
+        case EXT_SPAWN_STEP_SIGNALS: (.resetSignals, result.detail > 0 ? "\(child) (signal \(result.detail))" : child)
         case EXT_SPAWN_STEP_SETSID: (.newSession, child)
         case EXT_SPAWN_STEP_PARENT_DEATH: (.parentDeathSignal, child)
         case EXT_SPAWN_STEP_CGROUP: (.joinCgroup, procsFile(request.cgroup, index: Int(result.detail)))

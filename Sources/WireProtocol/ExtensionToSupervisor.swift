@@ -19,6 +19,7 @@ public enum ExtensionToSupervisor: Hashable, Sendable {
     /// `{"type":"ready","protocol":1}`
     public struct Ready: Codable, Hashable, Sendable {
         public var `protocol`: Int
+        /// Creates the value from its fields.
         public init(protocol: Int = ExtensionToSupervisor.protocolVersion) { self.protocol = `protocol` }
 
         private enum CodingKeys: String, CodingKey {
@@ -41,6 +42,7 @@ public enum ExtensionToSupervisor: Hashable, Sendable {
         public var reload: ReloadHint?
         public var error: String?
 
+        /// Creates the value from its fields.
         public init(
             id: RequestID, result: UpdateOutcome, snapshot: JSONValue? = nil, reload: ReloadHint? = nil,
             error: String? = nil
@@ -77,6 +79,7 @@ public enum ExtensionToSupervisor: Hashable, Sendable {
     public struct Complete: Codable, Hashable, Sendable {
         public var id: RequestID
         public var items: [Item]
+        /// Creates the value from its fields.
         public init(id: RequestID, items: [Item]) {
             self.id = id
             self.items = items
@@ -87,6 +90,7 @@ public enum ExtensionToSupervisor: Hashable, Sendable {
     public struct OpenURL: Codable, Hashable, Sendable {
         public var id: RequestID
         public var url: String
+        /// Creates the value from its fields.
         public init(id: RequestID, url: String) {
             self.id = id
             self.url = url
@@ -96,6 +100,7 @@ public enum ExtensionToSupervisor: Hashable, Sendable {
     /// `{"type":"setHasContent","value":false}`
     public struct SetHasContent: Codable, Hashable, Sendable {
         public var value: Bool
+        /// Creates the value from its fields.
         public init(value: Bool) { self.value = value }
     }
 
@@ -109,6 +114,7 @@ public enum ExtensionToSupervisor: Hashable, Sendable {
         public var key: String?
         public var value: JSONValue?
 
+        /// Creates the value from its fields.
         public init(id: RequestID, group: String, op: DefaultsOperation, key: String? = nil, value: JSONValue? = nil) {
             self.id = id
             self.group = group

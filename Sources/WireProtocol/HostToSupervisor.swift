@@ -12,6 +12,7 @@ public enum HostToSupervisor: Hashable, Sendable {
     /// `{"type":"list","id":1}` — `id` is optional and echoed in the answer.
     public struct List: Codable, Hashable, Sendable {
         public var id: RequestID?
+        /// Creates the value from its fields.
         public init(id: RequestID? = nil) { self.id = id }
     }
 
@@ -22,6 +23,7 @@ public enum HostToSupervisor: Hashable, Sendable {
         public var mode: DisplayMode
         public var maxSize: Size
 
+        /// Creates the value from its fields.
         public init(id: RequestID, extensionID: String, mode: DisplayMode, maxSize: Size) {
             self.id = id
             self.extensionID = extensionID
@@ -40,6 +42,7 @@ public enum HostToSupervisor: Hashable, Sendable {
         public var id: RequestID?
         public var extensions: [String]
 
+        /// Creates the value from its fields.
         public init(id: RequestID? = nil, extensions: [String]) {
             self.id = id
             self.extensions = extensions
@@ -52,6 +55,7 @@ public enum HostToSupervisor: Hashable, Sendable {
         public var extensionID: String
         public var items: [Item]
 
+        /// Creates the value from its fields.
         public init(id: RequestID, extensionID: String, items: [Item]) {
             self.id = id
             self.extensionID = extensionID
@@ -82,6 +86,12 @@ extension HostToSupervisor: WireMessageGroup {
         case .subscribe: "subscribe"
         case .perform: "perform"
         }
+    }
+
+    /// Decodes one line (without its newline); a plain `pull` takes a fast path.
+    public static func decode(line: some Collection<UInt8>) throws(ProtocolError) -> Self {
+        if let pull = PullFastPath.decode(line) { return .pull(pull) }
+        return try WireCoding.decodeLine(line, as: Self.self)
     }
 
     public func encodeFields(to encoder: any Encoder) throws {

@@ -14,6 +14,7 @@ public struct Item: Codable, Hashable, Sendable {
     public var type: String
     public var content: Content
 
+    /// Creates the value from its fields.
     public init(type: String, content: Content) {
         self.type = type
         self.content = content

@@ -8,6 +8,7 @@ import Foundation
 /// protocol does not prescribe.
 ///
 /// Numbers are held as `Double`, as in JavaScript: integers up to 2^53 round-trip exactly.
+/// JSON has no NaN or infinity: such numbers encode as `null`, so encoding never fails.
 public enum JSONValue: Hashable, Sendable {
     case null
     case bool(Bool)
@@ -42,6 +43,7 @@ extension JSONValue: Codable {
         switch self {
         case .null: try container.encodeNil()
         case .bool(let value): try container.encode(value)
+        case .number(let value) where !value.isFinite: try container.encodeNil()
         case .number(let value): try container.encode(value)
         case .string(let value): try container.encode(value)
         case .array(let value): try container.encode(value)
@@ -54,12 +56,19 @@ extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expre
     ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
     ExpressibleByDictionaryLiteral
 {
+    /// `nil` is JSON `null`.
     public init(nilLiteral: ()) { self = .null }
+    /// `true` and `false`.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// An integer literal, as a number.
     public init(integerLiteral value: Int) { self = .number(Double(value)) }
+    /// A floating-point literal, as a number.
     public init(floatLiteral value: Double) { self = .number(value) }
+    /// A string literal.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// An array literal of JSON values.
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// A dictionary literal, as an object; a repeated key keeps its last value.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }

@@ -15,6 +15,10 @@ public struct LineFramer: Sendable {
     /// 1 MiB, the protocol's limit.
     public static let defaultMaxLineLength = 1 << 20
 
+    /// The buffer capacity kept once every line has been taken out: a connection that once
+    /// received a large message does not hold on to its memory while idle.
+    private static let idleCapacity = 4096
+
     /// The longest line accepted, newline not included.
     public let maxLineLength: Int
 
@@ -26,6 +30,7 @@ public struct LineFramer: Sendable {
     /// Where the unfinished line at the end of `buffer` starts (after its last newline).
     private var unfinishedStart = 0
 
+    /// An empty framer that accepts lines of up to `maxLineLength` bytes.
     public init(maxLineLength: Int = LineFramer.defaultMaxLineLength) {
         self.maxLineLength = maxLineLength
     }
@@ -57,6 +62,11 @@ public struct LineFramer: Sendable {
             if line.count > maxLineLength { throw .oversized(limit: maxLineLength) }
             if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
             if !line.allSatisfy(Self.isBlank) { return line }
+        }
+        if start == buffer.count {
+            buffer.removeAll(keepingCapacity: buffer.capacity <= Self.idleCapacity)
+            start = 0
+            unfinishedStart = 0
         }
         scanned = buffer.count
         return nil

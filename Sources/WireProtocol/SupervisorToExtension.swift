@@ -20,6 +20,7 @@ public enum SupervisorToExtension: Hashable, Sendable {
         public var maxSize: Size
         public var reason: UpdateReason
 
+        /// Creates the value from its fields.
         public init(id: RequestID, mode: DisplayMode, maxSize: Size, reason: UpdateReason) {
             self.id = id
             self.mode = mode
@@ -33,6 +34,7 @@ public enum SupervisorToExtension: Hashable, Sendable {
         public var id: RequestID
         public var items: [Item]
 
+        /// Creates the value from its fields.
         public init(id: RequestID, items: [Item]) {
             self.id = id
             self.items = items
@@ -44,6 +46,7 @@ public enum SupervisorToExtension: Hashable, Sendable {
         public var id: RequestID
         public var success: Bool
 
+        /// Creates the value from its fields.
         public init(id: RequestID, success: Bool) {
             self.id = id
             self.success = success
@@ -64,6 +67,7 @@ public enum SupervisorToExtension: Hashable, Sendable {
         public var id: RequestID
         public var outcome: Outcome
 
+        /// Creates the value from its fields.
         public init(id: RequestID, outcome: Outcome) {
             self.id = id
             self.outcome = outcome
@@ -98,6 +102,7 @@ public enum SupervisorToExtension: Hashable, Sendable {
         public var current: UInt64
         public var high: UInt64
 
+        /// Creates the value from its fields.
         public init(current: UInt64, high: UInt64) {
             self.current = current
             self.high = high

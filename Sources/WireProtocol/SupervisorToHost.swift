@@ -12,7 +12,7 @@ public enum SupervisorToHost: Hashable, Sendable {
     /// the URL's handler opens it).
     case openURL(OpenURL)
     /// `error`: a request failed.
-    case error(Error)
+    case error(RequestError)
 
     /// `{"type":"extensions","id":1,"extensions":[{"id":"...","app":"...","point":"widget","enabled":true,"hasContent":true}]}`
     public struct Extensions: Codable, Hashable, Sendable {
@@ -20,6 +20,7 @@ public enum SupervisorToHost: Hashable, Sendable {
         public var id: RequestID?
         public var extensions: [ExtensionInfo]
 
+        /// Creates the value from its fields.
         public init(id: RequestID? = nil, extensions: [ExtensionInfo]) {
             self.id = id
             self.extensions = extensions
@@ -38,6 +39,7 @@ public enum SupervisorToHost: Hashable, Sendable {
         /// `false` after the extension sent `setHasContent false`; hosts then hide it.
         public var hasContent: Bool
 
+        /// Creates the value from its fields.
         public init(id: String, app: String, point: String, enabled: Bool, hasContent: Bool) {
             self.id = id
             self.app = app
@@ -67,6 +69,7 @@ public enum SupervisorToHost: Hashable, Sendable {
         /// Why the last update failed, when `result` is `failed` or `stale` is true.
         public var error: String?
 
+        /// Creates the value from its fields.
         public init(
             id: RequestID?, extensionID: String, result: SnapshotResult, snapshot: EncodedJSON?, version: UInt64,
             ageMs: UInt64, stale: Bool, error: String? = nil
@@ -131,6 +134,7 @@ public enum SupervisorToHost: Hashable, Sendable {
         public var id: RequestID
         public var items: [Item]
 
+        /// Creates the value from its fields.
         public init(id: RequestID, items: [Item]) {
             self.id = id
             self.items = items
@@ -142,6 +146,7 @@ public enum SupervisorToHost: Hashable, Sendable {
         public var extensionID: String
         public var reason: TerminationReason
 
+        /// Creates the value from its fields.
         public init(extensionID: String, reason: TerminationReason) {
             self.extensionID = extensionID
             self.reason = reason
@@ -157,6 +162,7 @@ public enum SupervisorToHost: Hashable, Sendable {
         public var url: String
         public var app: String
 
+        /// Creates the value from its fields.
         public init(url: String, app: String) {
             self.url = url
             self.app = app
@@ -165,10 +171,11 @@ public enum SupervisorToHost: Hashable, Sendable {
 
     /// `{"type":"error","id":2,"error":"unknown extension \"x\""}` — `id` is absent when
     /// the failed request had none or could not be parsed.
-    public struct Error: Codable, Hashable, Sendable {
+    public struct RequestError: Codable, Hashable, Sendable {
         public var id: RequestID?
         public var error: String
 
+        /// Creates the value from its fields.
         public init(id: RequestID?, error: String) {
             self.id = id
             self.error = error
@@ -186,7 +193,7 @@ extension SupervisorToHost: WireMessageGroup {
             self = .extensionTerminated(
                 try WireCoding.decodePayload(ExtensionTerminated.self, of: type, from: decoder))
         case "openURL": self = .openURL(try WireCoding.decodePayload(OpenURL.self, of: type, from: decoder))
-        case "error": self = .error(try WireCoding.decodePayload(Error.self, of: type, from: decoder))
+        case "error": self = .error(try WireCoding.decodePayload(RequestError.self, of: type, from: decoder))
         default: throw .unknownType(type)
         }
     }

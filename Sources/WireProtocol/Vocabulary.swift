@@ -7,19 +7,24 @@ public struct RequestID: RawRepresentable, Hashable, Comparable, Sendable, Codab
     /// The largest id: 2^53 - 1.
     public static let maximum: UInt64 = (1 << 53) - 1
 
+    /// The id as a number.
     public var rawValue: UInt64
 
     /// `rawValue` must not exceed ``maximum``; larger values are clamped to it.
     public init(rawValue: UInt64) { self.rawValue = min(rawValue, Self.maximum) }
+    /// An id written as a literal.
     public init(integerLiteral value: UInt64) { self.init(rawValue: value) }
 
     /// The id after this one, wrapping to 0 after ``maximum``.
     public var next: RequestID { RequestID(rawValue: rawValue == Self.maximum ? 0 : rawValue + 1) }
 
+    /// The decimal number.
     public var description: String { String(rawValue) }
 
+    /// Orders ids by their numbers.
     public static func < (lhs: RequestID, rhs: RequestID) -> Bool { lhs.rawValue < rhs.rawValue }
 
+    /// Decodes a JSON integer in 0 ... ``maximum``.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         rawValue = try container.decodeWireInteger(UInt64.self, in: 0...Self.maximum)
@@ -39,9 +44,12 @@ public enum DisplayMode: String, WireEnum {
 
 /// The largest size, in pixels, a host can show a widget at.
 public struct Size: Codable, Hashable, Sendable {
+    /// Pixels across.
     public var width: Int
+    /// Pixels down.
     public var height: Int
 
+    /// Creates the value from its fields.
     public init(width: Int, height: Int) {
         self.width = width
         self.height = height
@@ -99,9 +107,12 @@ public enum DefaultsOperation: String, WireEnum {
 ///
 /// An open set: the daemon may add reasons, so unknown values decode as they are.
 public struct TerminationReason: RawRepresentable, Codable, Hashable, Sendable {
+    /// The reason as it appears on the wire.
     public var rawValue: String
+    /// A reason, known or not.
     public init(rawValue: String) { self.rawValue = rawValue }
 
+    /// Decodes any string.
     public init(from decoder: any Decoder) throws {
         rawValue = try decoder.singleValueContainer().decode(String.self)
     }
@@ -133,6 +144,7 @@ public struct TerminationReason: RawRepresentable, Codable, Hashable, Sendable {
 public protocol WireEnum: RawRepresentable<String>, CaseIterable, Codable, Hashable, Sendable {}
 
 extension WireEnum {
+    /// Decodes one of the accepted strings; the error for any other lists them.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let raw = try container.decode(String.self)

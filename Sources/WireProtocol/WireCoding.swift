@@ -20,7 +20,8 @@ enum WireCoding {
     }
 
     /// Compact JSON for `value`. Only the protocol's own types are encoded here, and none
-    /// of them can fail to encode (no non-finite numbers are produced by decoding).
+    /// of them can fail to encode: they hold strings, integers, booleans and `JSONValue`s,
+    /// which encode non-finite numbers as `null`.
     static func encodeBytes(_ value: some Encodable) -> [UInt8] {
         do {
             return Array(try encoder.encode(value))
@@ -134,10 +135,13 @@ public protocol WireMessageGroup: Hashable, Sendable {
     func encodeFields(to encoder: any Encoder) throws
     /// The message as one line of compact JSON, newline included.
     func encodedLine() -> [UInt8]
+    /// Decodes one line (without its newline); throws a ``ProtocolError`` naming the
+    /// message type and field when it is not a valid message of this group.
+    static func decode(line: some Collection<UInt8>) throws(ProtocolError) -> Self
 }
 
 extension WireMessageGroup {
-    /// Decodes one line (without its newline).
+    /// Decodes one line (without its newline) with the general decoder.
     public static func decode(line: some Collection<UInt8>) throws(ProtocolError) -> Self {
         try WireCoding.decodeLine(line, as: Self.self)
     }

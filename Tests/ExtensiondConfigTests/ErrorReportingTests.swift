@@ -4,7 +4,9 @@ import Testing
 /// Each kind of mistake gives an error at the right file and line that says what was expected.
 @Suite struct ErrorReportingTests {
     /// Loads `text` and returns its only error.
-    private func onlyError(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> ConfigurationError {
+    private func onlyError(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws
+        -> ConfigurationError
+    {
         let directory = try ConfigDirectory()
         let errors = try directory.errors(text)
         #expect(errors.count == 1, "\(errors)", sourceLocation: sourceLocation)
@@ -41,7 +43,9 @@ import Testing
                 """)
         #expect(errors.map(\.keyPath) == ["extensions.widget.refresh.intervall", "supervisr"])
         #expect(errors.map(\.line) == [9, 11])
-        #expect(errors.last?.message.contains(#""supervisor", "pressure", "defaults", "hosts", "apps", "extensions""#) == true)
+        #expect(
+            errors.last?.message.contains(#""supervisor", "pressure", "defaults", "hosts", "apps", "extensions""#)
+                == true)
     }
 
     @Test func wrongTypeNamesTheExpectedType() throws {
@@ -175,6 +179,23 @@ import Testing
         #expect(error.message == "min_interval (5m) must not be above interval (1m)")
     }
 
+    @Test func constraintAgainstADefaultPointsAtTheExtensionsOwnKey() throws {
+        let error = try onlyError(
+            "[defaults.refresh]\ninterval = \"10m\"\n" + minimalConfig
+                + "[extensions.widget.refresh]\nmin_interval = \"20m\"\n")
+        #expect(error.line == 11)
+        #expect(error.keyPath == "extensions.widget.refresh.min_interval")
+        #expect(error.message == "min_interval (20m) must not be above interval (10m)")
+    }
+
+    @Test func constraintBroughtByDefaultsNamesTheExtension() throws {
+        let directory = try ConfigDirectory()
+        let errors = try directory.errors("[defaults]\nmemory_high = \"24M\"\nmemory_max = \"16M\"\n" + minimalConfig)
+        // Once for [defaults] itself, once as applied to the widget.
+        #expect(errors.map(\.keyPath) == ["defaults.memory_high", "defaults.memory_high"])
+        #expect(errors.last?.message.hasSuffix("(applies to extensions.widget)") == true)
+    }
+
     @Test func badDefaultIsReportedOnceAtTheDefaults() throws {
         let directory = try ConfigDirectory()
         let errors = try directory.errors(
@@ -208,7 +229,10 @@ import Testing
     @Test func missingRequiredKeys() throws {
         let directory = try ConfigDirectory()
         let errors = try directory.errors("[extensions.lonely]\n")
-        #expect(errors.map(\.message) == [#"missing required key "app""#, #"missing required key "point""#, #"missing required key "command""#])
+        #expect(
+            errors.map(\.message) == [
+                #"missing required key "app""#, #"missing required key "point""#, #"missing required key "command""#,
+            ])
         #expect(errors.allSatisfy { $0.line == 1 })
     }
 

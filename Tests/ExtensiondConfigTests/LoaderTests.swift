@@ -51,7 +51,8 @@ import Testing
         let other = configuration.extensions[0]
         let widget = configuration.extensions[1]
 
-        #expect(widget.limits == ResourceLimits(memoryMax: ByteSize(32 << 20), memoryHigh: ByteSize(24 << 20), pidsMax: 16))
+        #expect(
+            widget.limits == ResourceLimits(memoryMax: ByteSize(32 << 20), memoryHigh: ByteSize(24 << 20), pidsMax: 16))
         #expect(widget.priority == 3)
         #expect(widget.idleExit == .seconds(60))
         #expect(widget.startTimeout == .seconds(2))
@@ -79,7 +80,9 @@ import Testing
                 """)
         // Written out of order: name order, not creation order, decides.
         try directory.write("extensiond.d/20-late.toml", "[supervisor]\nmemory_budget = \"2G\"\n")
-        try directory.write("extensiond.d/10-early.toml", """
+        try directory.write(
+            "extensiond.d/10-early.toml",
+            """
             [supervisor]
             memory_budget = "1G"
 
@@ -102,7 +105,8 @@ import Testing
         #expect(configuration.hosts.first?.launch.command == [directory.path + "/extensiond.d/bin/panel"])
         #expect(
             configuration.sources == [
-                directory.main, directory.path + "/extensiond.d/10-early.toml", directory.path + "/extensiond.d/20-late.toml",
+                directory.main, directory.path + "/extensiond.d/10-early.toml",
+                directory.path + "/extensiond.d/20-late.toml",
             ])
     }
 

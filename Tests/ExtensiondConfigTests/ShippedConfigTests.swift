@@ -49,7 +49,8 @@ import Testing
 @Suite struct DocumentedExampleTests {
     @Test func exampleLoads() throws {
         let markdown = try String(contentsOfFile: ShippedConfigTests.repository + "/docs/CONFIG.md", encoding: .utf8)
-        let example = try #require(markdown.components(separatedBy: "```toml\n").last?.components(separatedBy: "```").first)
+        let example = try #require(
+            markdown.components(separatedBy: "```toml\n").last?.components(separatedBy: "```").first)
         let directory = try ConfigDirectory()
         let configuration = try directory.load(example)
 

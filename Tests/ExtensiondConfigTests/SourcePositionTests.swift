@@ -1,5 +1,6 @@
-@testable import ExtensiondConfig
 import Testing
+
+@testable import ExtensiondConfig
 
 /// Errors point at the line and column where the key was written, however the TOML around
 /// it is spelled.
@@ -51,6 +52,14 @@ import Testing
         #expect(try position("[hosts.h]\ncommand = [\"/h\"]\nenvironment = { \"é\" = \"x\", B = 5 }\n") == [3, 28])
     }
 
+    @Test func keysWithANULAreRejectedBeforeTOMLKitSeesThem() throws {
+        let directory = try ConfigDirectory()
+        let errors = try directory.errors("[hosts.h]\ncommand = [\"/h\"]\n\"a\\u0000x\" = 1\n\"a\\u0000y\" = 2\n")
+        #expect(errors.count == 1)
+        #expect(errors.first?.line == 3)
+        #expect(errors.first?.message == "a key must not contain a NUL character")
+    }
+
     @Test func windowsLineEndings() throws {
         let text = "[hosts.h]\r\ncommand = [\"/h\"]\r\n\r\npids_max = 0\r\n"
         #expect(try position(text) == [4, 1])
@@ -61,7 +70,8 @@ import Testing
         let errors = try directory.errors("[[hosts]]\ncommand = [\"/h\"]\n")
         #expect(errors.count == 1)
         #expect(errors.first?.line == 1)
-        #expect(errors.first?.message.contains("expected a table of entries such as [hosts.ID], found an array") == true)
+        #expect(
+            errors.first?.message.contains("expected a table of entries such as [hosts.ID], found an array") == true)
     }
 
     @Test func locatorFindsKeysTablesAndElements() {
@@ -84,6 +94,8 @@ import Testing
         #expect(at(.key("a"), .key("b.c")) == [2, 6])
         #expect(at(.key("a"), .key("b.c"), .key("list"), .index(1)) == [4, 3])
         #expect(at(.key("a"), .key("b.c"), .key("list"), .index(1), .key("x")) == [4, 5])
+        #expect(at(.key("arr"), .index(0)) == [5, 3])
+        #expect(at(.key("arr"), .index(1)) == [7, 3])
         #expect(at(.key("arr"), .index(1), .key("k")) == [8, 1])
     }
 
@@ -100,7 +112,8 @@ import Testing
     }
 
     @Test func keyPathsAreSpelledAsTOML() {
-        let path = ConfigKeyPath.root.appending("extensions").appending("com.example.w").appending("command").appending(index: 0)
+        let path = ConfigKeyPath.root.appending("extensions").appending("com.example.w").appending("command").appending(
+            index: 0)
         #expect(path.description == #"extensions."com.example.w".command[0]"#)
         #expect(ConfigKeyPath.root.appending("a\"b\n").description == #""a\"b\u000A""#)
     }

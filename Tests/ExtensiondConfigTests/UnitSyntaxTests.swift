@@ -6,20 +6,28 @@ import Testing
 @Suite struct UnitSyntaxTests {
     // MARK: Sizes
 
-    @Test(arguments: [
-        ("1000", 1000), ("0", 0), ("24K", 24 << 10), ("512M", 512 << 20), ("1G", 1 << 30), ("16777216", 16 << 20),
-    ] as [(String, UInt64)])
+    @Test(
+        arguments: [
+            ("1000", 1000), ("0", 0), ("24K", 24 << 10), ("512M", 512 << 20), ("1G", 1 << 30), ("16777216", 16 << 20),
+        ] as [(String, UInt64)])
     func sizes(text: String, bytes: UInt64) throws {
         #expect(try ByteSize(parsing: text) == ByteSize(bytes))
     }
 
-    @Test(arguments: ["", "M", "1.5G", "-1", "+1", "12 M", " 12M", "12MB", "12m", "12KM", "1T", "0x10", "18446744073709551616", "17179869184G"])
+    @Test(arguments: [
+        "", "M", "1.5G", "-1", "+1", "12 M", " 12M", "12MB", "12m", "12KM", "1T", "0x10", "18446744073709551616",
+        "17179869184G",
+    ])
     func sizeMistakes(text: String) {
         #expect(throws: ValueSyntaxError.self) { try ByteSize(parsing: text) }
     }
 
     @Test func sizeErrorNamesTheExpectedForm() {
-        #expect(throws: ValueSyntaxError(#""12MB" is not a size; expected a size such as "512M", "24K" or "1G" (powers of 1024) or a whole number of bytes"#)) {
+        #expect(
+            throws: ValueSyntaxError(
+                #""12MB" is not a size; expected a size such as "512M", "24K" or "1G" (powers of 1024) or a whole number of bytes"#
+            )
+        ) {
             try ByteSize(parsing: "12MB")
         }
     }
@@ -44,15 +52,18 @@ import Testing
 
     // MARK: Durations
 
-    @Test(arguments: [
-        ("150ms", .milliseconds(150)), ("30s", .seconds(30)), ("5m", .seconds(300)), ("1h30m", .seconds(5400)),
-        ("1d", .seconds(86_400)), ("2h0m5s10ms", .milliseconds(7_205_010)), ("0s", .zero),
-    ] as [(String, Duration)])
+    @Test(
+        arguments: [
+            ("150ms", .milliseconds(150)), ("30s", .seconds(30)), ("5m", .seconds(300)), ("1h30m", .seconds(5400)),
+            ("1d", .seconds(86_400)), ("2h0m5s10ms", .milliseconds(7_205_010)), ("0s", .zero),
+        ] as [(String, Duration)])
     func durations(text: String, duration: Duration) throws {
         #expect(try Duration(parsing: text) == duration)
     }
 
-    @Test(arguments: ["", "10", "s", "1.5s", "-1s", "5 m", "30m1h", "1m1m", "5sec", "1w", "10S", "1h 30m", "99999999999999999999d"])
+    @Test(arguments: [
+        "", "10", "s", "1.5s", "-1s", "5 m", "30m1h", "1m1m", "5sec", "1w", "10S", "1h 30m", "99999999999999999999d",
+    ])
     func durationMistakes(text: String) {
         #expect(throws: ValueSyntaxError.self) { try Duration(parsing: text) }
     }
@@ -66,7 +77,8 @@ import Testing
     @Test func durationSpellingReparsesToTheSameValue() throws {
         var random = SeededRandom(seed: 2)
         for _ in 0..<20_000 {
-            let milliseconds = Int64.random(in: 0...(Int64.max / 1_000_000), using: &random) >> Int.random(in: 0...40, using: &random)
+            let milliseconds =
+                Int64.random(in: 0...(Int64.max / 1_000_000), using: &random) >> Int.random(in: 0...40, using: &random)
             let duration = Duration.milliseconds(milliseconds)
             #expect(try Duration(parsing: duration.configSpelling) == duration)
         }

@@ -96,6 +96,15 @@ import Glibc
         #expect(try child.descriptor.waitForExit() == .exited(code: 0))
     }
 
+    @Test func numericUserAndGroupNeedNoPasswdEntry() throws {
+        let output = DescriptorPair.socketPair()
+        let child = try Spawner.spawn(SpawnRequest(
+            executable: "/bin/sh", arguments: ["-c", "id -u; id -g; id -G"], user: "54321", group: "54322", standardOutput: output.childEnd
+        ))
+        #expect(output.readAll() == "54321\n54322\n54322\n")
+        #expect(try child.descriptor.waitForExit() == .exited(code: 0))
+    }
+
     @Test func descriptorSignalsAndReapsTheChild() throws {
         let child = try Spawner.spawn(SpawnRequest(executable: "/bin/sleep", arguments: ["30"]))
         #expect(try child.descriptor.exitStatusIfExited() == nil)

@@ -35,6 +35,7 @@ import WireProtocol
         let value: JSONValue = ["a": [1, 2.5, -3e10, true, false, nil, "ü\n"], "b": [:], "c": []]
         #expect(try value.encoded().decoded() == value)
         #expect(try JSONValue(encoding: ["x": 1]) == ["x": 1])
+        #expect(try JSONValue.array([.number(.nan), .number(-.infinity)]).encoded().decoded() == [nil, nil])
         #expect(JSONValue.number(42).intValue == 42)
         #expect(JSONValue.number(4.2).intValue == nil)
         #expect(throws: ProtocolError.self) { try EncodedJSON(trustedBytes: Array("{".utf8)).decoded() }

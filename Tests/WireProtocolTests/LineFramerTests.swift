@@ -72,6 +72,19 @@ import WireProtocol
         #expect(throws: ProtocolError.oversized(limit: 10)) { try framer.nextLine() }
     }
 
+    @Test func drainedFramerStartsAfresh() throws {
+        var framer = LineFramer(maxLineLength: 100_000)
+        try framer.append(Array(repeating: UInt8(ascii: "y"), count: 90_000) + [0x0A])
+        #expect(try framer.nextLine()?.count == 90_000)
+        #expect(try framer.nextLine() == nil)
+        #expect(framer.bufferedByteCount == 0)
+        try framer.append(Array("a\nb".utf8))
+        #expect(try framer.nextLine() == Array("a".utf8)[...])
+        #expect(try framer.nextLine() == nil)
+        try framer.append(Array("c\n".utf8))
+        #expect(try framer.nextLine() == Array("bc".utf8)[...])
+    }
+
     @Test func defaultLimitIsOneMebibyte() {
         #expect(LineFramer().maxLineLength == 1_048_576)
     }

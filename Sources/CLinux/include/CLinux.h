@@ -59,7 +59,7 @@ struct ext_spawn_result {
     int pidfd;                  /* CLOEXEC; owned by the caller on success */
     enum ext_spawn_step failed_step;
     int error;                  /* errno of failed_step */
-    int detail;                 /* EXT_SPAWN_STEP_CGROUP: index of the cgroup.procs file */
+    int detail;                 /* STEP_CGROUP: index of the cgroup.procs file; STEP_SIGNALS: the signal, or 0 for the mask */
 };
 
 /*

@@ -8,9 +8,7 @@ import Glibc
 enum ConfigPaths {
     /// The absolute directory holding `file`.
     static func directory(of file: String) -> String {
-        var components = absolute(file).split(separator: "/", omittingEmptySubsequences: true)
-        components.removeLast()
-        return "/" + components.joined(separator: "/")
+        "/" + absolute(file).split(separator: "/").dropLast().joined(separator: "/")
     }
 
     /// `path` if absolute, else `path` below `base`; normalized either way.

@@ -18,9 +18,7 @@ struct ConfigurationDecoder {
         configuration.hosts = entries(of: document.node("hosts"), kind: "a host id", decode: host)
         configuration.apps = entries(of: document.node("apps"), kind: "an app id", decode: app)
         configuration.extensions = entries(of: document.node("extensions"), kind: "an extension id") { id, node in
-            var effective = defaults.map { $0.overlaid(by: node) } ?? node
-            effective.origin = node.origin
-            return `extension`(id, effective)
+            `extension`(id, defaults.map(node.filled(from:)) ?? node)
         }
         document.rejectUnknownKeys()
         return configuration
@@ -108,7 +106,8 @@ struct ConfigurationDecoder {
         let app = reader.require("app", .identifier("an app id"))
         let point = reader.require("point", .extensionPoint)
         let launch = self.launch(reader)
-        var spec = ExtensionSpec(id: id, app: app ?? "", point: point ?? .widget, launch: launch ?? LaunchSpec(command: []))
+        var spec = ExtensionSpec(
+            id: id, app: app ?? "", point: point ?? .widget, launch: launch ?? LaunchSpec(command: []))
         tunables(reader, into: &spec)
         reader.read("activation", .activation, into: &spec.activation)
         if point == .widget && !spec.activation.isEmpty {
@@ -176,7 +175,9 @@ struct ConfigurationDecoder {
     }
 
     /// Reports unless `lower <= upper`.
-    private func orderCheck(_ reader: TableReader, _ lowerKey: String, _ lower: Duration, _ upperKey: String, _ upper: Duration) {
+    private func orderCheck(
+        _ reader: TableReader, _ lowerKey: String, _ lower: Duration, _ upperKey: String, _ upper: Duration
+    ) {
         guard lower > upper else { return }
         reader.report(
             involving: [lowerKey, upperKey],

@@ -16,9 +16,11 @@ enum CrossReferences {
             let declared = appIDs.map { "\"\($0)\"" }.joined(separator: ", ")
             diagnostics.report(
                 reference.origin.error(
-                    "no app \"\(app)\" is declared" + (declared.isEmpty ? " (there are no [apps])" : "; declared apps: \(declared)")))
+                    "no app \"\(app)\" is declared"
+                        + (declared.isEmpty ? " (there are no [apps])" : "; declared apps: \(declared)")))
         }
-        claimOnce(apps, key: "url_schemes", what: "URL scheme", normalize: { $0.lowercased() }, diagnostics: diagnostics)
+        claimOnce(
+            apps, key: "url_schemes", what: "URL scheme", normalize: { $0.lowercased() }, diagnostics: diagnostics)
         claimOnce(apps, key: "groups", what: "app group", normalize: { $0 }, diagnostics: diagnostics)
     }
 
@@ -44,7 +46,8 @@ enum CrossReferences {
                     continue
                 }
                 let claim = owner == id ? "is listed twice" : "is already claimed by app \"\(owner)\""
-                diagnostics.report(element.origin.error("\(what) \"\(name)\" \(claim); each belongs to exactly one app"))
+                diagnostics.report(
+                    element.origin.error("\(what) \"\(name)\" \(claim); each belongs to exactly one app"))
             }
         }
     }

@@ -51,7 +51,9 @@ private func parsed<T>(_ parse: (String) throws(ValueSyntaxError) -> T, _ text: 
     do { return .success(try parse(text)) } catch { return .failure(error) }
 }
 
-private func check<T>(_ value: T, _ isValid: Bool, _ message: @autoclosure () -> String) -> Result<T, ValueSyntaxError> {
+private func check<T>(
+    _ value: T, _ isValid: Bool, _ message: @autoclosure () -> String
+) -> Result<T, ValueSyntaxError> {
     isValid ? .success(value) : .failure(ValueSyntaxError(message()))
 }
 
@@ -77,18 +79,21 @@ extension ValueKind where Value == String {
     /// RFC 3986: a letter, then letters, digits, `+`, `-`, `.`; lowercased, as schemes are case-insensitive.
     static var urlScheme: Self {
         string.refined { scheme in
-            let scalars = Array(scheme.unicodeScalars)
+            let scalars = scheme.unicodeScalars
             let valid =
                 scalars.first.map { $0.isASCII && $0.properties.isAlphabetic } == true
-                && scalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0)) }
+                && scalars.allSatisfy { $0.isASCIILetterOrDigit || "+-.".unicodeScalars.contains($0) }
             return check(
                 scheme.lowercased(), valid,
-                "\"\(scheme)\" is not a URL scheme: expected a letter followed by letters, digits, \"+\", \"-\" or \".\", such as \"weather\" (no \"://\")")
+                #""\#(scheme)" is not a URL scheme: expected a letter, then letters, digits, "+", "-" or ".", "#
+                    + #"such as "weather" (no "://")"#)
         }
     }
 
     static var absolutePath: Self {
-        string.refined { check($0, $0.hasPrefix("/"), "expected an absolute path (starting with \"/\"), found \"\($0)\"") }
+        string.refined {
+            check($0, $0.hasPrefix("/"), "expected an absolute path (starting with \"/\"), found \"\($0)\"")
+        }
     }
 
     /// A directory; a relative one is resolved against the directory of the declaring file.
@@ -103,12 +108,14 @@ extension ValueKind where Value == String {
     static var listenAddress: Self {
         string.refined { address in
             let invalid = ValueSyntaxError(
-                "\"\(address)\" is not a listen address: expected \"HOST:PORT\" such as \"127.0.0.1:9464\" or \"[::1]:9464\"")
+                #""\#(address)" is not a listen address: expected "HOST:PORT" such as "127.0.0.1:9464" or "[::1]:9464""#
+            )
             guard let colon = address.lastIndex(of: ":") else { return .failure(invalid) }
             let host = address[..<colon]
             let port = address[address.index(after: colon)...]
             let bracketsBalanced = host.hasPrefix("[") == host.hasSuffix("]")
-            guard !host.isEmpty, bracketsBalanced, port.allSatisfy(\.isASCII), let number = Int(port), (1...65535).contains(number)
+            guard !host.isEmpty, bracketsBalanced, port.allSatisfy(\.isASCII), let number = Int(port),
+                (1...65535).contains(number)
             else { return .failure(invalid) }
             return .success(address)
         }
@@ -132,7 +139,9 @@ extension ValueKind where Value == Int {
         }
     }
 
-    static var positiveInteger: Self { integer.refined { check($0, $0 > 0, "expected an integer above 0, found \($0)") } }
+    static var positiveInteger: Self {
+        integer.refined { check($0, $0 > 0, "expected an integer above 0, found \($0)") }
+    }
 }
 
 // MARK: - Units
@@ -144,9 +153,12 @@ extension ValueKind where Value == ByteSize {
             let size: ByteSize
             switch node.value {
             case .integer(let bytes) where bytes >= 0: size = ByteSize(UInt64(bytes))
-            case .integer(let bytes): throw node.origin.error("\(bytes) is not a size; expected \(ByteSize.expectedForm)")
+            case .integer(let bytes):
+                throw node.origin.error("\(bytes) is not a size; expected \(ByteSize.expectedForm)")
             case .string(let text):
-                do throws(ValueSyntaxError) { size = try ByteSize(parsing: text) } catch { throw node.origin.error(error.message) }
+                do throws(ValueSyntaxError) { size = try ByteSize(parsing: text) } catch {
+                    throw node.origin.error(error.message)
+                }
             default: throw node.mismatch(ByteSize.expectedForm)
             }
             guard size.bytes > 0 else { throw node.origin.error("a size must be above 0") }
@@ -159,7 +171,9 @@ extension ValueKind where Value == Duration {
     static var duration: Self {
         Self { node throws(ConfigurationError) in
             guard case .string(let text) = node.value else { throw node.mismatch(Duration.expectedForm + " in quotes") }
-            do throws(ValueSyntaxError) { return try Duration(parsing: text) } catch { throw node.origin.error(error.message) }
+            do throws(ValueSyntaxError) { return try Duration(parsing: text) } catch {
+                throw node.origin.error(error.message)
+            }
         }
     }
 

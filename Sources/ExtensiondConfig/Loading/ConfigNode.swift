@@ -27,11 +27,16 @@ struct ConfigKeyPath: Hashable, Sendable, CustomStringConvertible {
         return text
     }
 
+    /// Whether a key on the path contains a NUL character.
+    var containsNUL: Bool {
+        components.contains { if case .key(let key) = $0 { key.contains("\0") } else { false } }
+    }
+
     /// A key as TOML would write it: bare when it can be, quoted otherwise.
     private static func spell(_ key: String) -> String {
-        let bare = !key.isEmpty && key.unicodeScalars.allSatisfy {
-            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-")
-        }
+        let bare =
+            !key.isEmpty
+            && key.unicodeScalars.allSatisfy { $0.isASCIILetterOrDigit || $0 == "_" || $0 == "-" }
         if bare { return key }
         var quoted = "\""
         for scalar in key.unicodeScalars {
@@ -116,6 +121,16 @@ struct ConfigNode: Sendable {
         }
         for (key, node) in overlayEntries {
             entries[key] = entries[key].map { $0.overlaid(by: node) } ?? node
+        }
+        return ConfigNode(value: .table(entries), origin: origin)
+    }
+
+    /// This table completed by the keys of `defaults` it lacks, recursively: what is written
+    /// here wins, and tables keep this node's origin (they belong to this entry).
+    func filled(from defaults: ConfigNode) -> ConfigNode {
+        guard case .table(var entries) = value, case .table(let defaultEntries) = defaults.value else { return self }
+        for (key, node) in defaultEntries {
+            entries[key] = entries[key].map { $0.filled(from: node) } ?? node
         }
         return ConfigNode(value: .table(entries), origin: origin)
     }

@@ -14,7 +14,8 @@ enum ConfigurationFiles {
         let directory = dropInDirectory(for: path)
         guard let stream = opendir(directory) else {
             if errno == ENOENT { return .success([]) }
-            return .failure(ConfigurationError(file: directory, message: "cannot read the drop-in directory: \(describe(errno))"))
+            return .failure(
+                ConfigurationError(file: directory, message: "cannot read the drop-in directory: \(describe(errno))"))
         }
         defer { closedir(stream) }
         var names: [String] = []
@@ -42,7 +43,8 @@ enum ConfigurationFiles {
             if count == 0 { break }
             if count < 0 {
                 if errno == EINTR { continue }
-                return .failure(ConfigurationError(file: file, message: "cannot read the config file: \(describe(errno))"))
+                return .failure(
+                    ConfigurationError(file: file, message: "cannot read the config file: \(describe(errno))"))
             }
             bytes += chunk[..<count]
         }

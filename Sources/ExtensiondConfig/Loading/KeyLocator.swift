@@ -48,7 +48,8 @@ struct KeyLocator {
         let isArray = peek() == "["
         if isArray { advance() }
         skipSpaces()
-        guard var path = scanKey(below: .root) else { return nil }
+        guard let (header, location) = scanKey(below: .root) else { return nil }
+        var path = header
         skipSpaces()
         guard peek() == "]" else { return nil }
         advance()
@@ -57,16 +58,15 @@ struct KeyLocator {
             advance()
             let element = arrayTableCounts[path, default: 0]
             arrayTableCounts[path] = element + 1
-            let location = locations[path]
             path = path.appending(index: element)
-            if let location { record(path, at: location) }
+            record(path, at: location)
         }
         return path
     }
 
     /// `key = value`, the key possibly dotted, below `table`.
     private mutating func scanKeyValue(in table: ConfigKeyPath) {
-        guard let path = scanKey(below: table) else { return }
+        guard let (path, _) = scanKey(below: table) else { return }
         skipSpaces()
         guard peek() == "=" else { return }
         advance()
@@ -74,8 +74,9 @@ struct KeyLocator {
         scanValue(at: path)
     }
 
-    /// A possibly dotted key; records the location of each of its components.
-    private mutating func scanKey(below parent: ConfigKeyPath) -> ConfigKeyPath? {
+    /// A possibly dotted key and the location of its last component; records the location
+    /// of each of its components.
+    private mutating func scanKey(below parent: ConfigKeyPath) -> (ConfigKeyPath, SourceLocation)? {
         var path = parent
         while true {
             let location = SourceLocation(line: line, column: column)
@@ -83,7 +84,7 @@ struct KeyLocator {
             path = path.appending(key)
             record(path, at: location)
             skipSpaces()
-            guard peek() == "." else { return path }
+            guard peek() == "." else { return (path, location) }
             advance()
             skipSpaces()
         }
@@ -222,7 +223,7 @@ struct KeyLocator {
     // MARK: Characters
 
     private static func isBareKeyScalar(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_" || scalar == "-")
+        scalar.isASCIILetterOrDigit || scalar == "_" || scalar == "-"
     }
 
     private func peek(_ offset: Int = 0) -> Unicode.Scalar? {

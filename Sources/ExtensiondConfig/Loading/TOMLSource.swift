@@ -22,8 +22,17 @@ enum TOMLSource {
             return .failure(ConfigurationError(file: file, message: "TOML syntax error: \(error)"))
         }
         let locations = KeyLocator.locate(in: text)
-        return .success(
-            node(of: table.tomlValue, at: .root, file: file, locations: locations))
+        // TOMLKit passes keys through C strings and traps on a key cut short by a NUL.
+        let keysWithNUL = locations.filter { $0.key.containsNUL }
+        if let (path, location) = keysWithNUL.min(by: {
+            ($0.value.line, $0.value.column) < ($1.value.line, $1.value.column)
+        }) {
+            return .failure(
+                ConfigurationError(
+                    file: file, line: location.line, column: location.column, keyPath: path.description,
+                    message: "a key must not contain a NUL character"))
+        }
+        return .success(node(of: table.tomlValue, at: .root, file: file, locations: locations))
     }
 
     /// Converts a TOMLKit value; one the locator did not find is known by its key path alone.
@@ -41,13 +50,17 @@ enum TOMLSource {
             case .bool: .boolean(value.bool ?? false)
             case .date, .time, .dateTime: .temporal(typeName: value.type.description)
             case .array:
-                .array((value.array.map { Array($0) } ?? []).enumerated().map { child($1.tomlValue, path.appending(index: $0)) })
+                .array(
+                    (value.array.map { Array($0) } ?? []).enumerated().map {
+                        child($1.tomlValue, path.appending(index: $0))
+                    })
             case .table:
                 .table(
                     Dictionary(
-                        uniqueKeysWithValues: (value.table.map { Array($0) } ?? []).map { key, entry in
+                        (value.table.map { Array($0) } ?? []).map { key, entry in
                             (key, child(entry.tomlValue, path.appending(key)))
-                        }))
+                        },
+                        uniquingKeysWith: { first, _ in first }))
             }
         return ConfigNode(value: converted, origin: Origin(file: file, location: locations[path], keyPath: path))
     }

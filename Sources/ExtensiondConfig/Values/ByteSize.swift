@@ -6,6 +6,7 @@ public struct ByteSize: Sendable, Hashable, Comparable, CustomStringConvertible 
     /// A size of exactly `bytes` bytes.
     public init(_ bytes: UInt64) { self.bytes = bytes }
 
+    /// Orders by number of bytes.
     public static func < (lhs: ByteSize, rhs: ByteSize) -> Bool { lhs.bytes < rhs.bytes }
 
     /// The suffixes in config spelling, largest first.

@@ -6,6 +6,7 @@ public struct Share: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// A share of `fraction` (in 0...1) of the whole.
     public init(_ fraction: Double) { self.fraction = fraction }
 
+    /// Orders by fraction.
     public static func < (lhs: Share, rhs: Share) -> Bool { lhs.fraction < rhs.fraction }
 
     /// What a share must look like, for error messages.

@@ -6,15 +6,6 @@ public struct ValueSyntaxError: Error, Sendable, Equatable, CustomStringConverti
     /// Creates an error with a message that says what was expected.
     public init(_ message: String) { self.message = message }
 
+    /// The message.
     public var description: String { message }
-}
-
-/// Reads the decimal digits at the start of `text` as an unsigned number.
-///
-/// Returns `nil` when there are no digits or the number does not fit in `UInt64`.
-/// Only ASCII digits count: no sign, no spaces, no underscores.
-func leadingDecimal(_ text: Substring) -> (value: UInt64, rest: Substring)? {
-    let digits = text.prefix { $0.isASCII && $0.isNumber }
-    guard !digits.isEmpty, let value = UInt64(digits) else { return nil }
-    return (value, text[digits.endIndex...])
 }

@@ -1,0 +1,142 @@
+/// Decodes the common shape of a `pull` without `JSONDecoder`: the daemon answers tens of
+/// thousands of cached pulls per second, and the general decoder costs more than the rest
+/// of a cached pull together.
+///
+/// It accepts only a line it understands completely: one object with exactly the five
+/// fields of a pull, strings without escapes, plain non-negative integers. Anything else
+/// (escapes, extra fields, errors of any kind) returns `nil`, and the caller falls back to
+/// the general decoder, which gives the same result or a precise error.
+enum PullFastPath {
+    static func decode(_ line: some Collection<UInt8>) -> HostToSupervisor.Pull? {
+        let decoded = line.withContiguousStorageIfAvailable { bytes -> HostToSupervisor.Pull? in
+            var scanner = FlatJSONScanner(bytes)
+            return scanner.pull()
+        }
+        return decoded ?? nil
+    }
+}
+
+/// A forward-only reader of the few JSON constructs ``PullFastPath`` accepts.
+private struct FlatJSONScanner {
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var position = 0
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+    }
+
+    mutating func pull() -> HostToSupervisor.Pull? {
+        var type: [UInt8]?, id: UInt64?, extensionID: String?, mode: DisplayMode?, maxSize: Size?
+        let complete = object { key, scanner in
+            switch key {
+            case "type" where type == nil: type = scanner.rawString()
+            case "id" where id == nil: id = scanner.integer(max: RequestID.maximum)
+            case "extension" where extensionID == nil:
+                extensionID = scanner.rawString().flatMap(String.init(validatingUTF8Bytes:))
+            case "mode" where mode == nil:
+                mode = scanner.rawString().flatMap(String.init(validatingUTF8Bytes:)).flatMap(DisplayMode.init(rawValue:))
+            case "maxSize" where maxSize == nil: maxSize = scanner.size()
+            default: return false
+            }
+            return true
+        }
+        skipWhitespace()
+        guard complete, position == bytes.count, type == Array("pull".utf8),
+              let id, let extensionID, let mode, let maxSize
+        else { return nil }
+        return HostToSupervisor.Pull(id: RequestID(rawValue: id), extensionID: extensionID, mode: mode, maxSize: maxSize)
+    }
+
+    private mutating func size() -> Size? {
+        var width: UInt64?, height: UInt64?
+        let complete = object { key, scanner in
+            switch key {
+            case "width" where width == nil: width = scanner.integer(max: UInt64(Int32.max))
+            case "height" where height == nil: height = scanner.integer(max: UInt64(Int32.max))
+            default: return false
+            }
+            return true
+        }
+        guard complete, let width, let height else { return nil }
+        return Size(width: Int(width), height: Int(height))
+    }
+
+    /// Reads `{ "key": value, ... }`, letting `member` read each value; `false` when the
+    /// object is not well-formed or `member` declines a key or fails to read its value.
+    private mutating func object(_ member: (_ key: StaticKey, _ scanner: inout FlatJSONScanner) -> Bool) -> Bool {
+        guard consume(UInt8(ascii: "{")) else { return false }
+        if consume(UInt8(ascii: "}")) { return true }
+        repeat {
+            guard let key = rawString().flatMap(StaticKey.init), consume(UInt8(ascii: ":")) else { return false }
+            skipWhitespace()
+            let before = position
+            guard member(key, &self), position > before else { return false }
+        } while consume(UInt8(ascii: ","))
+        return consume(UInt8(ascii: "}"))
+    }
+
+    /// The bytes between quotes; `nil` for escapes, control characters or no string.
+    private mutating func rawString() -> [UInt8]? {
+        guard consume(UInt8(ascii: "\"")) else { return nil }
+        let start = position
+        while position < bytes.count {
+            let byte = bytes[position]
+            if byte == UInt8(ascii: "\"") {
+                position += 1
+                return Array(bytes[start..<position - 1])
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+            position += 1
+        }
+        return nil
+    }
+
+    /// A JSON integer without sign, fraction or exponent, at most `max`.
+    private mutating func integer(max: UInt64) -> UInt64? {
+        let start = position
+        var value: UInt64 = 0
+        while position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) {
+            guard position - start < 16 else { return nil }
+            value = value * 10 + UInt64(bytes[position] - UInt8(ascii: "0"))
+            position += 1
+        }
+        let digits = position - start
+        guard digits > 0, digits == 1 || bytes[start] != UInt8(ascii: "0"), value <= max else { return nil }
+        if position < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[position]) {
+            return nil
+        }
+        return value
+    }
+
+    private mutating func consume(_ byte: UInt8) -> Bool {
+        skipWhitespace()
+        guard position < bytes.count, bytes[position] == byte else { return false }
+        position += 1
+        return true
+    }
+
+    private mutating func skipWhitespace() {
+        while position < bytes.count,
+              [UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "\n")].contains(bytes[position])
+        {
+            position += 1
+        }
+    }
+}
+
+/// An object key, compared against the names a pull may have without building a `String`.
+private struct StaticKey: ExpressibleByStringLiteral, Equatable {
+    let bytes: [UInt8]
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(stringLiteral value: StaticString) {
+        bytes = value.withUTF8Buffer { Array($0) }
+    }
+}
+
+extension String {
+    /// The string the bytes spell in UTF-8, or `nil` if they are not valid UTF-8.
+    fileprivate init?(validatingUTF8Bytes bytes: [UInt8]) {
+        guard let string = String(validating: bytes, as: UTF8.self) else { return nil }
+        self = string
+    }
+}

@@ -1,0 +1,62 @@
+@testable import Cgroup
+import LinuxProcess
+import Testing
+
+/// Backend choice from /proc/self/cgroup and /proc/self/mountinfo texts.
+@Suite struct CgroupDetectionTests {
+    /// The hybrid layout of these machines: v1 controllers, an empty unified hierarchy.
+    static let hybridMounts = """
+        31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755
+        35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory
+        39 31 0:36 / /sys/fs/cgroup/pids rw,relatime - cgroup cgroup rw,pids
+        41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw
+        """
+    static let hybridMemberships = "8:pids:/\n4:memory:/process_api/abc\n0::/\n"
+
+    private func locate(
+        _ mounts: String, _ memberships: String, configuredRoot: String? = nil, controllers: [String: String] = [:]
+    ) throws -> CgroupDetection.Location {
+        try CgroupDetection.locate(
+            memberships: CgroupMembership.parse(memberships, path: "cgroup"),
+            mounts: CgroupDetection.parseMounts(mounts),
+            configuredRoot: configuredRoot,
+            controllersOf: { controllers[$0] }
+        )
+    }
+
+    @Test func hybridWithoutV2MemoryChoosesV1() throws {
+        let location = try locate(Self.hybridMounts, Self.hybridMemberships, controllers: ["/sys/fs/cgroup/unified/cgroup.controllers": "hugetlb\n"])
+        #expect(location == .legacy(memoryRoot: "/sys/fs/cgroup/memory/process_api/abc", pidsRoot: "/sys/fs/cgroup/pids"))
+    }
+
+    @Test func unifiedWithMemoryChoosesV2InTheServiceCgroup() throws {
+        let mounts = "30 23 0:26 / /sys/fs/cgroup rw,nosuid shared:4 - cgroup2 cgroup2 rw,nsdelegate,memory_recursiveprot"
+        let service = "/sys/fs/cgroup/system.slice/extensiond.service"
+        let location = try locate(mounts, "0::/system.slice/extensiond.service\n", controllers: ["\(service)/cgroup.controllers": "cpu io memory pids\n"])
+        #expect(location == .unified(root: service))
+    }
+
+    @Test func unifiedWithoutMemoryAndNoV1IsAClearError() throws {
+        let mounts = "30 23 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw"
+        #expect(throws: CgroupError.self) {
+            try locate(mounts, "0::/x\n", controllers: ["/sys/fs/cgroup/x/cgroup.controllers": "cpu\n"])
+        }
+    }
+
+    @Test func configuredRootReplacesTheOwnCgroup() throws {
+        let location = try locate(Self.hybridMounts, Self.hybridMemberships, configuredRoot: "/sys/fs/cgroup/memory/extensiond")
+        #expect(location == .legacy(memoryRoot: "/sys/fs/cgroup/memory/extensiond", pidsRoot: "/sys/fs/cgroup/pids"))
+    }
+
+    @Test func namespacedMountRootAndEscapedMountPoint() throws {
+        let mounts = "35 31 0:32 /docker/c1 /sys/fs/cgroup/mem\\040ory rw - cgroup cgroup rw,memory"
+        let location = try locate(mounts, "4:memory:/docker/c1/inner\n")
+        #expect(location == .legacy(memoryRoot: "/sys/fs/cgroup/mem ory/inner", pidsRoot: nil))
+    }
+
+    @Test func nonCgroupMountsAreIgnored() {
+        let mounts = CgroupDetection.parseMounts(Self.hybridMounts + "\ngarbage line\n")
+        #expect(mounts.map(\.mountPoint) == ["/sys/fs/cgroup/memory", "/sys/fs/cgroup/pids", "/sys/fs/cgroup/unified"])
+        #expect(mounts.map(\.isUnified) == [false, false, true])
+    }
+}

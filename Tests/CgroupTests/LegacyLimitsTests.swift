@@ -1,0 +1,88 @@
+import Cgroup
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Layout and limits of the v1 backend, in a real memory (and pids) hierarchy.
+@Suite struct LegacyLimitsTests {
+    @Test func prepareMakesTheLayoutAndGroupsGetTheirDirectories() throws {
+        let fixture = try LegacyFixture()
+        #expect(fixture.tree.version == .v1)
+        for name in ["supervisor", "hosts", "apps", "extensions"] {
+            #expect(directoryExists("\(fixture.sandbox.memoryDirectory)/\(name)"))
+        }
+        let group = try fixture.tree.group(.extensions, id: "com.example.widget")
+        #expect(group.directories.first == "\(fixture.sandbox.memoryDirectory)/extensions/com.example.widget")
+        #expect(directoryExists(group.directories[0]))
+        #expect(group.spawnPlacement == .joinBeforeExec(procsFiles: group.directories.map { "\($0)/cgroup.procs" }))
+    }
+
+    @Test func limitsAreWrittenToTheControlFiles() throws {
+        let fixture = try LegacyFixture()
+        let group = try fixture.tree.group(.extensions, id: "limits")
+        let directory = group.directories[0]
+        try group.setMemoryMax(24 << 20)
+        try group.setMemoryHigh(20 << 20)
+        #expect(fileText("\(directory)/memory.limit_in_bytes") == "\(24 << 20)\n")
+        #expect(fileText("\(directory)/memory.soft_limit_in_bytes") == "\(20 << 20)\n")
+        #expect(try group.memoryMax() == 24 << 20)
+        try group.setMemoryMax(nil)
+        #expect(try group.memoryMax() == nil)
+
+        if let pidsDirectory = fixture.sandbox.pidsDirectory {
+            try group.setPidsMax(16)
+            #expect(fileText("\(pidsDirectory)/extensions/limits/pids.max") == "16\n")
+            try group.setPidsMax(nil)
+            #expect(fileText("\(pidsDirectory)/extensions/limits/pids.max") == "max\n")
+        }
+    }
+
+    @Test func backstopLimitsTheWholeTree() throws {
+        let fixture = try LegacyFixture()
+        try fixture.tree.setMemoryBackstop(300 << 20)
+        #expect(fileText("\(fixture.sandbox.memoryDirectory)/memory.limit_in_bytes") == "\(300 << 20)\n")
+    }
+
+    @Test func pidsMaxStopsForks() throws {
+        let fixture = try LegacyFixture()
+        try #require(fixture.sandbox.pidsDirectory != nil)
+        let group = try fixture.tree.group(.extensions, id: "forks")
+        try group.setPidsMax(3)
+        // The shell and two sleeps fill the group; the shell's third fork fails and it gives up.
+        let shell = try spawnShell("sleep 30 & sleep 30 & sleep 30 & echo unreachable", in: group)
+        defer { reap(shell) }
+        #expect(try shell.descriptor.waitForExit() != .exited(code: 0))
+        #expect(try group.processes().count == 2)
+        try group.destroy(timeout: .seconds(5))
+    }
+
+    @Test func badIdsAreRefusedWithTheReason() throws {
+        let fixture = try LegacyFixture()
+        #expect(throws: CgroupError.invalidIdentifier("../escape", reason: "it contains '/'")) {
+            try fixture.tree.group(.apps, id: "../escape")
+        }
+        #expect(throws: CgroupError.invalidIdentifier("", reason: "it is empty")) {
+            try fixture.tree.group(.apps, id: "")
+        }
+        #expect(throws: CgroupError.invalidIdentifier("..", reason: "it is a relative directory name")) {
+            try fixture.tree.group(.apps, id: "..")
+        }
+    }
+
+    @Test func badLimitNamesTheFile() throws {
+        let fixture = try LegacyFixture()
+        let group = try fixture.tree.group(.extensions, id: "gone")
+        try group.remove()
+        let error = try #require(throws: CgroupError.self) { try group.setMemoryMax(1 << 20) }
+        #expect(error.description == "write \"1048576\" to \(group.directories[0])/memory.limit_in_bytes: No such file or directory")
+    }
+
+    @Test func detectionOnThisMachineChoosesV1InTheOwnMemoryCgroup() throws {
+        let tree = try CgroupTree.detect()
+        let own = try #require(fileText("/proc/self/cgroup")?.split(separator: "\n").first { $0.contains(":memory:") })
+        let path = own.split(separator: ":", maxSplits: 2)[2]
+        #expect(tree.version == .v1)
+        #expect(tree.root.directories.first == "/sys/fs/cgroup/memory\(path == "/" ? "" : path)")
+    }
+}

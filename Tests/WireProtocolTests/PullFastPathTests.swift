@@ -1,0 +1,48 @@
+import Testing
+@testable import WireProtocol
+
+/// The `pull` fast path never disagrees with the general decoder: it either declines or
+/// gives the same message.
+@Suite struct PullFastPathTests {
+    static func randomPull(_ random: inout SeededRandom) -> String {
+        let names = ["com.example.weather.widget", "a", "ünïcødé.widget", "with space", "x\\\"y", ""]
+        let space = [" ", "", "\t", "\r\n"].randomElement(using: &random)!
+        var fields = [
+            #""type":\#(space)"pull""#,
+            #""id":\#(space)\#(UInt64.random(in: 0...(1 << 54), using: &random))"#,
+            #""extension":"\#(names.randomElement(using: &random)!)""#,
+            #""mode":"\#(["compact", "expanded", "huge"].randomElement(using: &random)!)""#,
+            #""maxSize":{"width":\#(Int.random(in: -5...5000, using: &random)),\#(space)"height":\#(["120", "1.5", "1e3", "007", "0"].randomElement(using: &random)!)}"#,
+        ]
+        if Int.random(in: 0..<5, using: &random) == 0 { fields.append(#""extra":[1,{"a":null}]"#) }
+        if Int.random(in: 0..<8, using: &random) == 0 { fields.removeLast() }
+        fields.shuffle(using: &random)
+        return space + "{" + fields.joined(separator: "," + space) + "}" + space
+    }
+
+    @Test func agreesWithTheGeneralDecoder() {
+        var random = SeededRandom(seed: 4)
+        var fastCount = 0
+        for _ in 0..<5000 {
+            var line = Array(Self.randomPull(&random).utf8)
+            if Int.random(in: 0..<10, using: &random) == 0, !line.isEmpty {
+                line[Int.random(in: 0..<line.count, using: &random)] = UInt8.random(in: 0...255, using: &random)
+            }
+            let general = try? WireCoding.decodeLine(line, as: HostToSupervisor.self)
+            if let fast = PullFastPath.decode(line) {
+                fastCount += 1
+                #expect(general == .pull(fast), "\(String(decoding: line, as: UTF8.self))")
+            }
+            #expect((try? HostToSupervisor.decode(line: line)) == general)
+        }
+        // The fast path is actually taken for ordinary pulls.
+        #expect(fastCount > 200)
+    }
+
+    @Test func typicalPullTakesTheFastPath() {
+        let line = #"{"type":"pull","id":2,"extension":"com.example.demo.widget","mode":"compact","maxSize":{"width":320,"height":120}}"#
+        #expect(
+            PullFastPath.decode(Array(line.utf8))
+                == .init(id: 2, extensionID: "com.example.demo.widget", mode: .compact, maxSize: .init(width: 320, height: 120)))
+    }
+}
