@@ -78,7 +78,7 @@ public final class TestDaemon: @unchecked Sendable {
     public func exchange(_ bytes: [UInt8], path: String? = nil, timeout: Double = 5) throws -> [UInt8] {
         let fd = try connect(path ?? controlSocket)
         defer { close(fd) }
-        var timeout = timeval(tv_sec: Int(timeout), tv_usec: 0)
+        var timeout = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1_000_000))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var offset = 0
         while offset < bytes.count {

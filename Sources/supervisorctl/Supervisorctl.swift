@@ -12,6 +12,9 @@ struct Supervisorctl: ParsableCommand {
         subcommands: [Status.self, Reload.self, Version.self]
     )
 
+    /// Accepted before the command too (`supervisorctl --socket PATH status`).
+    @OptionGroup var global: GlobalOptions
+
     /// Routes every error to the documented exit codes.
     static func main() {
         do {
