@@ -87,6 +87,19 @@ public struct CgroupTree: Sendable {
         try root.setMemoryMax(bytes)
     }
 
+    /// Removes the empty `hosts`, `apps` and `extensions` subtrees at shutdown (and
+    /// `supervisor` on v1, where the daemon never moved into it). Groups still in use
+    /// are left alone; the next start's ``removeStaleGroups(timeout:)`` takes them.
+    public func removeEmptySubtrees() {
+        var names = CgroupKind.allCases.map(\.rawValue)
+        if version == .v1 { names.append(Self.supervisorName) }
+        for name in names {
+            for directory in ControlGroup(name: name, backend: backend).directories {
+                rmdir(directory)
+            }
+        }
+    }
+
     /// Kills and removes every host, app and extension group left under the
     /// root, e.g. by a previous daemon that crashed; call before launching
     /// anything. Each group gets at most `timeout` to empty.

@@ -40,12 +40,16 @@ public struct ControlResponse: Codable, Sendable, Equatable {
     public var events: [EventRecord]?
     /// Output lines (`tail`).
     public var lines: [String]?
+    public var pull: PullReport?
+    public var stats: StatsReport?
+    public var pressure: PressureReport?
     /// Set on the last response of a stream, so the client knows to stop reading.
     public var done: Bool?
 
     public init(ok: Bool = true, error: String? = nil, message: String? = nil,
                 status: [ProcessStatus]? = nil, version: VersionInfo? = nil,
-                events: [EventRecord]? = nil, lines: [String]? = nil, done: Bool? = nil) {
+                events: [EventRecord]? = nil, lines: [String]? = nil, pull: PullReport? = nil,
+                stats: StatsReport? = nil, pressure: PressureReport? = nil, done: Bool? = nil) {
         self.ok = ok
         self.error = error
         self.message = message
@@ -53,6 +57,9 @@ public struct ControlResponse: Codable, Sendable, Equatable {
         self.version = version
         self.events = events
         self.lines = lines
+        self.pull = pull
+        self.stats = stats
+        self.pressure = pressure
         self.done = done
     }
 

@@ -64,6 +64,12 @@ public final class Connection {
         if outboxStart == outbox.count { close() } else { closeAfterFlush = true }
     }
 
+    /// Reads whatever the peer has already written, now, without waiting for the loop:
+    /// e.g. a child's last output, once the child is known to be gone.
+    public func drain() {
+        readAvailable()
+    }
+
     /// Closes now, dropping anything queued.
     public func close() {
         guard let source else { return }

@@ -20,7 +20,6 @@ final class OutputLog {
         path = directory + "/" + name + ".log"
         self.maxSize = max(maxSize, 4096)
         self.files = max(files, 1)
-        reopen()
     }
 
     deinit { if fd >= 0 { close(fd) } }
@@ -42,9 +41,12 @@ final class OutputLog {
         }
     }
 
-    /// Writes what is left of an unterminated last line (the process ended).
+    /// Writes what is left of an unterminated last line and closes the file until the
+    /// next output (the process ended; 200 idle extensions should not hold 200 fds).
     func flush() {
         if !partial.isEmpty { emitPartial() }
+        if fd >= 0 { close(fd) }
+        fd = -1
     }
 
     /// Calls `body` with every line written from now on, until ``unfollow(_:)``.
@@ -68,6 +70,7 @@ final class OutputLog {
     private func emitPartial() {
         let line = WallClock.iso8601() + " " + String(decoding: partial, as: UTF8.self) + "\n"
         partial.removeAll(keepingCapacity: true)
+        if fd < 0 { reopen() }
         if size + UInt64(line.utf8.count) > maxSize && size > 0 { rotate() }
         if fd >= 0 {
             let written = line.utf8.withContiguousStorageIfAvailable { write(fd, $0.baseAddress, $0.count) } ?? 0

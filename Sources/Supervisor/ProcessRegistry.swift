@@ -6,24 +6,36 @@ import ExtensiondConfig
 final class ProcessRegistry {
     private(set) var ordered: [SupervisedProcess] = []
     private var byName: [String: SupervisedProcess] = [:]
+    private let logDirectory: String
 
-    init(_ configuration: Configuration) {
+    /// `logDirectory` holds each process's captured output.
+    init(_ configuration: Configuration, logDirectory: String) {
+        self.logDirectory = logDirectory
         apply(configuration)
     }
 
     subscript(name: String) -> SupervisedProcess? { byName[name] }
 
-    /// Matches the configuration: keeps the state of names that stay, adds new ones,
-    /// drops removed ones. Returns the removed processes (for the caller to stop).
+    /// Matches the configuration: names that stay keep their state and take the new
+    /// definition (used from their next start), new names are added, and removed
+    /// ones are returned for the caller to stop.
     @discardableResult
     func apply(_ configuration: Configuration) -> [SupervisedProcess] {
-        let wanted: [(String, ProcessKind)] =
-            configuration.hosts.map { ($0.id, .host) }
-            + configuration.apps.map { ($0.id, .app) }
-            + configuration.extensions.map { ($0.id, .extension) }
+        let wanted: [(String, ProcessDefinition)] =
+            configuration.hosts.map { ($0.id, .host($0)) }
+            + configuration.apps.map { ($0.id, .app($0)) }
+            + configuration.extensions.map { ($0.id, .extension($0)) }
+        let settings = configuration.supervisor
         var next: [String: SupervisedProcess] = [:]
-        ordered = wanted.map { name, kind in
-            let process = byName[name].flatMap { $0.kind == kind ? $0 : nil } ?? SupervisedProcess(name: name, kind: kind)
+        ordered = wanted.map { name, definition in
+            let process: SupervisedProcess
+            if let existing = byName[name], existing.kind == definition.kind {
+                existing.definition = definition
+                process = existing
+            } else {
+                let log = OutputLog(directory: logDirectory, name: name, maxSize: settings.logMaxSize.bytes, files: settings.logFiles)
+                process = SupervisedProcess(name: name, definition: definition, output: log)
+            }
             next[name] = process
             return process
         }
@@ -32,8 +44,7 @@ final class ProcessRegistry {
         return removed
     }
 
-    /// The processes named, in status order; all of them when `names` is empty.
-    /// Throws the first unknown name.
+    /// The processes named, in status order; all of them when `names` is empty or `all`.
     func select(_ names: [String]) throws(UnknownNameError) -> [SupervisedProcess] {
         if names.isEmpty || names == ["all"] { return ordered }
         for name in names where byName[name] == nil { throw UnknownNameError(name: name) }

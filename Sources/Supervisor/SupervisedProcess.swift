@@ -1,32 +1,59 @@
 import ControlProtocol
 import EventLoop
+import ExtensiondPolicy
 import Glibc
 
-/// The life states of a supervised process (DESIGN §4, issue "launch").
+/// The life states of a supervised process (DESIGN §4).
 enum ProcessState: String {
-    case stopped, starting, running, idle, backoff, exited, fatal
+    /// Not running, and not meant to be.
+    case stopped
+    /// Spawned; an extension has not sent `ready` yet.
+    case starting
+    /// A host or app running; an extension serving a request.
+    case running
+    /// An extension launched and ready but not serving.
+    case idle
+    /// Waiting to be restarted after a crash.
+    case backoff
+    /// Ended on its own and not restarted (extensions, on-demand apps).
+    case exited
+    /// Kept failing to start; stays down until started by hand.
+    case fatal
 }
 
-/// What the daemon knows of one configured host, app or extension.
+/// What the daemon knows of one configured host, app or extension, across its runs.
 final class SupervisedProcess {
     let name: String
-    let kind: ProcessKind
+    var definition: ProcessDefinition
     var state: ProcessState = .stopped
-    var pid: pid_t?
-    var startedAt: MonotonicInstant?
+    /// The current run, while there is one.
+    var run: ProcessRun?
     /// Why the process is not running, when something failed.
     var lastError: String?
+    var restartPolicy = RestartPolicy()
+    /// Armed while in `backoff`.
+    var restartTimer: EventSource?
+    /// Captured stdout and stderr.
+    let output: OutputLog
+    var statistics = ProcessStatistics()
 
-    init(name: String, kind: ProcessKind) {
+    var kind: ProcessKind { definition.kind }
+
+    init(name: String, definition: ProcessDefinition, output: OutputLog) {
         self.name = name
-        self.kind = kind
+        self.definition = definition
+        self.output = output
     }
 
-    func status(now: MonotonicInstant) -> ProcessStatus {
-        var status = ProcessStatus(name: name, kind: kind, state: state.rawValue)
-        status.pid = pid
-        status.uptimeMs = startedAt.map { now.since($0).wholeMicroseconds / 1000 }
-        status.error = lastError
-        return status
-    }
+    /// Whether a run exists (starting, running, idle, or being stopped).
+    var isAlive: Bool { run != nil }
+}
+
+/// Counters and latencies of one process, kept across runs.
+struct ProcessStatistics {
+    var launches = 0
+    /// spawn → running (hosts, apps) or spawn → `ready` (extensions).
+    var lastLaunchLatency: Duration?
+    var peakRSSBytes: UInt64 = 0
+    var kills: [String: Int] = [:]
 }

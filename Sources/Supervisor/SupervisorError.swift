@@ -1,3 +1,4 @@
+import Cgroup
 import EventLoop
 import ExtensiondConfig
 
@@ -6,6 +7,7 @@ public enum SupervisorError: Error, CustomStringConvertible {
     case configuration(ConfigurationErrors)
     case alreadyRunning(directory: String, pid: Int32?)
     case system(SystemError)
+    case cgroup(CgroupError)
 
     public var description: String {
         switch self {
@@ -16,6 +18,8 @@ public enum SupervisorError: Error, CustomStringConvertible {
             return "another extensiond\(holder) is already running with runtime_dir \(directory); stop it or choose another runtime_dir"
         case .system(let error):
             return error.description
+        case .cgroup(let error):
+            return "cgroups: \(error)"
         }
     }
 }

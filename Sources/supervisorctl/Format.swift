@@ -1,3 +1,5 @@
+import ControlProtocol
+
 /// Human-readable figures for the terminal.
 enum Format {
     static func bytes(_ value: UInt64) -> String {
@@ -17,8 +19,23 @@ enum Format {
         return "\(seconds / 3600)h\(seconds % 3600 / 60)m"
     }
 
+    /// `07:20:01.123` (UTC).
+    static func timestamp(milliseconds: Int64) -> String {
+        let day = milliseconds % 86_400_000
+        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let millis = String(day % 1000 + 1000).dropFirst()
+        return "\(two(day / 3_600_000)):\(two(day / 60_000 % 60)):\(two(day / 1000 % 60)).\(millis)"
+    }
+
     static func microseconds(_ value: Int64) -> String {
         value < 1000 ? "\(value)µs" : value < 1_000_000 ? "\(value / 1000)ms" : "\(value / 1_000_000)s"
+    }
+}
+
+/// One JSON document on one line.
+enum JSONText {
+    static func line(_ value: some Encodable) -> String {
+        String(decoding: ControlCodec.line(value).dropLast(), as: UTF8.self)
     }
 }
 

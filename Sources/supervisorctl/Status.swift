@@ -13,7 +13,7 @@ struct Status: ParsableCommand {
         let response = try global.call(ControlRequest(command: .status, names: names))
         let entries = response.status ?? []
         if global.json {
-            print(String(decoding: ControlCodec.line(entries).dropLast(), as: UTF8.self))
+            print(JSONText.line(entries))
             return
         }
         print(Table.render(header: StatusColumns.header, rows: entries.map(StatusColumns.row)))

@@ -1,0 +1,47 @@
+import EventLoop
+import Glibc
+import WireProtocol
+
+/// The daemon's end of an extension's fd-3 socket: framed, decoded messages in,
+/// encoded messages out. A malformed or oversized message is a violation; what to do
+/// with it (kill, reason `protocol`) is the owner's decision.
+final class ExtensionChannel {
+    private var connection: Connection?
+    private var framer = LineFramer()
+    private let onMessage: (ExtensionToSupervisor) -> Void
+    private let onViolation: (ProtocolError) -> Void
+
+    /// Takes ownership of `fd`.
+    init(loop: EventLoop, fd: Int32,
+         onMessage: @escaping (ExtensionToSupervisor) -> Void,
+         onViolation: @escaping (ProtocolError) -> Void) throws(SystemError) {
+        self.onMessage = onMessage
+        self.onViolation = onViolation
+        connection = try Connection(
+            loop: loop, fd: fd,
+            onData: { [unowned self] _, bytes in self.receive(bytes) },
+            onClose: { _ in }
+        )
+    }
+
+    func send(_ message: SupervisorToExtension) {
+        connection?.send(message.encodedLine())
+    }
+
+    func close() {
+        connection?.close()
+        connection = nil
+    }
+
+    private func receive(_ bytes: UnsafeRawBufferPointer) {
+        do throws(ProtocolError) {
+            try framer.append(bytes)
+            while connection != nil, let line = try framer.nextLine() {
+                onMessage(try ExtensionToSupervisor.decode(line: line))
+            }
+        } catch {
+            close()
+            onViolation(error)
+        }
+    }
+}

@@ -1,0 +1,32 @@
+import ControlProtocol
+import ExtensiondConfig
+
+/// How to run one configured host, app or extension: the parts of its config the
+/// supervisor needs, whatever its kind.
+struct ProcessDefinition: Equatable {
+    var kind: ProcessKind
+    var launch: LaunchSpec
+    var limits: ResourceLimits
+    var stopTimeout: Duration
+    /// Started with the daemon.
+    var autostart: Bool
+    /// Restarted with backoff when it exits on its own (hosts, and apps that autostart).
+    var restartsOnExit: Bool
+    /// Set for extensions only.
+    var extensionSpec: ExtensionSpec?
+
+    static func host(_ spec: HostSpec) -> ProcessDefinition {
+        ProcessDefinition(kind: .host, launch: spec.launch, limits: spec.limits, stopTimeout: spec.stopTimeout,
+                          autostart: spec.autostart, restartsOnExit: true)
+    }
+
+    static func app(_ spec: AppSpec) -> ProcessDefinition {
+        ProcessDefinition(kind: .app, launch: spec.launch, limits: spec.limits, stopTimeout: spec.stopTimeout,
+                          autostart: spec.autostart, restartsOnExit: spec.autostart)
+    }
+
+    static func `extension`(_ spec: ExtensionSpec) -> ProcessDefinition {
+        ProcessDefinition(kind: .extension, launch: spec.launch, limits: spec.limits, stopTimeout: spec.stopTimeout,
+                          autostart: false, restartsOnExit: false, extensionSpec: spec)
+    }
+}

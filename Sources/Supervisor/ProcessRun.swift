@@ -1,0 +1,48 @@
+import Cgroup
+import EventLoop
+import Glibc
+import LinuxProcess
+
+/// One run of a supervised process: its pid and pidfd, its cgroup, and the event
+/// sources watching it. Ends when the main process has exited and the cgroup is gone.
+final class ProcessRun {
+    let process: SpawnedProcess
+    let group: ControlGroup
+    let launchedAt: MonotonicInstant
+    /// The pidfd's exit notification.
+    var exitWatch: EventSource?
+    /// The read end of the stdout/stderr pipe.
+    var output: Connection?
+    /// Kernel OOM kills inside the group (v1 eventfd, v2 memory.events watch).
+    var oomWatch: (source: CgroupEventSource, event: EventSource)?
+    /// `memory.oom_control`'s or `memory.events`' oom_kill count at launch.
+    var oomKillsAtLaunch: UInt64 = 0
+    /// Set when the daemon asked the process to go: the reason recorded at exit.
+    var stopReason: String?
+    /// Escalates a stop to SIGKILL of the whole group after the grace period.
+    var killTimer: EventSource?
+    /// Run when the run is over (after the exit has been handled).
+    var onEnd: [() -> Void] = []
+    /// The extension's channel on fd 3, for extensions.
+    var channel: ExtensionChannel?
+
+    var pid: pid_t { process.pid }
+
+    init(process: SpawnedProcess, group: ControlGroup, launchedAt: MonotonicInstant) {
+        self.process = process
+        self.group = group
+        self.launchedAt = launchedAt
+    }
+
+    /// Stops watching: the run is over.
+    func cancelWatches() {
+        exitWatch = nil
+        killTimer = nil
+        oomWatch = nil
+        output?.drain()
+        output?.close()
+        output = nil
+        channel?.close()
+        channel = nil
+    }
+}

@@ -1,0 +1,18 @@
+import ControlProtocol
+import EventLoop
+import LinuxProcess
+
+extension SupervisedProcess {
+    /// This process's line of `supervisorctl status`, read now from /proc and its cgroup.
+    func status(now: MonotonicInstant) -> ProcessStatus {
+        var status = ProcessStatus(name: name, kind: kind, state: state.rawValue)
+        status.error = lastError
+        status.memoryLimitBytes = definition.limits.memoryMax?.bytes
+        guard let run else { return status }
+        status.pid = run.pid
+        status.uptimeMs = now.since(run.launchedAt).wholeMicroseconds / 1000
+        status.rssBytes = try? ProcessMemory.read(pid: run.pid).residentBytes
+        status.memoryCurrentBytes = try? run.group.memoryUsage()
+        return status
+    }
+}
