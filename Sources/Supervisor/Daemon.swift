@@ -20,6 +20,7 @@ public final class Daemon {
     let events: EventLog
     let registry: ProcessRegistry
     private(set) var supervisor: ProcessSupervisor!
+    private(set) var extensions: ExtensionCoordinator!
     private var lock: RuntimeDirectoryLock?
     private var control: ControlServer?
     private var signalSources: [EventSource] = []
@@ -65,8 +66,14 @@ public final class Daemon {
         }
         lock = try RuntimeDirectoryLock(directory: settings.runtimeDirectory)
         let tree = try prepareCgroups()
-        supervisor = ProcessSupervisor(loop: loop, tree: tree, events: events)
-        supervisor.onRunEnded = { [unowned self] _, _ in self.notifier.status(self.summary) }
+        supervisor = ProcessSupervisor(loop: loop, tree: tree, events: events, hostSocket: settings.runtimeDirectory + "/host.sock")
+        extensions = ExtensionCoordinator(loop: loop, supervisor: supervisor, events: events)
+        supervisor.onLaunched = { [unowned self] process in self.extensions.launched(process) }
+        supervisor.onExtensionMessage = { [unowned self] process, message in self.extensions.received(message, from: process) }
+        supervisor.onRunEnded = { [unowned self] process, reason in
+            self.extensions.runEnded(process, reason: reason)
+            self.notifier.status(self.summary)
+        }
         do {
             control = try ControlServer(loop: loop, path: settings.runtimeDirectory + "/control.sock") { [unowned self] request, session in
                 self.handle(request, session)

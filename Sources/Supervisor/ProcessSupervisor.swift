@@ -19,16 +19,21 @@ final class ProcessSupervisor {
     /// Called with an extension's new channel once it is spawned; the extension
     /// runtime takes over the protocol from there.
     var onExtensionMessage: ((SupervisedProcess, ExtensionToSupervisor) -> Void)?
+    /// Called once a process has been spawned and is watched.
+    var onLaunched: ((SupervisedProcess) -> Void)?
     /// Called after a run ended and its state was settled.
     var onRunEnded: ((SupervisedProcess, _ reason: String) -> Void)?
     /// Group containers per extension: `EXTENSIOND_GROUP_CONTAINERS`.
     var groupContainers: (SupervisedProcess) -> [String: String] = { _ in [:] }
 
-    init(loop: EventLoop, tree: CgroupTree, events: EventLog) {
+    /// `hostSocket` is passed to hosts and apps as `EXTENSIOND_HOST_SOCKET`.
+    init(loop: EventLoop, tree: CgroupTree, events: EventLog, hostSocket: String) {
         self.loop = loop
         self.tree = tree
         self.events = events
-        baseEnvironment = Self.inheritedEnvironment()
+        var environment = Self.inheritedEnvironment()
+        environment[ExtensionEnvironment.hostSocketVariable] = hostSocket
+        baseEnvironment = environment
     }
 
     // MARK: Starting
@@ -84,6 +89,7 @@ final class ProcessSupervisor {
 
         var environment = baseEnvironment.merging(definition.launch.environment) { _, configured in configured }
         if isExtension {
+            environment.removeValue(forKey: ExtensionEnvironment.hostSocketVariable)
             environment[ExtensionEnvironment.fdVariable] = "\(ExtensionEnvironment.socketDescriptor)"
             environment[ExtensionEnvironment.extensionIDVariable] = process.name
             environment[ExtensionEnvironment.groupContainersVariable] = ExtensionEnvironment.encodeGroupContainers(groupContainers(process))
@@ -143,6 +149,7 @@ final class ProcessSupervisor {
         watchOOM(process, run)
         if !isExtension { process.statistics.lastLaunchLatency = MonotonicInstant.current().since(launchedAt) }
         events.record(.launch, process.name, "launched pid \(spawned.pid) in \(group)")
+        onLaunched?(process)
     }
 
     private func watchOOM(_ process: SupervisedProcess, _ run: ProcessRun) {

@@ -6,6 +6,8 @@ public enum ExtensionEnvironment {
     /// The extension's id, as in the config.
     public static let extensionIDVariable = "EXTENSIOND_EXTENSION_ID"
     /// The app groups the extension may use, as `id=path` pairs separated by `:`.
+    /// Given to supervised hosts and apps: the path of `host.sock`.
+    public static let hostSocketVariable = "EXTENSIOND_HOST_SOCKET"
     public static let groupContainersVariable = "EXTENSIOND_GROUP_CONTAINERS"
 
     /// The socket's descriptor number.
