@@ -5,9 +5,9 @@ public enum ExtensionEnvironment {
     public static let fdVariable = "EXTENSIOND_FD"
     /// The extension's id, as in the config.
     public static let extensionIDVariable = "EXTENSIOND_EXTENSION_ID"
-    /// The app groups the extension may use, as `id=path` pairs separated by `:`.
     /// Given to supervised hosts and apps: the path of `host.sock`.
     public static let hostSocketVariable = "EXTENSIOND_HOST_SOCKET"
+    /// The app groups the extension may use, as `id=path` pairs separated by `:`.
     public static let groupContainersVariable = "EXTENSIOND_GROUP_CONTAINERS"
 
     /// The socket's descriptor number.
