@@ -9,6 +9,7 @@ import EventLoop
 import ExtensiondConfig
 import Glibc
 import Logging
+import WireProtocol
 
 /// A running extensiond.
 public final class Daemon {
@@ -23,6 +24,7 @@ public final class Daemon {
     private(set) var extensions: ExtensionCoordinator!
     private var lock: RuntimeDirectoryLock?
     private var control: ControlServer?
+    private var hosts: HostServer?
     private var signalSources: [EventSource] = []
     private var stopping = false
     /// Whether the cgroup root is extensiond's alone, so that limits on it touch nothing else.
@@ -67,9 +69,20 @@ public final class Daemon {
         lock = try RuntimeDirectoryLock(directory: settings.runtimeDirectory)
         let tree = try prepareCgroups()
         supervisor = ProcessSupervisor(loop: loop, tree: tree, events: events, hostSocket: settings.runtimeDirectory + "/host.sock")
-        extensions = ExtensionCoordinator(loop: loop, supervisor: supervisor, events: events)
+        let store = ExtensionStore(stateDirectory: settings.stateDirectory)
+        do {
+            try store.createDirectories()
+        } catch {
+            throw .system(error)
+        }
+        extensions = ExtensionCoordinator(loop: loop, supervisor: supervisor, registry: registry, events: events, store: store)
+        extensions.configure(configuration.extensions)
         supervisor.onLaunched = { [unowned self] process in self.extensions.launched(process) }
         supervisor.onExtensionMessage = { [unowned self] process, message in self.extensions.received(message, from: process) }
+        extensions.onPush = { [unowned self] _, snapshot in self.hosts?.push(snapshot) }
+        extensions.onTerminated = { [unowned self] name, reason in
+            self.hosts?.broadcast(.extensionTerminated(.init(extensionID: name, reason: TerminationReason(rawValue: reason))))
+        }
         supervisor.onRunEnded = { [unowned self] process, reason in
             self.extensions.runEnded(process, reason: reason)
             self.notifier.status(self.summary)
@@ -78,6 +91,7 @@ public final class Daemon {
             control = try ControlServer(loop: loop, path: settings.runtimeDirectory + "/control.sock") { [unowned self] request, session in
                 self.handle(request, session)
             }
+            hosts = try HostServer(loop: loop, path: settings.runtimeDirectory + "/host.sock", extensions: extensions)
             signalSources = [
                 try loop.addSignal(SIGTERM) { [unowned self] _ in self.shutdown() },
                 try loop.addSignal(SIGINT) { [unowned self] _ in self.shutdown() },
@@ -143,6 +157,8 @@ public final class Daemon {
         notifier.stopping()
         control?.close()
         control = nil
+        hosts?.close()
+        hosts = nil
         var remaining = registry.ordered.filter(\.isAlive).count
         let finish: () -> Void = { [unowned self] in
             self.supervisor.tree.removeEmptySubtrees()
@@ -179,6 +195,7 @@ public final class Daemon {
         for removed in registry.apply(next) {
             supervisor.stop(removed, reason: "removed")
         }
+        extensions.configure(next.extensions)
         if ownsCgroupRoot { try? supervisor.tree.setMemoryBackstop(next.supervisor.memoryBudget?.bytes) }
         startAutostarted()
         events.record(.reload, nil, "reloaded \(configPath): \(summary)")

@@ -1,78 +1,325 @@
 import ControlProtocol
 import EventLoop
 import ExtensiondConfig
+import ExtensiondPolicy
+import Glibc
 import WireProtocol
 
-/// Runs the extension side of the protocol: `ready` within `start_timeout`, the
-/// idle exit, and (through ``ExtensionRecord``) updates and actions.
+/// Runs the extension side of the product: launching on demand, `ready` within
+/// `start_timeout`, one request at a time, the idle exit, and the refresh engine of
+/// every extension (pulls, coalescing, deadlines, scheduled refreshes, persistence).
 final class ExtensionCoordinator {
     private let loop: EventLoop
     private let supervisor: ProcessSupervisor
+    private let registry: ProcessRegistry
     private let events: EventLog
-    private var records: [String: ExtensionRecord] = [:]
+    private let store: ExtensionStore
+    private(set) var records: [String: ExtensionRecord] = [:]
+    private var nextPullToken: UInt64 = 0
+    /// Ids of `begin` requests (updates use the engine's ids).
+    private var nextActionID: UInt64 = 0
+    private var random = SystemRandomNumberGenerator()
+    /// A snapshot to push to the hosts subscribed to an extension.
+    var onPush: ((String, SupervisorToHost.Snapshot) -> Void)?
+    /// An extension's run ended (`extensionTerminated` for hosts).
+    var onTerminated: ((String, String) -> Void)?
 
-    init(loop: EventLoop, supervisor: ProcessSupervisor, events: EventLog) {
+    init(loop: EventLoop, supervisor: ProcessSupervisor, registry: ProcessRegistry, events: EventLog, store: ExtensionStore) {
         self.loop = loop
         self.supervisor = supervisor
+        self.registry = registry
         self.events = events
+        self.store = store
     }
 
-    func record(for process: SupervisedProcess) -> ExtensionRecord {
-        if let record = records[process.name] { return record }
-        let record = ExtensionRecord()
-        records[process.name] = record
+    private var now: Instant { loop.now.policyInstant }
+
+    // MARK: Configuration
+
+    /// Creates or updates the record of every configured extension: persisted
+    /// snapshot and budget restored at first sight, parameters applied on reload.
+    func configure(_ extensions: [ExtensionSpec]) {
+        let enabledStates = store.loadEnabled()
+        var next: [String: ExtensionRecord] = [:]
+        for spec in extensions {
+            let parameters = RefreshParameters(spec.refresh)
+            if let record = records[spec.id] {
+                record.spec = spec
+                perform(record, record.engine.handle(.reconfigured(parameters), at: now, using: &random))
+                next[spec.id] = record
+            } else {
+                let engine = store.loadRecord(spec.id, now: now).map {
+                    RefreshEngine(parameters: parameters, restoring: $0, now: now)
+                } ?? RefreshEngine(parameters: parameters, now: now)
+                let record = ExtensionRecord(spec: spec, engine: engine, enabled: enabledStates[spec.id] ?? spec.enabled, now: loop.now)
+                next[spec.id] = record
+                armRefreshTimer(record, at: engine.wakeTime)
+            }
+        }
+        records = next
+    }
+
+    // MARK: Requests from hosts
+
+    /// A host's pull: answered from the cache, joined to an update in flight, or
+    /// starting an update (DESIGN §4). `completion` runs exactly once.
+    func pull(_ id: String, mode: DisplayMode, maxSize: Size, completion: @escaping (PullOutcome) -> Void) throws(RequestRejection) {
+        let record = try usableRecord(id, point: .widget)
+        record.displayMode = mode
+        record.maxSize = maxSize
+        record.lastUsed = loop.now
+        nextPullToken += 1
+        let token = PullToken(nextPullToken)
+        record.pendingPulls[token] = completion
+        perform(record, record.engine.handle(.pull(token), at: now, using: &random))
+    }
+
+    /// `supervisorctl refresh`: an update now, outside the budget.
+    func refresh(_ id: String) throws(RequestRejection) {
+        let record = try usableRecord(id, point: nil)
+        perform(record, record.engine.handle(.manualRefresh, at: now, using: &random))
+    }
+
+    /// A host's `perform` on an action or share extension.
+    func perform(_ id: String, items: [Item], completion: @escaping (ActionOutcome) -> Void) throws(RequestRejection) {
+        let record = try usableRecord(id, point: nil)
+        guard record.spec.point != .widget else { throw .wrongPoint(id, record.spec.point) }
+        if let problem = ActivationRule(record.spec.activation).problem(with: items) {
+            throw .itemsRejected(id, problem)
+        }
+        record.lastUsed = loop.now
+        record.queue.append(.action(items: items, completion: completion))
+        dispatch(record)
+    }
+
+    /// The user's activation state; persisted.
+    func setEnabled(_ enabled: Bool, for ids: [String]) throws(RequestRejection) {
+        for id in ids where records[id] == nil { throw .unknown(id) }
+        for id in ids { records[id]?.enabled = enabled }
+        do {
+            try store.saveEnabled(records.mapValues(\.enabled))
+        } catch {
+            throw .storage("\(error)")
+        }
+    }
+
+    private func usableRecord(_ id: String, point: ExtensionPoint?) throws(RequestRejection) -> ExtensionRecord {
+        guard let record = records[id] else { throw .unknown(id) }
+        guard record.enabled else { throw .disabled(id) }
+        if let point, record.spec.point != point { throw .wrongPoint(id, record.spec.point) }
         return record
+    }
+
+    // MARK: The engine's actions
+
+    private func perform(_ record: ExtensionRecord, _ actions: [RefreshAction<EncodedJSON>]) {
+        for action in actions {
+            switch action {
+            case .answer(let answer):
+                let outcome = PullOutcome(result: SnapshotResult(rawValue: answer.result.rawValue) ?? .failed,
+                                          delivery: answer.delivery, state: answer.state)
+                for token in answer.pulls {
+                    switch answer.delivery {
+                    case .cached: record.statistics.pullsCached += 1
+                    case .coalesced: record.statistics.pullsCoalesced += 1
+                    case .updated: record.statistics.pullsUpdated += 1
+                    }
+                    record.pendingPulls.removeValue(forKey: token)?(outcome)
+                }
+            case .startUpdate(let request):
+                record.queue.append(.update(request))
+                dispatch(record)
+            case .pushSnapshot(let snapshot):
+                onPush?(record.id, SupervisorToHost.Snapshot(
+                    id: nil, extensionID: record.id, result: .newData, snapshot: snapshot.payload, version: snapshot.version,
+                    ageMs: 0, stale: false))
+            case .killForDeadline:
+                if let process = registry[record.id], process.isAlive {
+                    supervisor.kill(process, reason: "deadline", message: "no result within deadline \(record.spec.refresh.deadline.formatted)")
+                }
+                record.queue.removeAll { if case .update = $0 { true } else { false } }
+            case .armTimer(let instant):
+                armRefreshTimer(record, at: instant)
+            case .persist:
+                do {
+                    try store.saveRecord(record.engine.record, for: record.id, now: now)
+                } catch {
+                    events.record(.error, record.id, "could not save the snapshot: \(error)")
+                }
+            }
+        }
+    }
+
+    private func armRefreshTimer(_ record: ExtensionRecord, at instant: Instant?) {
+        guard let instant else {
+            record.refreshTimer = nil
+            return
+        }
+        let deadline = MonotonicInstant(instant)
+        if let timer = record.refreshTimer {
+            timer.reschedule(at: deadline)
+        } else {
+            record.refreshTimer = try? loop.addTimer(at: deadline, accuracy: .milliseconds(50)) { [unowned self, unowned record] in
+                self.perform(record, record.engine.handle(.timerFired, at: self.now, using: &self.random))
+            }
+        }
+    }
+
+    // MARK: Talking to the extension
+
+    /// Sends the next queued request if the extension is ready and free; launches it
+    /// if it is not running.
+    private func dispatch(_ record: ExtensionRecord) {
+        guard let process = registry[record.id], !record.queue.isEmpty, record.outstanding == nil else { return }
+        guard process.isAlive else {
+            do {
+                try supervisor.start(process)
+            } catch {
+                fail(record, because: "launch failed: \(error)")
+            }
+            return
+        }
+        guard process.state == .idle || process.state == .running, let channel = process.run?.channel else { return }
+        let started = MonotonicInstant.current()
+        switch record.queue.removeFirst() {
+        case .update(let request):
+            record.outstanding = .update(RequestID(rawValue: request.id.rawValue), startedAt: started)
+            channel.send(.update(.init(id: RequestID(rawValue: request.id.rawValue), mode: record.displayMode,
+                                       maxSize: record.maxSize, reason: WireProtocol.UpdateReason(request.reason))))
+        case .action(let items, let completion):
+            nextActionID += 1
+            let requestID = RequestID(rawValue: nextActionID)
+            let deadline = try? loop.addTimer(after: record.spec.refresh.deadline) { [unowned self, unowned process] in
+                self.supervisor.kill(process, reason: "deadline", message: "no complete within deadline \(record.spec.refresh.deadline.formatted)")
+            }
+            record.outstanding = .action(requestID, startedAt: started, deadline: deadline, completion: completion)
+            channel.send(.begin(.init(id: requestID, items: items)))
+        }
+        becameActive(process)
+    }
+
+    /// Every queued request fails (the extension could not be launched).
+    private func fail(_ record: ExtensionRecord, because reason: String) {
+        let queued = record.queue
+        record.queue.removeAll()
+        for request in queued {
+            if case .action(_, let completion) = request { completion(.failed(reason)) }
+        }
+        if record.engine.updateInFlight != nil {
+            perform(record, record.engine.handle(.extensionExited(reason: reason), at: now, using: &random))
+        }
     }
 
     /// A new run: `ready` must come within `start_timeout`.
     func launched(_ process: SupervisedProcess) {
-        guard let spec = process.definition.extensionSpec else { return }
-        record(for: process).startTimer = try? loop.addTimer(after: spec.startTimeout) { [unowned self, unowned process] in
-            self.supervisor.kill(process, reason: "deadline", message: "no ready within start_timeout \(spec.startTimeout.formatted)")
+        guard let record = records[process.name] else { return }
+        let timeout = record.spec.startTimeout
+        record.startTimer = try? loop.addTimer(after: timeout) { [unowned self, unowned process] in
+            self.supervisor.kill(process, reason: "deadline", message: "no ready within start_timeout \(timeout.formatted)")
         }
     }
 
     func received(_ message: ExtensionToSupervisor, from process: SupervisedProcess) {
-        let record = record(for: process)
+        guard let record = records[process.name] else { return }
+        if process.state == .starting, case .ready = message {} else if process.state == .starting {
+            return violation(process, "\(message.type) before ready")
+        }
         switch message {
         case .ready(let ready):
-            guard process.state == .starting else {
-                return violation(process, "ready sent twice")
-            }
+            guard process.state == .starting else { return violation(process, "ready sent twice") }
             guard ready.protocol == ExtensionToSupervisor.protocolVersion else {
                 return violation(process, "protocol \(ready.protocol) is not supported (this daemon speaks \(ExtensionToSupervisor.protocolVersion))")
             }
             record.startTimer = nil
             if let run = process.run { process.statistics.lastLaunchLatency = MonotonicInstant.current().since(run.launchedAt) }
             events.record(.ready, process.name, "ready after \(process.statistics.lastLaunchLatency?.formatted ?? "?")")
-            becameIdle(process)
-        default:
-            guard process.state != .starting else {
-                return violation(process, "\(message.type) before ready")
+            process.state = .idle
+            settle(process, record)
+        case .result(let result):
+            guard case .update(let id, let startedAt) = record.outstanding, id == result.id else {
+                return violation(process, "result for id \(result.id.rawValue), which is not the outstanding update")
             }
+            let outcome: UpdateResult<EncodedJSON>
+            switch result.result {
+            case .newData:
+                guard let snapshot = result.snapshot else { return violation(process, "newData without a snapshot") }
+                outcome = .newData(snapshot.encoded())
+                record.statistics.resultsNewData += 1
+            case .noData:
+                outcome = .noData
+                record.statistics.resultsNoData += 1
+            case .failed:
+                outcome = .failed(result.error ?? "the extension reported failed")
+                record.statistics.resultsFailed += 1
+            }
+            record.outstanding = nil
+            record.statistics.recordUpdateLatency(MonotonicInstant.current().since(startedAt))
+            let hint = result.reload.map { policyHint($0) } ?? .atEnd
+            perform(record, record.engine.handle(.updateFinished(UpdateID(id.rawValue), outcome, reload: hint), at: now, using: &random))
+            settle(process, record)
+        case .complete(let complete):
+            guard case .action(let id, _, _, let completion) = record.outstanding, id == complete.id else {
+                return violation(process, "complete for id \(complete.id.rawValue), which is not the outstanding begin")
+            }
+            record.outstanding = nil
+            completion(.completed(complete.items))
+            settle(process, record)
+        case .setHasContent(let value):
+            record.hasContent = value.value
+        case .openURL(let request):
+            process.run?.channel?.send(.openURLResult(.init(id: request.id, success: false)))
+        case .defaults(let request):
+            process.run?.channel?.send(.defaultsResult(.init(id: request.id, outcome: .error("shared defaults are not available in this version of the daemon"))))
+        }
+    }
+
+    /// After a request finished: the next one, or idle.
+    private func settle(_ process: SupervisedProcess, _ record: ExtensionRecord) {
+        if record.queue.isEmpty {
+            becameIdle(process, record)
+        } else {
+            dispatch(record)
+        }
+    }
+
+    private func policyHint(_ hint: WireProtocol.ReloadHint) -> ExtensiondPolicy.ReloadHint {
+        switch hint {
+        case .atEnd: return .atEnd
+        case .never: return .never
+        case .after(let date):
+            let fromNow = Int64((date.timeIntervalSince1970 * 1000).rounded()) - WallClock.nowMilliseconds()
+            return .after(now + .milliseconds(fromNow))
         }
     }
 
     /// Nothing in flight: exit after `idle_exit` unless used again.
-    func becameIdle(_ process: SupervisedProcess) {
-        guard let spec = process.definition.extensionSpec, process.isAlive else { return }
+    private func becameIdle(_ process: SupervisedProcess, _ record: ExtensionRecord) {
+        guard process.isAlive, record.isQuiet else { return }
         process.state = .idle
-        record(for: process).idleTimer = try? loop.addTimer(after: spec.idleExit, accuracy: .milliseconds(250)) { [unowned self, unowned process] in
-            self.record(for: process).idleTimer = nil
+        let idleExit = record.spec.idleExit
+        record.idleTimer = try? loop.addTimer(after: idleExit, accuracy: .milliseconds(250)) { [unowned self, unowned process, unowned record] in
+            record.idleTimer = nil
             self.supervisor.stop(process, reason: "idle")
         }
     }
 
     /// Serving: no idle exit while a request is in flight.
-    func becameActive(_ process: SupervisedProcess) {
+    private func becameActive(_ process: SupervisedProcess) {
         process.state = .running
-        record(for: process).idleTimer = nil
+        records[process.name]?.idleTimer = nil
     }
 
+    /// The run is over: whatever it was doing failed; hosts are told.
     func runEnded(_ process: SupervisedProcess, reason: String) {
         guard let record = records[process.name] else { return }
         record.startTimer = nil
         record.idleTimer = nil
+        if case .action(_, _, _, let completion) = record.outstanding {
+            completion(.failed("the extension ended (\(reason)) before completing"))
+        }
+        record.outstanding = nil
+        fail(record, because: "the extension ended (\(reason))")
+        onTerminated?(process.name, reason)
     }
 
     private func violation(_ process: SupervisedProcess, _ message: String) {
@@ -80,8 +327,48 @@ final class ExtensionCoordinator {
     }
 }
 
-/// The daemon's memory of one extension across its runs.
-final class ExtensionRecord {
-    var startTimer: EventSource?
-    var idleTimer: EventSource?
+/// Why a host's or the CLI's request cannot be served.
+enum RequestRejection: Error, CustomStringConvertible {
+    case unknown(String)
+    case disabled(String)
+    case wrongPoint(String, ExtensionPoint)
+    case itemsRejected(String, String)
+    case storage(String)
+
+    var description: String {
+        switch self {
+        case .unknown(let id): "unknown extension \"\(id)\""
+        case .disabled(let id): "extension \"\(id)\" is disabled (supervisorctl enable \(id))"
+        case .wrongPoint(let id, let point): "extension \"\(id)\" is a \(point.rawValue) extension; this request needs another point"
+        case .itemsRejected(let id, let problem): "extension \"\(id)\" does not accept these items: \(problem)"
+        case .storage(let message): "could not save the state: \(message)"
+        }
+    }
+}
+
+extension RefreshParameters {
+    /// The policy's parameters from an extension's `[refresh]` table.
+    init(_ settings: RefreshSettings) {
+        self.init()
+        interval = settings.interval
+        minInterval = settings.minInterval
+        jitter = settings.jitter
+        maxInterval = settings.maxInterval
+        pullCooldown = settings.pullCooldown
+        deadline = settings.deadline
+        dailyBudget = settings.dailyBudget
+        budgetBurst = settings.budgetBurst
+        backoffBase = settings.backoffBase
+        backoffMax = settings.backoffMax
+    }
+}
+
+extension WireProtocol.UpdateReason {
+    init(_ reason: ExtensiondPolicy.UpdateReason) {
+        switch reason {
+        case .pull: self = .pull
+        case .schedule: self = .schedule
+        case .manual: self = .manual
+        }
+    }
 }

@@ -26,3 +26,14 @@ public struct EncodedJSON: Hashable, Sendable {
         }
     }
 }
+
+/// Stored as the JSON it holds (for persisting snapshots).
+extension EncodedJSON: Codable {
+    public init(from decoder: any Decoder) throws {
+        self = try JSONValue(from: decoder).encoded()
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try decoded().encode(to: encoder)
+    }
+}

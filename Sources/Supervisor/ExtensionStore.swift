@@ -1,0 +1,59 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import EventLoop
+import ExtensiondPolicy
+import WireProtocol
+
+/// What survives a daemon restart, in `state_dir`: the user's enabled set, and each
+/// extension's last snapshot and refresh schedule (budget included). Every write is atomic.
+struct ExtensionStore {
+    let stateDirectory: String
+
+    private var enabledPath: String { stateDirectory + "/enabled.json" }
+    private func recordPath(_ id: String) -> String { stateDirectory + "/extensions/" + id + ".json" }
+
+    func createDirectories() throws(SystemError) {
+        try FileSystem.createDirectories(stateDirectory + "/extensions", mode: 0o750)
+    }
+
+    /// The persisted enabled states; empty when never written.
+    func loadEnabled() -> [String: Bool] {
+        guard let bytes = FileSystem.read(enabledPath) else { return [:] }
+        return (try? JSONDecoder().decode([String: Bool].self, from: Data(bytes))) ?? [:]
+    }
+
+    func saveEnabled(_ enabled: [String: Bool]) throws(SystemError) {
+        try FileSystem.writeAtomically(Self.encode(enabled), to: enabledPath)
+    }
+
+    /// The record saved for `id`, moved onto this boot's monotonic clock by the wall-clock
+    /// time that passed since it was saved.
+    func loadRecord(_ id: String, now: Instant) -> RefreshRecord<EncodedJSON>? {
+        guard let bytes = FileSystem.read(recordPath(id)),
+              let saved = try? JSONDecoder().decode(SavedRecord.self, from: Data(bytes))
+        else { return nil }
+        let elapsed = Duration.milliseconds(max(0, WallClock.nowMilliseconds() - saved.savedAtWallMs))
+        let savedInstant = Instant(nanoseconds: saved.savedAtMonotonicNs)
+        return saved.record.rebased(by: (now - elapsed) - savedInstant)
+    }
+
+    func saveRecord(_ record: RefreshRecord<EncodedJSON>, for id: String, now: Instant) throws(SystemError) {
+        let saved = SavedRecord(record: record, savedAtMonotonicNs: now.nanoseconds, savedAtWallMs: WallClock.nowMilliseconds())
+        try FileSystem.writeAtomically(Self.encode(saved), to: recordPath(id))
+    }
+
+    private static func encode(_ value: some Encodable) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? encoder.encode(value)).map { Array($0) } ?? []
+    }
+
+    private struct SavedRecord: Codable {
+        var record: RefreshRecord<EncodedJSON>
+        var savedAtMonotonicNs: Int64
+        var savedAtWallMs: Int64
+    }
+}
