@@ -8,7 +8,15 @@ extension Daemon {
         case .status:
             selecting(request, session) { processes in
                 let now = loop.now
-                session.reply(ControlResponse(status: processes.map { $0.status(now: now) }))
+                session.reply(ControlResponse(status: processes.map { process in
+                    var status = process.status(now: now)
+                    if let record = extensions.records[process.name] { record.annotate(&status, now: now) }
+                    return status
+                }))
+            }
+        case .stats:
+            selecting(request, session) { processes in
+                session.reply(ControlResponse(stats: statsReport(for: processes)))
             }
         case .start:
             selecting(request, session, requireNames: true) { processes in

@@ -206,6 +206,7 @@ final class ExtensionCoordinator {
             if case .action(_, let completion) = request { completion(.failed(reason)) }
         }
         if record.engine.updateInFlight != nil {
+            record.lastResult = ("failed", loop.now)
             perform(record, record.engine.handle(.extensionExited(reason: reason), at: now, using: &random))
         }
     }
@@ -253,6 +254,7 @@ final class ExtensionCoordinator {
                 record.statistics.resultsFailed += 1
             }
             record.outstanding = nil
+            record.lastResult = (result.result.rawValue, loop.now)
             record.statistics.recordUpdateLatency(MonotonicInstant.current().since(startedAt))
             let hint = result.reload.map { policyHint($0) } ?? .atEnd
             perform(record, record.engine.handle(.updateFinished(UpdateID(id.rawValue), outcome, reload: hint), at: now, using: &random))

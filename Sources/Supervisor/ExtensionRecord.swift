@@ -1,3 +1,4 @@
+import ControlProtocol
 import EventLoop
 import ExtensiondConfig
 import ExtensiondPolicy
@@ -27,6 +28,8 @@ final class ExtensionRecord {
     /// Requests waiting for `ready` or for the outstanding one to finish.
     var queue: [QueuedRequest] = []
     var lastUsed: MonotonicInstant
+    /// The last update's result (`newData`, `noData`, `failed`) and when it came.
+    var lastResult: (result: String, at: MonotonicInstant)?
     var statistics = ExtensionStatistics()
 
     init(spec: ExtensionSpec, engine: RefreshEngine<EncodedJSON>, enabled: Bool, now: MonotonicInstant) {
@@ -88,5 +91,20 @@ struct ExtensionStatistics {
             updateLatency = Histogram(highestTrackableValue: 120_000_000, numberOfSignificantValueDigits: .two)
         }
         _ = updateLatency?.record(UInt64(max(1, duration.wholeMicroseconds)))
+    }
+}
+
+extension ExtensionRecord {
+    /// Adds the extension's last update and its latency to its status line.
+    func annotate(_ status: inout ProcessStatus, now: MonotonicInstant) {
+        if let lastResult {
+            status.lastResult = lastResult.result
+            status.lastUpdateAgeMs = now.since(lastResult.at).wholeMicroseconds / 1000
+        }
+        if let histogram = statistics.updateLatency {
+            status.updateLatencyP50Us = Int64(histogram.valueAtPercentile(50))
+            status.updateLatencyP99Us = Int64(histogram.valueAtPercentile(99))
+        }
+        if !enabled { status.state += " (disabled)" }
     }
 }
