@@ -30,8 +30,12 @@ public final class Daemon {
     /// Whether the cgroup root is extensiond's alone, so that limits on it touch nothing else.
     private var ownsCgroupRoot = false
 
+    /// Copy every process's output to stderr, prefixed with its name (a developer's terminal).
+    private let echoOutput: Bool
+
     /// A daemon for an already validated configuration loaded from `configPath`.
-    public init(configuration: Configuration, configPath: String, logger: Logger) throws(SupervisorError) {
+    /// `echoOutput` copies the supervised processes' output to stderr as well.
+    public init(configuration: Configuration, configPath: String, logger: Logger, echoOutput: Bool = false) throws(SupervisorError) {
         EventLoop.blockChildSignal()
         Self.raiseFileLimit()
         do {
@@ -42,6 +46,7 @@ public final class Daemon {
         self.configuration = configuration
         self.configPath = configPath
         self.logger = logger
+        self.echoOutput = echoOutput
         events = EventLog(logger: logger)
         registry = ProcessRegistry(configuration, logDirectory: configuration.supervisor.stateDirectory + "/logs")
     }
@@ -104,6 +109,7 @@ public final class Daemon {
         logger.info("extensiond \(extensiondVersion) serving \(settings.runtimeDirectory)/control.sock", metadata: [
             "config": "\(configPath)", "cgroup": "\(tree.root)", "backend": "\(tree.version)", "watchdog": "\(watchdog)",
         ])
+        echoOutputOfNewProcesses()
         startAutostarted()
         notifier.ready(status: summary)
         do {
@@ -133,6 +139,18 @@ public final class Daemon {
             return tree
         } catch {
             throw .cgroup(error)
+        }
+    }
+
+    /// With `echoOutput`, follows each process's output log (once per process).
+    private func echoOutputOfNewProcesses() {
+        guard echoOutput else { return }
+        for process in registry.ordered {
+            let prefix = process.name + " | "
+            process.output.follow(self) { line in
+                let text = prefix + line
+                _ = text.utf8.withContiguousStorageIfAvailable { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+            }
         }
     }
 
@@ -196,6 +214,7 @@ public final class Daemon {
             supervisor.stop(removed, reason: "removed")
         }
         extensions.configure(next.extensions)
+        echoOutputOfNewProcesses()
         if ownsCgroupRoot { try? supervisor.tree.setMemoryBackstop(next.supervisor.memoryBudget?.bytes) }
         startAutostarted()
         events.record(.reload, nil, "reloaded \(configPath): \(summary)")

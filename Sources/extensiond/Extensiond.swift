@@ -19,7 +19,7 @@ struct Extensiond: ParsableCommand {
     @Flag(name: .long, help: "Validate the config (and its drop-ins), print the errors and exit.")
     var checkConfig = false
 
-    @Flag(name: .long, help: "Log for a terminal (timestamps, level names) instead of journald priority prefixes.")
+    @Flag(name: .long, help: "For a terminal: timestamps and level names instead of journald priority prefixes, and every process's output copied to stderr.")
     var foreground = false
 
     @Flag(name: .long, help: "Log debug messages.")
@@ -46,7 +46,7 @@ struct Extensiond: ParsableCommand {
         }
         let logger = Logger(label: "extensiond")
         do {
-            let daemon = try Daemon(configuration: configuration, configPath: config, logger: logger)
+            let daemon = try Daemon(configuration: configuration, configPath: config, logger: logger, echoOutput: foreground)
             let code = try daemon.run()
             if code != 0 { throw ExitCode(code) }
         } catch let error as SupervisorError {
