@@ -6,9 +6,10 @@ import Testing
 @Suite struct ShippedFilesTests {
     let root = Binaries.packageRoot()
 
-    @Test func theDemoConfigValidates() throws {
+    @Test(arguments: ["extensiond.toml", "system.toml"])
+    func theShippedConfigsValidate(name: String) throws {
         let directory = try TemporaryDirectory()
-        let result = try runCommand(Binaries.path("extensiond"), ["--check-config", "--config", root + "/config/extensiond.toml"], in: directory)
+        let result = try runCommand(Binaries.path("extensiond"), ["--check-config", "--config", root + "/config/" + name], in: directory)
         #expect(result.exitCode == 0, "\(result.stderr)")
     }
 
