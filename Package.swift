@@ -76,11 +76,11 @@ let package = Package(
         // Test support: a real daemon in a throw-away cgroup, runtime and state dir.
         .target(name: "ExtensiondTestSupport", dependencies: ["ControlProtocol", "WireProtocol"]),
 
-        .testTarget(name: "ExtensiondConfigTests", dependencies: ["ExtensiondConfig"]),
-        .testTarget(name: "ExtensiondPolicyTests", dependencies: ["ExtensiondPolicy"]),
+        .testTarget(name: "ExtensiondConfigTests", dependencies: ["ExtensiondConfig", "ExtensiondTestSupport"]),
+        .testTarget(name: "ExtensiondPolicyTests", dependencies: ["ExtensiondPolicy", "ExtensiondTestSupport"]),
         .testTarget(name: "CgroupTests", dependencies: ["Cgroup", "ExtensiondTestSupport"]),
         .testTarget(name: "LinuxProcessTests", dependencies: ["LinuxProcess", "Cgroup", "ExtensiondTestSupport"]),
-        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "ExtensionSDK"]),
+        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "ExtensionSDK", "ExtensiondTestSupport"]),
         .testTarget(name: "IntegrationTests", dependencies: ["ExtensiondTestSupport", "ControlProtocol", "WireProtocol"]),
     ]
 )

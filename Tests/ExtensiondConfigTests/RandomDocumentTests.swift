@@ -1,3 +1,4 @@
+import ExtensiondTestSupport
 import ExtensiondConfig
 import Testing
 

@@ -1,3 +1,4 @@
+import ExtensiondTestSupport
 import Testing
 
 @testable import ExtensiondConfig

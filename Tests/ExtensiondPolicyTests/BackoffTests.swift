@@ -1,3 +1,4 @@
+import ExtensiondTestSupport
 import ExtensiondPolicy
 import Testing
 
@@ -17,7 +18,7 @@ import Testing
     @Test(arguments: [63, 64, 65, 1_000, Int.max])
     func hugeAttemptsStayAtTheCap(attempt: Int) {
         #expect(backoff.ceiling(forAttempt: attempt) == .seconds(3600))
-        var generator = SeededGenerator(seed: UInt64(truncatingIfNeeded: attempt))
+        var generator = SeededRandom(seed: UInt64(truncatingIfNeeded: attempt))
         #expect(backoff.delay(forAttempt: attempt, using: &generator) <= .seconds(3600))
     }
 
@@ -29,7 +30,7 @@ import Testing
     }
 
     @Test func zeroOrNegativeLengthsGiveNoDelay() {
-        var generator = SeededGenerator(seed: 1)
+        var generator = SeededRandom(seed: 1)
         let zero = Backoff(base: .zero, cap: .seconds(10))
         let negative = Backoff(base: .seconds(-5), cap: .seconds(-1))
         #expect(zero.delay(forAttempt: 5, using: &generator) == .zero)
@@ -38,7 +39,7 @@ import Testing
 
     /// Delays of attempt n lie in [0, min(cap, base·2^(n−1))], computed here by plain doubling.
     @Test func delaysStayWithinTheirCeiling() {
-        var generator = SeededGenerator(seed: 42)
+        var generator = SeededRandom(seed: 42)
         for _ in 0..<20_000 {
             let base = Int64.random(in: 0...1_000_000_000_000, using: &generator)
             let cap = Int64.random(in: 0...(1 << 62), using: &generator)
@@ -56,7 +57,7 @@ import Testing
 
     /// Full jitter uses the whole range, not just its top.
     @Test func delaysSpreadOverTheWholeRange() {
-        var generator = SeededGenerator(seed: 7)
+        var generator = SeededRandom(seed: 7)
         let delays = (0..<4_000).map { _ in backoff.delay(forAttempt: 3, using: &generator) }
         #expect(delays.contains { $0 < .seconds(12) })
         #expect(delays.contains { $0 > .seconds(108) })

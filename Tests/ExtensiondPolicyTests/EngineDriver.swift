@@ -1,3 +1,4 @@
+import ExtensiondTestSupport
 import ExtensiondPolicy
 import Testing
 
@@ -5,13 +6,13 @@ import Testing
 /// the single timer the daemon would keep for it.
 struct EngineDriver {
     var engine: RefreshEngine<Int>
-    var random: SeededGenerator
+    var random: SeededRandom
     /// The timer as the actions left it.
     private(set) var timer: Instant?
 
     init(_ parameters: RefreshParameters = RefreshParameters(), seed: UInt64 = 1, now: Instant = .at(0)) {
         engine = RefreshEngine(parameters: parameters, now: now)
-        random = SeededGenerator(seed: seed)
+        random = SeededRandom(seed: seed)
     }
 
     /// Feeds `event` at `now`, keeps the timer as the actions say, returns the actions.

@@ -1,3 +1,4 @@
+import ExtensiondTestSupport
 import ExtensiondPolicy
 import Testing
 
@@ -52,7 +53,7 @@ import Testing
     /// pressure, always from the lowest allowed non-empty band and first there
     /// in the documented order; the same victim whatever the input order.
     @Test func randomTablesKeepEveryRule() {
-        var random = SeededGenerator(seed: 2024)
+        var random = SeededRandom(seed: 2024)
         for _ in 0..<5_000 {
             let table = (0..<Int.random(in: 0...12, using: &random)).map { index in
                 candidate(
@@ -101,7 +102,7 @@ import Testing
 
     /// More usage never means less pressure.
     @Test func levelsGrowWithUsage() {
-        var random = SeededGenerator(seed: 77)
+        var random = SeededRandom(seed: 77)
         for _ in 0..<5_000 {
             let budget = UInt64.random(in: 0...(1 << 40), using: &random)
             let low = Double.random(in: 0...1, using: &random)

@@ -1,3 +1,4 @@
+import ExtensiondTestSupport
 import ExtensiondPolicy
 import Testing
 
@@ -14,7 +15,7 @@ import Testing
     /// K pulls while no answer can come from the cache: one update, K identical answers.
     @Test(arguments: seeds(300))
     func overlappingPullsMakeOneCallAndGetOneResult(seed: UInt64) throws {
-        var random = SeededGenerator(seed: seed)
+        var random = SeededRandom(seed: seed)
         let parameters = RefreshParameters.random(using: &random)
         var driver = EngineDriver(parameters, seed: seed)
         let pullCount = Int.random(in: 1...40, using: &random)
@@ -45,7 +46,7 @@ import Testing
 extension RefreshParameters {
     /// Parameters anywhere in a plausible range, including the corner cases
     /// (no jitter, no budget, minInterval equal to the interval).
-    static func random(using random: inout SeededGenerator) -> RefreshParameters {
+    static func random(using random: inout SeededRandom) -> RefreshParameters {
         func seconds(_ range: ClosedRange<Int64>) -> Duration { .seconds(Int64.random(in: range, using: &random)) }
         let interval = seconds(60...7_200)
         let minInterval = Duration.seconds(Int64.random(in: 0...interval.components.seconds, using: &random))
@@ -68,7 +69,7 @@ extension RefreshParameters {
 /// A daemon and an extension around one engine, in virtual time.
 private struct World {
     let seed: UInt64
-    var random: SeededGenerator
+    var random: SeededRandom
     let parameters: RefreshParameters
     var driver: EngineDriver
     var now = Instant.at(0)
@@ -85,7 +86,7 @@ private struct World {
 
     init(seed: UInt64) {
         self.seed = seed
-        random = SeededGenerator(seed: seed &* 7919)
+        random = SeededRandom(seed: seed &* 7919)
         parameters = .random(using: &random)
         driver = EngineDriver(parameters, seed: seed)
         nextPull = now + pullGap()

@@ -1,4 +1,5 @@
 #if canImport(FoundationEssentials)
+import ExtensiondTestSupport
 import FoundationEssentials
 #else
 import Foundation
@@ -176,7 +177,7 @@ import Testing
 
     @Test func theRecordSurvivesPersistenceAndRebasing() throws {
         var engine = RefreshEngine<[UInt8]>(parameters: RefreshParameters(), now: .at(0))
-        var random = SeededGenerator(seed: 9)
+        var random = SeededRandom(seed: 9)
         let started = engine.handle(.manualRefresh, at: .at(0), using: &random)
         let request = try #require(started.startedUpdates().first)
         _ = engine.handle(.updateFinished(request.id, .newData(Array(#"{"t":21}"#.utf8))), at: .at(1), using: &random)

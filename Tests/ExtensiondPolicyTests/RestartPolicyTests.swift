@@ -1,10 +1,11 @@
+import ExtensiondTestSupport
 import ExtensiondPolicy
 import Testing
 
 @Suite struct RestartPolicyTests {
     @Test func failedStartsBackOffThenGoFatal() {
         var policy = RestartPolicy()
-        var generator = SeededGenerator(seed: 3)
+        var generator = SeededRandom(seed: 3)
         for failure in 1...5 {
             let decision = policy.processExited(afterRunning: .milliseconds(200), using: &generator)
             guard case .restart(let delay) = decision else {
@@ -20,7 +21,7 @@ import Testing
 
     @Test func aLongRunStartsANewSeries() {
         var policy = RestartPolicy()
-        var generator = SeededGenerator(seed: 4)
+        var generator = SeededRandom(seed: 4)
         for _ in 1...5 {
             _ = policy.processExited(afterRunning: .zero, using: &generator)
         }
@@ -35,7 +36,7 @@ import Testing
 
     @Test func resetAfterFatalAllowsRetriesAgain() {
         var policy = RestartPolicy(maxRetries: 1)
-        var generator = SeededGenerator(seed: 5)
+        var generator = SeededRandom(seed: 5)
         _ = policy.processExited(afterRunning: .zero, using: &generator)
         #expect(policy.processExited(afterRunning: .zero, using: &generator) == .fatal)
         policy.reset()
@@ -44,7 +45,7 @@ import Testing
 
     @Test func zeroRetriesIsFatalAtTheFirstFailedStart() {
         var policy = RestartPolicy(maxRetries: 0)
-        var generator = SeededGenerator(seed: 6)
+        var generator = SeededRandom(seed: 6)
         #expect(policy.processExited(afterRunning: .zero, using: &generator) == .fatal)
     }
 }

@@ -1,4 +1,5 @@
 #if canImport(FoundationEssentials)
+import ExtensiondTestSupport
 import FoundationEssentials
 #else
 import Foundation
@@ -51,7 +52,7 @@ import Testing
 
     /// A token is available exactly at `nextAvailable`, never a nanosecond earlier.
     @Test func nextAvailableIsExact() {
-        var generator = SeededGenerator(seed: 11)
+        var generator = SeededRandom(seed: 11)
         for _ in 0..<5_000 {
             var bucket = TokenBucket(
                 dailyBudget: Int.random(in: 1...10_000, using: &generator),
@@ -79,7 +80,7 @@ import Testing
     /// than burst + dailyBudget takes, and a greedy taker gets close to it.
     @Test(arguments: seeds(40))
     func noWindowOfADayExceedsBurstPlusBudget(seed: UInt64) {
-        var generator = SeededGenerator(seed: seed)
+        var generator = SeededRandom(seed: seed)
         let dailyBudget = Int.random(in: 0...100, using: &generator)
         let burst = Int.random(in: 0...12, using: &generator)
         var bucket = TokenBucket(dailyBudget: dailyBudget, burst: burst, now: .at(0))

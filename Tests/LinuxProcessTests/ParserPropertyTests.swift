@@ -1,31 +1,20 @@
 @testable import LinuxProcess
+import ExtensiondTestSupport
 import Testing
 
-/// SplitMix64: a tiny seeded generator, so every failure is reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// The /proc parsers over many random inputs: valid texts round-trip, and
 /// anything else is a `malformed` error, never a crash.
 @Suite struct ParserPropertyTests {
     static let alphabet = Array("abcVmRSsAnon:kB 0123456789\t\n/,=-_.")
 
-    private func garbage(_ random: inout SeededGenerator) -> String {
+    private func garbage(_ random: inout SeededRandom) -> String {
         String((0..<Int.random(in: 0...120, using: &random)).map { _ in Self.alphabet.randomElement(using: &random)! })
     }
 
     @Test(arguments: 0..<8)
     func cgroupMembershipsRoundTrip(seed: UInt64) throws {
-        var random = SeededGenerator(seed: seed)
+        var random = SeededRandom(seed: seed)
         let pool = ["memory", "pids", "cpu", "cpuacct", "name=systemd"]
         for _ in 0..<200 {
             let memberships = (0..<Int.random(in: 0...10, using: &random)).map { index in
@@ -46,7 +35,7 @@ struct SeededGenerator: RandomNumberGenerator {
 
     @Test(arguments: 0..<8)
     func statusRoundTrips(seed: UInt64) throws {
-        var random = SeededGenerator(seed: seed)
+        var random = SeededRandom(seed: seed)
         for _ in 0..<200 {
             let anonymous = UInt64.random(in: 0...(1 << 30), using: &random)
             let resident = anonymous + UInt64.random(in: 0...(1 << 30), using: &random)
@@ -58,7 +47,7 @@ struct SeededGenerator: RandomNumberGenerator {
 
     @Test(arguments: 0..<8)
     func garbageIsAMalformedErrorOrAValidReading(seed: UInt64) {
-        var random = SeededGenerator(seed: seed)
+        var random = SeededRandom(seed: seed)
         for _ in 0..<500 {
             let text = garbage(&random)
             do {

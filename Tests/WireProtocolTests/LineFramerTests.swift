@@ -1,3 +1,4 @@
+import ExtensiondTestSupport
 import Testing
 import WireProtocol
 

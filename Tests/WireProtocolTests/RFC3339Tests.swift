@@ -1,4 +1,5 @@
 #if canImport(FoundationEssentials)
+import ExtensiondTestSupport
 import FoundationEssentials
 #else
 import Foundation
