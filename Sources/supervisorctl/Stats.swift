@@ -10,8 +10,17 @@ struct Stats: ParsableCommand {
     @Argument(help: "Names to show (default: all).") var names: [String] = []
 
     func run() throws {
-        let report = try StatsFormat.fetch(global, names: names)
+        let report = try global.stats(names)
         print(global.json ? JSONText.line(report) : StatsFormat.text(report))
+    }
+}
+
+extension GlobalOptions {
+    /// Asks the daemon for the stats of `names` (all when empty).
+    func stats(_ names: [String]) throws -> StatsReport {
+        let response = try call(ControlRequest(command: .stats, names: names))
+        guard let report = response.stats else { throw CommandFailed(message: "the daemon's answer to stats carries no figures") }
+        return report
     }
 }
 
@@ -21,13 +30,6 @@ enum StatsFormat {
         "NAME", "KIND", "RSS/PEAK", "MEMORY/PEAK", "LAUNCHES", "LAUNCH P50/P99", "UPDATE P50/P90/P99/MAX",
         "PULLS CACHED/COALESCED/UPDATED", "NEWDATA/NODATA/FAILED", "KILLS", "BUDGET", "NEXT REFRESH",
     ]
-
-    /// Asks the daemon for the stats of `names` (all when empty).
-    static func fetch(_ global: GlobalOptions, names: [String]) throws -> StatsReport {
-        let response = try global.call(ControlRequest(command: .stats, names: names))
-        guard let report = response.stats else { throw CommandFailed(message: "the daemon's answer to stats carries no figures") }
-        return report
-    }
 
     static func text(_ report: StatsReport) -> String {
         Table.render(header: header, rows: report.processes.map(row)) + "\n" + daemonLine(report.daemon)

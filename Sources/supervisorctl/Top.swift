@@ -20,7 +20,7 @@ struct Top: ParsableCommand {
         signal(SIGINT) { _ in _exit(0) }
         let live = isatty(STDOUT_FILENO) == 1
         repeat {
-            let report = try StatsFormat.fetch(global, names: names)
+            let report = try global.stats(names)
             if global.json {
                 print(JSONText.line(report))
             } else {

@@ -20,7 +20,6 @@ import WireProtocol
         (["perform", "x", "public.image=/a.png", "=/b.png"], "'=/b.png'"),
         (["perform", "x", "public.image="], "'public.image='"),
         (["open"], "<url>"),
-        (["open", "no-scheme"], "'no-scheme'"),
         (["defaults", "group.demo"], "<operation>"),
         (["defaults", "group.demo", "frob"], "frob"),
         (["defaults", "group.demo", "get"], "needs a KEY"),
