@@ -69,9 +69,10 @@ let package = Package(
             dependencies: ["ControlProtocol", "WireProtocol", "EventLoop", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .target(name: "ExtensionSDK", dependencies: ["WireProtocol"]),
-        .executableTarget(name: "DemoPanel", dependencies: ["WireProtocol"]),
+        .target(name: "HostClient", dependencies: ["WireProtocol"]),
+        .executableTarget(name: "DemoPanel", dependencies: ["HostClient", "WireProtocol"]),
         .executableTarget(name: "DemoWidget", dependencies: ["ExtensionSDK"]),
-        .executableTarget(name: "DemoApp", dependencies: ["WireProtocol"]),
+        .executableTarget(name: "DemoApp", dependencies: ["HostClient", "WireProtocol"]),
 
         // Test support: a real daemon in a throw-away cgroup, runtime and state dir.
         .target(name: "ExtensiondTestSupport", dependencies: ["ControlProtocol", "WireProtocol"]),

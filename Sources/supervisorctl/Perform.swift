@@ -1,0 +1,31 @@
+import ArgumentParser
+import ControlProtocol
+
+struct Perform: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run an action or share extension on items; print the items it returns.",
+        discussion: "Each ITEM is type=path, e.g. public.image=/tmp/a.png."
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: ArgumentHelp("An action or share extension id.", valueName: "extension")) var name: String
+    @Argument(help: ArgumentHelp("Items as type=path.", valueName: "item")) var items: [String] = []
+
+    func validate() throws {
+        guard !items.isEmpty else { throw ValidationError("perform needs at least one item (type=path, e.g. public.image=/tmp/a.png)") }
+        for item in items where !Self.isTypeAndPath(item) {
+            throw ValidationError("item '\(item)' is not of the form type=path (e.g. public.image=/tmp/a.png)")
+        }
+    }
+
+    func run() throws {
+        let response = try global.call(ControlRequest(command: .perform, names: [name] + items))
+        print(response.lines?.joined(separator: "\n") ?? response.message ?? "completed")
+    }
+
+    /// A non-empty type, `=`, and a non-empty path.
+    private static func isTypeAndPath(_ item: String) -> Bool {
+        guard let equals = item.firstIndex(of: "=") else { return false }
+        return equals != item.startIndex && item.index(after: equals) != item.endIndex
+    }
+}
