@@ -20,6 +20,7 @@ extension Daemon {
             }
             if let run = process.run {
                 stats.rssBytes = try? ProcessMemory.read(pid: run.pid).residentBytes
+                stats.peakRSSBytes = max(process.statistics.peakRSSBytes, stats.rssBytes ?? 0)
                 stats.memoryCurrentBytes = try? run.group.memoryUsage()
                 stats.memoryPeakBytes = try? run.group.memoryPeak()
             }
