@@ -1,7 +1,8 @@
 import ArgumentParser
 import ControlProtocol
 
-/// `start`, `stop` and `restart`: the same shape, one command each.
+/// Commands that send names and print the daemon's message: `start`, `stop`,
+/// `restart`, `enable`, `disable` and `refresh`. One type each, one shape.
 protocol ProcessControlCommand: ParsableCommand {
     static var command: ControlCommand { get }
     var global: GlobalOptions { get }
