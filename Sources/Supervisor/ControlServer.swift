@@ -28,8 +28,14 @@ final class ControlServer {
         sessions.removeAll()
     }
 
+    /// How long a client may take to send its request before it is dropped.
+    static let requestTimeout = Duration.seconds(10)
+
     private func accept(_ fd: Int32) {
         let session = ControlSession()
+        session.requestTimer = try? loop.addTimer(after: Self.requestTimeout, accuracy: .milliseconds(500)) { [unowned session] in
+            session.reply(.failure("no request within \(Self.requestTimeout)"))
+        }
         do {
             session.connection = try Connection(
                 loop: loop, fd: fd, maxQueuedBytes: ControlCodec.maxResponseBytes,
@@ -46,6 +52,7 @@ final class ControlServer {
 
     private func receive(_ bytes: UnsafeRawBufferPointer, for session: ControlSession) {
         guard !session.requestReceived else { return }
+        session.requestTimer = nil
         let line: ArraySlice<UInt8>
         do {
             try session.framer.append(bytes)
@@ -71,6 +78,7 @@ final class ControlSession {
     fileprivate(set) var connection: Connection?
     fileprivate var framer = LineFramer(maxLineLength: ControlCodec.maxRequestBytes)
     fileprivate var requestReceived = false
+    fileprivate var requestTimer: EventSource?
     /// Runs once when the client goes away: following commands unsubscribe here.
     var onEnd: (() -> Void)?
 
@@ -87,6 +95,7 @@ final class ControlSession {
 
     fileprivate func ended() {
         connection = nil
+        requestTimer = nil
         onEnd?()
         onEnd = nil
     }
