@@ -12,6 +12,7 @@ public final class TestDaemon: @unchecked Sendable {
     public var runtimeDirectory: String { directory.file("run") }
     public var stateDirectory: String { directory.file("state") }
     public var controlSocket: String { runtimeDirectory + "/control.sock" }
+    public var hostSocket: String { runtimeDirectory + "/host.sock" }
 
     /// Writes a config with `[supervisor]` pointing at the temporary directories
     /// (plus `supervisor` lines) followed by `body`.
@@ -20,6 +21,14 @@ public final class TestDaemon: @unchecked Sendable {
         notify = try NotifySocket(path: directory.file("notify.sock"))
         configPath = directory.file("extensiond.toml")
         try writeConfig(body, supervisor: supervisor)
+    }
+
+    /// The same daemon once more, after `previous` stopped: its directories, config and
+    /// notify socket, so that it reads back what `previous` left in `state_dir`.
+    public init(restarting previous: TestDaemon) {
+        directory = previous.directory
+        notify = previous.notify
+        configPath = previous.configPath
     }
 
     deinit {
@@ -76,7 +85,7 @@ public final class TestDaemon: @unchecked Sendable {
 
     /// Sends raw bytes on a new control connection, then reads until the daemon closes it.
     public func exchange(_ bytes: [UInt8], path: String? = nil, timeout: Double = 5) throws -> [UInt8] {
-        let fd = try connect(path ?? controlSocket)
+        let fd = try connectUnixStream(to: path ?? controlSocket)
         defer { close(fd) }
         var timeout = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1_000_000))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -96,28 +105,14 @@ public final class TestDaemon: @unchecked Sendable {
         return reply
     }
 
+    /// A new host connection to `host.sock`.
+    public func connectHost() throws -> HostClient {
+        try HostClient(path: hostSocket)
+    }
+
     /// Runs `supervisorctl --socket <control.sock> arguments…`.
     public func supervisorctl(_ arguments: [String], socket: String? = nil) throws -> CommandResult {
         try runCommand(Binaries.path("supervisorctl"), ["--socket", socket ?? controlSocket] + arguments, in: directory)
-    }
-
-    private func connect(_ path: String) throws -> Int32 {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            let bytes = Array(path.utf8)
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard result == 0 else {
-            close(fd)
-            throw TestSupportError("connect \(path): \(String(cString: strerror(errno)))")
-        }
-        return fd
     }
 }
 
