@@ -51,10 +51,20 @@ public final class TestDaemon: @unchecked Sendable {
     }
 
     /// Starts the daemon and waits for `READY=1`; returns that notification.
+    ///
+    /// `cgroup`, when given, is a cgroup directory the daemon joins before it runs. On v1
+    /// the daemon makes its pids groups below its own pids cgroup whatever
+    /// `supervisor.cgroup` says, so daemons running side by side each need their own
+    /// (e.g. ``CgroupSandbox/pidsDirectory``), or they clean up each other's groups.
     @discardableResult
-    public func start(environment: [String: String] = [:], readyTimeout: Double = 10) throws -> String {
+    public func start(environment: [String: String] = [:], joining cgroup: String? = nil, readyTimeout: Double = 10) throws -> String {
+        var command = [Binaries.path("extensiond"), "--config", configPath]
+        if let cgroup {
+            // The shell joins the cgroup, then becomes the daemon (same pid).
+            command = ["/bin/sh", "-c", #"echo $$ > "$0" && exec "$@""#, cgroup + "/cgroup.procs"] + command
+        }
         let process = try TestProcess(
-            Binaries.path("extensiond"), ["--config", configPath],
+            command[0], Array(command.dropFirst()),
             environment: ["NOTIFY_SOCKET": notify.path].merging(environment) { _, new in new },
             removing: ["WATCHDOG_USEC", "WATCHDOG_PID", "EXTENSIOND_SOCKET"],
             outputIn: directory.path, name: "extensiond"

@@ -31,11 +31,11 @@ import WireProtocol
         let started = Date()
         let late = try bed.pull(Self.widget)
         #expect(Date().timeIntervalSince(started) >= 0.9)
-        #expect(late.result == "failed")
+        #expect(late.result == "failed", "\(bed.diagnostics(Self.widget))")
         #expect(late.stale)
         #expect(late.version == 1)
         #expect(late.snapshot == good.snapshot)
-        #expect(late.error?.contains("deadline") == true, "\(late.error ?? "no error")")
+        #expect(late.error?.contains("deadline") == true, "\(late.error ?? "no error")\n\(bed.diagnostics(Self.widget))")
         #expect(try bed.eventReasons(.kill, of: Self.widget) == ["deadline"])
         let terminated = try host.receive { if case .extensionTerminated = $0 { true } else { false } }
         #expect(terminated == .extensionTerminated(.init(extensionID: Self.widget, reason: .deadline)))

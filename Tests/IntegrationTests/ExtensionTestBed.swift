@@ -39,14 +39,14 @@ final class ExtensionTestBed {
     func start(_ extensions: String) throws {
         let app = "[apps.\"\(Self.app)\"]\ncommand = [\"/bin/sleep\", \"1000\"]\n\n"
         try daemon.writeConfig(app + extensions, supervisor: Self.supervisorSettings(sandbox))
-        try daemon.start()
+        try daemon.start(joining: sandbox.pidsDirectory)
     }
 
     /// Stops the daemon and starts a new one on the same config and directories.
     func restart() throws {
         guard let code = daemon.stop(), code == 0 else { throw TestSupportError("the daemon did not stop cleanly") }
         daemon = TestDaemon(restarting: daemon)
-        try daemon.start()
+        try daemon.start(joining: sandbox.pidsDirectory)
     }
 
     /// `[extensions.<id>]` of `test.app` with `point`, `command`, other `settings` lines and
@@ -87,6 +87,14 @@ final class ExtensionTestBed {
     /// The extension's line of `stats`.
     func stats(_ id: String) throws -> ProcessStats? {
         try control(.stats, [id]).stats?.processes.first
+    }
+
+    /// The extension's events and output, for the message of a failed expectation.
+    func diagnostics(_ id: String) -> String {
+        let events = (try? control(.events, options: ["count": "500"]).events) ?? []
+        let output = (try? control(.tail, [id], options: ["lines": "50"]).lines) ?? []
+        return (events.filter { $0.name == id }.map { "event \($0.kind) \($0.reason ?? "-"): \($0.message)" } + output)
+            .joined(separator: "\n")
     }
 
     /// The reasons of the `kind` events of `name`, oldest first.

@@ -63,7 +63,7 @@ import WireProtocol
                 Issue.record("host \(index) got no snapshot")
                 continue
             }
-            #expect(snapshot.result == .newData)
+            #expect(snapshot.result == .newData, "\(bed.diagnostics(Self.widget))")
             versions.insert(snapshot.version)
         }
         #expect(versions == [1])
