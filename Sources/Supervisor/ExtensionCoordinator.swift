@@ -95,7 +95,11 @@ final class ExtensionCoordinator {
     /// The user's activation state; persisted.
     func setEnabled(_ enabled: Bool, for ids: [String]) throws(RequestRejection) {
         for id in ids where records[id] == nil { throw .unknown(id) }
-        for id in ids { records[id]?.enabled = enabled }
+        for id in ids {
+            guard let record = records[id], record.enabled != enabled else { continue }
+            record.enabled = enabled
+            if enabled { armRefreshTimer(record, at: record.engine.wakeTime) }
+        }
         do {
             try store.saveEnabled(records.mapValues(\.enabled))
         } catch {
@@ -160,6 +164,9 @@ final class ExtensionCoordinator {
             timer.reschedule(at: deadline)
         } else {
             record.refreshTimer = try? loop.addTimer(at: deadline, accuracy: .milliseconds(50)) { [unowned self, unowned record] in
+                // A disabled extension is not refreshed in the background (enabling it re-arms
+                // the timer), but an update already in flight still meets its deadline.
+                guard record.enabled || record.engine.updateInFlight != nil else { return }
                 self.perform(record, record.engine.handle(.timerFired, at: self.now, using: &self.random))
             }
         }
@@ -171,7 +178,7 @@ final class ExtensionCoordinator {
     /// if it is not running.
     private func dispatch(_ record: ExtensionRecord) {
         guard let process = registry[record.id], !record.queue.isEmpty, record.outstanding == nil else { return }
-        guard process.isAlive else {
+        guard let run = process.run else {
             do {
                 try supervisor.start(process)
             } catch {
@@ -179,7 +186,10 @@ final class ExtensionCoordinator {
             }
             return
         }
-        guard process.state == .idle || process.state == .running, let channel = process.run?.channel else { return }
+        // A run being stopped (told to `terminate`) takes no new request: it waits for
+        // the end of the run and a new launch (see `runEnded`).
+        guard run.stopReason == nil else { return }
+        guard process.state == .idle || process.state == .running, let channel = run.channel else { return }
         let started = MonotonicInstant.current()
         switch record.queue.removeFirst() {
         case .update(let request):
@@ -320,7 +330,12 @@ final class ExtensionCoordinator {
             completion(.failed("the extension ended (\(reason)) before completing"))
         }
         record.outstanding = nil
-        fail(record, because: "the extension ended (\(reason))")
+        if reason == "idle" && !record.queue.isEmpty {
+            // Requests that came while the extension was exiting idle: a new run serves them.
+            dispatch(record)
+        } else {
+            fail(record, because: "the extension ended (\(reason))")
+        }
         onTerminated?(process.name, reason)
     }
 

@@ -106,6 +106,23 @@ import WireProtocol
         #expect(second.pid != first.pid && second.answered == 1)
     }
 
+    @Test func aPullDuringAnIdleExitWaitsForTheExitAndRelaunches() throws {
+        let bed = try ExtensionTestBed()
+        let updates = bed.countFile(Self.widget)
+        try bed.start(ExtensionTestBed.extensionTable(
+            Self.widget, command: try bed.command(.lingerOnTerminate, countFile: updates, reload: "never"),
+            settings: "idle_exit = \"300ms\"\nstop_timeout = \"3s\"", refresh: Self.pullsUpdate))
+        let first = try bed.pull(Self.widget)
+        #expect(first.result == "newData")
+
+        // Told to terminate, the process takes a second to go: the pull must not be sent to it.
+        #expect(eventually(timeout: 5) { ScriptedExtension.terminations(in: updates) == 1 })
+        let second = try bed.pull(Self.widget)
+        #expect(second.result == "newData", "\(bed.diagnostics(Self.widget))")
+        #expect(second.version == 2 && second.pid != first.pid)
+        #expect(ScriptedExtension.updates(in: updates) == 2)
+    }
+
     /// The Swift SDK's demo widget and the Python example written from docs/PROTOCOL.md
     /// pass the same test.
     @Test(arguments: ["swift", "python"])

@@ -172,6 +172,25 @@ import WireProtocol
         #expect(snapshot.result == .newData)
     }
 
+    @Test func aDisabledExtensionGetsNoScheduledRefreshes() throws {
+        let bed = try ExtensionTestBed()
+        let updates = bed.countFile(Self.widget)
+        try bed.start(ExtensionTestBed.extensionTable(Self.widget, command: try bed.command(.answer, countFile: updates), refresh: """
+            interval = "200ms"
+            min_interval = "200ms"
+            """))
+        _ = try bed.pull(Self.widget)
+        #expect(eventually { ScriptedExtension.updates(in: updates) >= 2 })  // scheduled refreshes run
+        #expect(try bed.control(.disable, [Self.widget]).ok)
+        Thread.sleep(forTimeInterval: 0.3)  // an update that had already started may finish
+        let whenDisabled = ScriptedExtension.updates(in: updates)
+        Thread.sleep(forTimeInterval: 0.6)
+        #expect(ScriptedExtension.updates(in: updates) == whenDisabled)
+
+        #expect(try bed.control(.enable, [Self.widget]).ok)
+        #expect(eventually { ScriptedExtension.updates(in: updates) > whenDisabled })
+    }
+
     // MARK: Helpers
 
     private func list(_ host: HostClient, id: RequestID) throws -> [SupervisorToHost.ExtensionInfo] {

@@ -25,10 +25,13 @@ enum ScriptedExtension {
         case noContent = "no-content"
         /// Completes every `begin` with one `public.text` item per item received.
         case action
+        /// Answers like `answer`, but takes a second to exit after `terminate`.
+        case lingerOnTerminate = "linger-on-terminate"
     }
 
     /// The TOML `command` array that runs the extension with `behaviour`. `countFile`,
-    /// when given, gets one line per update received; `delay` (seconds) is waited before
+    /// when given, gets one line per update received (its reason) and `terminate` when
+    /// told to exit; `delay` (seconds) is waited before
     /// each answer; `reload` is the reload hint of every `result`.
     static func command(
         _ behaviour: Behaviour, in directory: TemporaryDirectory, countFile: String? = nil, delay: Double = 0, reload: String = "atEnd"
@@ -38,9 +41,18 @@ enum ScriptedExtension {
         return "[" + arguments.map { "\"\($0)\"" }.joined(separator: ", ") + "]"
     }
 
-    /// Lines in `countFile`: the updates the extension received, over all its processes.
+    /// The updates the extension received, over all its processes.
     static func updates(in countFile: String) -> Int {
-        ((try? String(contentsOfFile: countFile, encoding: .utf8)) ?? "").split(separator: "\n").count
+        lines(of: countFile).filter { $0 != "terminate" }.count
+    }
+
+    /// The `terminate` messages the extension received, over all its processes.
+    static func terminations(in countFile: String) -> Int {
+        lines(of: countFile).filter { $0 == "terminate" }.count
+    }
+
+    private static func lines(of file: String) -> [Substring] {
+        ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").split(separator: "\n")
     }
 
     private static let source = #"""
@@ -63,6 +75,11 @@ enum ScriptedExtension {
                 line, buffer = buffer.split(b"\n", 1)
                 yield json.loads(line)
 
+    def count(line):
+        if count_file:
+            with open(count_file, "a") as counts:
+                counts.write(line + "\n")
+
     send({"type": "ready", "protocol": 1})
     if behaviour == "no-content":
         send({"type": "setHasContent", "value": False})
@@ -70,6 +87,9 @@ enum ScriptedExtension {
     for message in messages():
         kind = message["type"]
         if kind == "terminate":
+            count("terminate")
+            if behaviour == "linger-on-terminate":
+                time.sleep(1)
             break
         if kind == "begin":
             items = [{"type": "public.text", "value": "handled " + item["type"]} for item in message["items"]]
@@ -77,9 +97,7 @@ enum ScriptedExtension {
             continue
         if kind != "update":
             continue
-        if count_file:
-            with open(count_file, "a") as counts:
-                counts.write(message["reason"] + "\n")
+        count(message["reason"])
         time.sleep(delay)
         if answered >= 1 and behaviour == "hang-after-first":
             continue
