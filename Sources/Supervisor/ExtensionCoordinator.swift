@@ -39,7 +39,13 @@ final class ExtensionCoordinator {
     /// Creates or updates the record of every configured extension: persisted
     /// snapshot and budget restored at first sight, parameters applied on reload.
     func configure(_ extensions: [ExtensionSpec]) {
-        let enabledStates = store.loadEnabled()
+        let enabledStates: [String: Bool]
+        do {
+            enabledStates = try store.loadEnabled()
+        } catch {
+            events.record(.error, nil, "\(error); every extension takes its configured enabled state")
+            enabledStates = [:]
+        }
         var next: [String: ExtensionRecord] = [:]
         for spec in extensions {
             let parameters = RefreshParameters(spec.refresh)
@@ -48,7 +54,7 @@ final class ExtensionCoordinator {
                 perform(record, record.engine.handle(.reconfigured(parameters), at: now, using: &random))
                 next[spec.id] = record
             } else {
-                let engine = store.loadRecord(spec.id, now: now).map {
+                let engine = restoredRecord(spec.id).map {
                     RefreshEngine(parameters: parameters, restoring: $0, now: now)
                 } ?? RefreshEngine(parameters: parameters, now: now)
                 let record = ExtensionRecord(spec: spec, engine: engine, enabled: enabledStates[spec.id] ?? spec.enabled, now: loop.now)
@@ -57,6 +63,16 @@ final class ExtensionCoordinator {
             }
         }
         records = next
+    }
+
+    /// The record saved by an earlier run; a damaged one is reported and replaced.
+    private func restoredRecord(_ id: String) -> RefreshRecord<EncodedJSON>? {
+        do {
+            return try store.loadRecord(id, now: now)
+        } catch {
+            events.record(.error, id, "\(error); starting without a snapshot and with a full budget")
+            return nil
+        }
     }
 
     // MARK: Requests from hosts

@@ -123,6 +123,25 @@ import WireProtocol
         #expect(ScriptedExtension.updates(in: updates) == 2)
     }
 
+    @Test func aWidgetThatCannotBeLaunchedFailsThePullWithTheReason() throws {
+        let bed = try ExtensionTestBed()
+        try bed.start(ExtensionTestBed.extensionTable(Self.widget, command: #"["/nonexistent/widget"]"#))
+        let report = try bed.pull(Self.widget)
+        #expect(report.result == "failed" && report.snapshot == nil && report.version == 0)
+        #expect(report.error?.contains("/nonexistent/widget") == true, "\(report.error ?? "no error")")
+        #expect(bed.daemon.process?.isRunning == true)
+    }
+
+    @Test func aStoredRecordThatCannotBeReadIsReportedAndReplaced() throws {
+        let bed = try ExtensionTestBed()
+        try FileManager.default.createDirectory(atPath: bed.daemon.stateDirectory + "/extensions", withIntermediateDirectories: true)
+        try "{ not json".write(toFile: bed.daemon.stateDirectory + "/extensions/\(Self.widget).json", atomically: true, encoding: .utf8)
+        try bed.start(ExtensionTestBed.extensionTable(Self.widget, command: try bed.command(.answer)))
+        let errors = try bed.control(.events, options: ["count": "500"]).events?.filter { $0.kind == .error } ?? []
+        #expect(errors.contains { $0.message.contains("\(Self.widget).json") }, "\(errors)")
+        #expect(try bed.pull(Self.widget).version == 1)
+    }
+
     /// The Swift SDK's demo widget and the Python example written from docs/PROTOCOL.md
     /// pass the same test.
     @Test(arguments: ["swift", "python"])
