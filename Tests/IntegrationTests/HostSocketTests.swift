@@ -191,6 +191,16 @@ import WireProtocol
         #expect(eventually { ScriptedExtension.updates(in: updates) > whenDisabled })
     }
 
+    @Test func aControlPullWithABadSizeNamesTheOption() throws {
+        let bed = try ExtensionTestBed()
+        try bed.start(ExtensionTestBed.extensionTable(Self.widget, command: try bed.command(.answer)))
+        for (option, value) in [("width", "wide"), ("height", "-3")] {
+            let response = try bed.control(.pull, [Self.widget], options: [option: value])
+            #expect(!response.ok && response.error?.contains("\(option) '\(value)'") == true, "\(response)")
+        }
+        #expect(try bed.control(.pull, [Self.widget], options: ["width": "640", "height": "480"]).pull?.result == "newData")
+    }
+
     // MARK: Helpers
 
     private func list(_ host: HostClient, id: RequestID) throws -> [SupervisorToHost.ExtensionInfo] {
