@@ -132,6 +132,19 @@ import WireProtocol
         #expect(wrongPoint.error.contains("widget"))
     }
 
+    @Test func anActionThatNeverCompletesIsKilledAtItsDeadline() throws {
+        let bed = try ExtensionTestBed()
+        try bed.start(ExtensionTestBed.extensionTable(
+            Self.action, point: "action", command: try bed.command(.hangingAction), refresh: "deadline = \"500ms\""))
+        let host = try bed.daemon.connectHost()
+        guard case .error(let error) = try perform(host, Self.action, [Item(type: "public.text", value: "hi")], id: 3) else {
+            Issue.record("the action completed")
+            return
+        }
+        #expect(error.id == 3 && error.error.contains("deadline"), "\(error.error)")
+        #expect(try bed.eventReasons(.kill, of: Self.action) == ["deadline"])
+    }
+
     @Test(arguments: [#"{"type":"hello"}"#, "not json", #"{"type":"pull","id":1}"#])
     func aMalformedLineClosesOnlyThatConnection(_ line: String) throws {
         let bed = try ExtensionTestBed()

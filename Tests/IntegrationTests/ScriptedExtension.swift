@@ -25,6 +25,8 @@ enum ScriptedExtension {
         case noContent = "no-content"
         /// Completes every `begin` with one `public.text` item per item received.
         case action
+        /// Never completes a `begin`.
+        case hangingAction = "hanging-action"
         /// Answers like `answer`, but takes a second to exit after `terminate`.
         case lingerOnTerminate = "linger-on-terminate"
     }
@@ -91,6 +93,8 @@ enum ScriptedExtension {
             if behaviour == "linger-on-terminate":
                 time.sleep(1)
             break
+        if kind == "begin" and behaviour == "hanging-action":
+            continue
         if kind == "begin":
             items = [{"type": "public.text", "value": "handled " + item["type"]} for item in message["items"]]
             send({"type": "complete", "id": message["id"], "items": items})
