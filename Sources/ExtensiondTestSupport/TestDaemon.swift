@@ -58,6 +58,8 @@ public final class TestDaemon: @unchecked Sendable {
     /// (e.g. ``CgroupSandbox/pidsDirectory``), or they clean up each other's groups.
     @discardableResult
     public func start(environment: [String: String] = [:], joining cgroup: String? = nil, readyTimeout: Double = 10) throws -> String {
+        // What an earlier daemon on this notify socket said (a READY=1 after a reload) is not about this one.
+        while notify.receive(timeout: 0) != nil {}
         var command = [Binaries.path("extensiond"), "--config", configPath]
         if let cgroup {
             // The shell joins the cgroup, then becomes the daemon (same pid).

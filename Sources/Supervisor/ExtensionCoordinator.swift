@@ -24,12 +24,21 @@ final class ExtensionCoordinator {
     /// An extension's run ended (`extensionTerminated` for hosts).
     var onTerminated: ((String, String) -> Void)?
 
+    /// The user's `enable`/`disable` choices (persisted). An extension without one takes
+    /// its configured `enabled`, so a config change still applies to it.
+    private var enabledChoices: [String: Bool] = [:]
+
     init(loop: EventLoop, supervisor: ProcessSupervisor, registry: ProcessRegistry, events: EventLog, store: ExtensionStore) {
         self.loop = loop
         self.supervisor = supervisor
         self.registry = registry
         self.events = events
         self.store = store
+        do {
+            enabledChoices = try store.loadEnabled()
+        } catch {
+            events.record(.error, nil, "\(error); every extension takes its configured enabled state")
+        }
     }
 
     private var now: Instant { loop.now.policyInstant }
@@ -39,25 +48,20 @@ final class ExtensionCoordinator {
     /// Creates or updates the record of every configured extension: persisted
     /// snapshot and budget restored at first sight, parameters applied on reload.
     func configure(_ extensions: [ExtensionSpec]) {
-        let enabledStates: [String: Bool]
-        do {
-            enabledStates = try store.loadEnabled()
-        } catch {
-            events.record(.error, nil, "\(error); every extension takes its configured enabled state")
-            enabledStates = [:]
-        }
         var next: [String: ExtensionRecord] = [:]
         for spec in extensions {
             let parameters = RefreshParameters(spec.refresh)
+            let enabled = enabledChoices[spec.id] ?? spec.enabled
             if let record = records[spec.id] {
                 record.spec = spec
                 perform(record, record.engine.handle(.reconfigured(parameters), at: now, using: &random))
+                setEnabled(enabled, record)
                 next[spec.id] = record
             } else {
                 let engine = restoredRecord(spec.id).map {
                     RefreshEngine(parameters: parameters, restoring: $0, now: now)
                 } ?? RefreshEngine(parameters: parameters, now: now)
-                let record = ExtensionRecord(spec: spec, engine: engine, enabled: enabledStates[spec.id] ?? spec.enabled, now: loop.now)
+                let record = ExtensionRecord(spec: spec, engine: engine, enabled: enabled, now: loop.now)
                 next[spec.id] = record
                 armRefreshTimer(record, at: engine.wakeTime)
             }
@@ -112,15 +116,21 @@ final class ExtensionCoordinator {
     func setEnabled(_ enabled: Bool, for ids: [String]) throws(RequestRejection) {
         for id in ids where records[id] == nil { throw .unknown(id) }
         for id in ids {
-            guard let record = records[id], record.enabled != enabled else { continue }
-            record.enabled = enabled
-            if enabled { armRefreshTimer(record, at: record.engine.wakeTime) }
+            enabledChoices[id] = enabled
+            if let record = records[id] { setEnabled(enabled, record) }
         }
         do {
-            try store.saveEnabled(records.mapValues(\.enabled))
+            try store.saveEnabled(enabledChoices)
         } catch {
             throw .storage("\(error)")
         }
+    }
+
+    private func setEnabled(_ enabled: Bool, _ record: ExtensionRecord) {
+        guard record.enabled != enabled else { return }
+        record.enabled = enabled
+        // Scheduled refreshes wait while disabled (see `armRefreshTimer`).
+        if enabled { armRefreshTimer(record, at: record.engine.wakeTime) }
     }
 
     private func usableRecord(_ id: String, point: ExtensionPoint?) throws(RequestRejection) -> ExtensionRecord {

@@ -37,9 +37,14 @@ final class ExtensionTestBed {
 
     /// Writes the config (the app, then `extensions`) and starts the daemon.
     func start(_ extensions: String) throws {
+        try writeConfig(extensions)
+        try daemon.start(joining: sandbox.pidsDirectory)
+    }
+
+    /// Writes the config: the app, then `extensions`.
+    func writeConfig(_ extensions: String) throws {
         let app = "[apps.\"\(Self.app)\"]\ncommand = [\"/bin/sleep\", \"1000\"]\n\n"
         try daemon.writeConfig(app + extensions, supervisor: Self.supervisorSettings(sandbox))
-        try daemon.start(joining: sandbox.pidsDirectory)
     }
 
     /// Stops the daemon and starts a new one on the same config and directories.

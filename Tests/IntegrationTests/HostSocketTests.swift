@@ -185,6 +185,26 @@ import WireProtocol
         #expect(snapshot.result == .newData)
     }
 
+    @Test func onlyTheUsersChoicesOverrideTheConfiguredEnabledState() throws {
+        let bed = try ExtensionTestBed()
+        let command = try bed.command(.answer)
+        let config = { (hiddenSettings: String) in
+            ExtensionTestBed.extensionTable(Self.widget, command: command)
+                + ExtensionTestBed.extensionTable(Self.hidden, command: command, settings: hiddenSettings)
+        }
+        try bed.start(config(""))
+        #expect(try bed.control(.disable, [Self.widget]).ok)
+        // The user never chose for `hidden`: a config change applies, on reload and at restart.
+        try bed.writeConfig(config("enabled = false"))
+        #expect(try bed.control(.reload).ok)
+        #expect(try enabledStates(bed) == [Self.hidden: false, Self.widget: false])
+        try bed.restart()
+        #expect(try enabledStates(bed) == [Self.hidden: false, Self.widget: false])
+        #expect(try bed.control(.enable, [Self.hidden]).ok)
+        try bed.restart()
+        #expect(try enabledStates(bed) == [Self.hidden: true, Self.widget: false])
+    }
+
     @Test func aDisabledExtensionGetsNoScheduledRefreshes() throws {
         let bed = try ExtensionTestBed()
         let updates = bed.countFile(Self.widget)
@@ -222,6 +242,10 @@ import WireProtocol
             throw TestSupportError("list \(id) was not answered with extensions")
         }
         return answer.extensions
+    }
+
+    private func enabledStates(_ bed: ExtensionTestBed) throws -> [String: Bool] {
+        Dictionary(uniqueKeysWithValues: try list(try bed.daemon.connectHost(), id: 99).map { ($0.id, $0.enabled) })
     }
 
     private func perform(_ host: HostClient, _ id: String, _ items: [Item], id requestID: RequestID) throws -> SupervisorToHost {
