@@ -132,6 +132,17 @@ import WireProtocol
         #expect(bed.daemon.process?.isRunning == true)
     }
 
+    @Test func aWidgetThatNeverSaysReadyIsKilledAtItsStartTimeout() throws {
+        let bed = try ExtensionTestBed()
+        try bed.start(ExtensionTestBed.extensionTable(
+            Self.widget, command: #"["/bin/sleep", "1000"]"#, settings: "start_timeout = \"500ms\""))
+        let started = Date()
+        let report = try bed.pull(Self.widget)
+        #expect(Date().timeIntervalSince(started) < 3)
+        #expect(report.result == "failed" && report.error != nil)
+        #expect(try bed.eventReasons(.kill, of: Self.widget) == ["deadline"])
+    }
+
     @Test func aStoredRecordThatCannotBeReadIsReportedAndReplaced() throws {
         let bed = try ExtensionTestBed()
         try FileManager.default.createDirectory(atPath: bed.daemon.stateDirectory + "/extensions", withIntermediateDirectories: true)
