@@ -125,6 +125,11 @@ import WireProtocol
             }
             #expect(error.id == id && error.error.contains(rejection.problem), "\(error.error)")
         }
+        // `supervisorctl perform` acts as a host would.
+        let control = try bed.control(.perform, [Self.action, "public.text=/tmp/note.txt"])
+        #expect(control.ok && control.lines == [#"public.text="handled public.text""#], "\(control)")
+        #expect(try bed.control(.perform, [Self.action, "public.image=/tmp/cat.png"]).error?.contains("public.image") == true)
+
         guard case .error(let wrongPoint) = try perform(host, Self.widget, [text], id: 20) else {
             Issue.record("a widget performed an action")
             return
