@@ -94,9 +94,10 @@ final class ExtensionCoordinator {
         perform(record, record.engine.handle(.pull(token), at: now, using: &random))
     }
 
-    /// `supervisorctl refresh`: an update now, outside the budget.
+    /// `supervisorctl refresh`: an update now, outside the budget. Only widgets have
+    /// content to update; actions and shares answer `begin` only.
     func refresh(_ id: String) throws(RequestRejection) {
-        let record = try usableRecord(id, point: nil)
+        let record = try usableRecord(id, point: .widget)
         perform(record, record.engine.handle(.manualRefresh, at: now, using: &random))
     }
 

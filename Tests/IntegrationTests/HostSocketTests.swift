@@ -125,6 +125,9 @@ import WireProtocol
             }
             #expect(error.id == id && error.error.contains(rejection.problem), "\(error.error)")
         }
+        // An action has no content to refresh: it would never answer an `update`.
+        #expect(try bed.control(.refresh, [Self.action]).error?.contains("action extension") == true)
+
         // `supervisorctl perform` acts as a host would.
         let control = try bed.control(.perform, [Self.action, "public.text=/tmp/note.txt"])
         #expect(control.ok && control.lines == [#"public.text="handled public.text""#], "\(control)")
