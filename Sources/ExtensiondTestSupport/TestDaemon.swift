@@ -14,6 +14,7 @@ public final class TestDaemon: @unchecked Sendable {
     public var runtimeDirectory: String { directory.file("run") }
     public var stateDirectory: String { directory.file("state") }
     public var controlSocket: String { runtimeDirectory + "/control.sock" }
+    public var hostSocket: String { runtimeDirectory + "/host.sock" }
 
     /// Writes a config with `[supervisor]` pointing at the temporary directories and
     /// the sandbox cgroup (unless `supervisor` sets `cgroup` itself), plus `supervisor`
@@ -26,12 +27,21 @@ public final class TestDaemon: @unchecked Sendable {
         try writeConfig(body, supervisor: supervisor)
     }
 
+    /// The same daemon once more, after `previous` stopped: its directories, config and
+    /// notify socket, so that it reads back what `previous` left in `state_dir`.
+    public init(restarting previous: TestDaemon) {
+        directory = previous.directory
+        sandbox = previous.sandbox
+        notify = previous.notify
+        configPath = previous.configPath
+    }
+
     deinit {
         if let process, process.isRunning {
             process.signal(SIGTERM)
             if process.wait(timeout: 5) == nil { process.signal(SIGKILL) }
         }
-        sandbox.remove()
+        // The sandbox goes with its last daemon (see `init(restarting:)`).
     }
 
     /// Replaces the config file (e.g. before a reload).
@@ -49,10 +59,20 @@ public final class TestDaemon: @unchecked Sendable {
     }
 
     /// Starts the daemon and waits for `READY=1`; returns that notification.
+    ///
+    /// `cgroup`, when given, is a cgroup directory the daemon joins before it runs
+    /// (e.g. ``CgroupSandbox/pidsDirectory``).
     @discardableResult
-    public func start(environment: [String: String] = [:], readyTimeout: Double = 10) throws -> String {
+    public func start(environment: [String: String] = [:], joining cgroup: String? = nil, readyTimeout: Double = 10) throws -> String {
+        // What an earlier daemon on this notify socket said (a READY=1 after a reload) is not about this one.
+        while notify.receive(timeout: 0) != nil {}
+        var command = [Binaries.path("extensiond"), "--config", configPath]
+        if let cgroup {
+            // The shell joins the cgroup, then becomes the daemon (same pid).
+            command = ["/bin/sh", "-c", #"echo $$ > "$0" && exec "$@""#, cgroup + "/cgroup.procs"] + command
+        }
         let process = try TestProcess(
-            Binaries.path("extensiond"), ["--config", configPath],
+            command[0], Array(command.dropFirst()),
             environment: ["NOTIFY_SOCKET": notify.path].merging(environment) { _, new in new },
             removing: ["WATCHDOG_USEC", "WATCHDOG_PID", "EXTENSIOND_SOCKET"],
             outputIn: directory.path, name: "extensiond"
@@ -83,7 +103,7 @@ public final class TestDaemon: @unchecked Sendable {
 
     /// Sends raw bytes on a new control connection, then reads until the daemon closes it.
     public func exchange(_ bytes: [UInt8], path: String? = nil, timeout: Double = 5) throws -> [UInt8] {
-        let fd = try connect(path ?? controlSocket)
+        let fd = try connectUnixStream(to: path ?? controlSocket)
         defer { close(fd) }
         var timeout = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1_000_000))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -103,19 +123,14 @@ public final class TestDaemon: @unchecked Sendable {
         return reply
     }
 
+    /// A new host connection to `host.sock`.
+    public func connectHost() throws -> HostClient {
+        try HostClient(path: hostSocket)
+    }
+
     /// Runs `supervisorctl --socket <control.sock> arguments…`.
     public func supervisorctl(_ arguments: [String], socket: String? = nil) throws -> CommandResult {
         try runCommand(Binaries.path("supervisorctl"), ["--socket", socket ?? controlSocket] + arguments, in: directory)
-    }
-
-    private func connect(_ path: String) throws -> Int32 {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        let result = withUnixAddress(path) { Glibc.connect(fd, $0, $1) }
-        guard result == 0 else {
-            close(fd)
-            throw TestSupportError("connect \(path): \(String(cString: strerror(errno)))")
-        }
-        return fd
     }
 }
 

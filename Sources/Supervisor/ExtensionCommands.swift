@@ -14,7 +14,14 @@ extension Daemon {
                 guard let mode = DisplayMode(rawValue: modeName) else {
                     return session.reply(.failure("mode '\(modeName)' is not one of compact, expanded"))
                 }
-                let size = Size(width: Int(request.options["width"] ?? "") ?? 320, height: Int(request.options["height"] ?? "") ?? 160)
+                var size = Size(width: 320, height: 160)
+                for (option, dimension) in [("width", \Size.width), ("height", \Size.height)] {
+                    guard let text = request.options[option] else { continue }
+                    guard let pixels = Int(text), pixels > 0 else {
+                        return session.reply(.failure("\(option) '\(text)' is not a positive number of pixels"))
+                    }
+                    size[keyPath: dimension] = pixels
+                }
                 let id = request.names[0]
                 let started = MonotonicInstant.current()
                 try extensions.pull(id, mode: mode, maxSize: size) { outcome in
@@ -55,10 +62,8 @@ extension Daemon {
             default:
                 session.reply(.failure("'\(request.command.rawValue)' is not available in this version of the daemon"))
             }
-        } catch let rejection as RequestRejection {
-            session.reply(.failure(rejection.description))
         } catch {
-            session.reply(.failure("\(error)"))
+            session.reply(.failure(error.description))
         }
     }
 }

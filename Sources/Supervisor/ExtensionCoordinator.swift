@@ -24,12 +24,21 @@ final class ExtensionCoordinator {
     /// An extension's run ended (`extensionTerminated` for hosts).
     var onTerminated: ((String, String) -> Void)?
 
+    /// The user's `enable`/`disable` choices (persisted). An extension without one takes
+    /// its configured `enabled`, so a config change still applies to it.
+    private var enabledChoices: [String: Bool] = [:]
+
     init(loop: EventLoop, supervisor: ProcessSupervisor, registry: ProcessRegistry, events: EventLog, store: ExtensionStore) {
         self.loop = loop
         self.supervisor = supervisor
         self.registry = registry
         self.events = events
         self.store = store
+        do {
+            enabledChoices = try store.loadEnabled()
+        } catch {
+            events.record(.error, nil, "\(error); every extension takes its configured enabled state")
+        }
     }
 
     private var now: Instant { loop.now.policyInstant }
@@ -39,24 +48,35 @@ final class ExtensionCoordinator {
     /// Creates or updates the record of every configured extension: persisted
     /// snapshot and budget restored at first sight, parameters applied on reload.
     func configure(_ extensions: [ExtensionSpec]) {
-        let enabledStates = store.loadEnabled()
         var next: [String: ExtensionRecord] = [:]
         for spec in extensions {
             let parameters = RefreshParameters(spec.refresh)
+            let enabled = enabledChoices[spec.id] ?? spec.enabled
             if let record = records[spec.id] {
                 record.spec = spec
                 perform(record, record.engine.handle(.reconfigured(parameters), at: now, using: &random))
+                setEnabled(enabled, record)
                 next[spec.id] = record
             } else {
-                let engine = store.loadRecord(spec.id, now: now).map {
+                let engine = restoredRecord(spec.id).map {
                     RefreshEngine(parameters: parameters, restoring: $0, now: now)
                 } ?? RefreshEngine(parameters: parameters, now: now)
-                let record = ExtensionRecord(spec: spec, engine: engine, enabled: enabledStates[spec.id] ?? spec.enabled, now: loop.now)
+                let record = ExtensionRecord(spec: spec, engine: engine, enabled: enabled, now: loop.now)
                 next[spec.id] = record
                 armRefreshTimer(record, at: engine.wakeTime)
             }
         }
         records = next
+    }
+
+    /// The record saved by an earlier run; a damaged one is reported and replaced.
+    private func restoredRecord(_ id: String) -> RefreshRecord<EncodedJSON>? {
+        do {
+            return try store.loadRecord(id, now: now)
+        } catch {
+            events.record(.error, id, "\(error); starting without a snapshot and with a full budget")
+            return nil
+        }
     }
 
     // MARK: Requests from hosts
@@ -74,9 +94,10 @@ final class ExtensionCoordinator {
         perform(record, record.engine.handle(.pull(token), at: now, using: &random))
     }
 
-    /// `supervisorctl refresh`: an update now, outside the budget.
+    /// `supervisorctl refresh`: an update now, outside the budget. Only widgets have
+    /// content to update; actions and shares answer `begin` only.
     func refresh(_ id: String) throws(RequestRejection) {
-        let record = try usableRecord(id, point: nil)
+        let record = try usableRecord(id, point: .widget)
         perform(record, record.engine.handle(.manualRefresh, at: now, using: &random))
     }
 
@@ -95,12 +116,22 @@ final class ExtensionCoordinator {
     /// The user's activation state; persisted.
     func setEnabled(_ enabled: Bool, for ids: [String]) throws(RequestRejection) {
         for id in ids where records[id] == nil { throw .unknown(id) }
-        for id in ids { records[id]?.enabled = enabled }
+        for id in ids {
+            enabledChoices[id] = enabled
+            if let record = records[id] { setEnabled(enabled, record) }
+        }
         do {
-            try store.saveEnabled(records.mapValues(\.enabled))
+            try store.saveEnabled(enabledChoices)
         } catch {
             throw .storage("\(error)")
         }
+    }
+
+    private func setEnabled(_ enabled: Bool, _ record: ExtensionRecord) {
+        guard record.enabled != enabled else { return }
+        record.enabled = enabled
+        // Scheduled refreshes wait while disabled (see `armRefreshTimer`).
+        if enabled { armRefreshTimer(record, at: record.engine.wakeTime) }
     }
 
     private func usableRecord(_ id: String, point: ExtensionPoint?) throws(RequestRejection) -> ExtensionRecord {
@@ -160,6 +191,9 @@ final class ExtensionCoordinator {
             timer.reschedule(at: deadline)
         } else {
             record.refreshTimer = try? loop.addTimer(at: deadline, accuracy: .milliseconds(50)) { [unowned self, unowned record] in
+                // A disabled extension is not refreshed in the background (enabling it re-arms
+                // the timer), but an update already in flight still meets its deadline.
+                guard record.enabled || record.engine.updateInFlight != nil else { return }
                 self.perform(record, record.engine.handle(.timerFired, at: self.now, using: &self.random))
             }
         }
@@ -171,7 +205,7 @@ final class ExtensionCoordinator {
     /// if it is not running.
     private func dispatch(_ record: ExtensionRecord) {
         guard let process = registry[record.id], !record.queue.isEmpty, record.outstanding == nil else { return }
-        guard process.isAlive else {
+        guard let run = process.run else {
             do {
                 try supervisor.start(process)
             } catch {
@@ -179,7 +213,10 @@ final class ExtensionCoordinator {
             }
             return
         }
-        guard process.state == .idle || process.state == .running, let channel = process.run?.channel else { return }
+        // A run being stopped (told to `terminate`) takes no new request: it waits for
+        // the end of the run and a new launch (see `runEnded`).
+        guard run.stopReason == nil else { return }
+        guard process.state == .idle || process.state == .running, let channel = run.channel else { return }
         let started = MonotonicInstant.current()
         switch record.queue.removeFirst() {
         case .update(let request):
@@ -320,7 +357,12 @@ final class ExtensionCoordinator {
             completion(.failed("the extension ended (\(reason)) before completing"))
         }
         record.outstanding = nil
-        fail(record, because: "the extension ended (\(reason))")
+        if reason == "idle" && !record.queue.isEmpty {
+            // Requests that came while the extension was exiting idle: a new run serves them.
+            dispatch(record)
+        } else {
+            fail(record, because: "the extension ended (\(reason))")
+        }
         onTerminated?(process.name, reason)
     }
 

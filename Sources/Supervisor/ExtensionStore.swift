@@ -20,9 +20,8 @@ struct ExtensionStore {
     }
 
     /// The persisted enabled states; empty when never written.
-    func loadEnabled() -> [String: Bool] {
-        guard let bytes = FileSystem.read(enabledPath) else { return [:] }
-        return (try? JSONDecoder().decode([String: Bool].self, from: Data(bytes))) ?? [:]
+    func loadEnabled() throws(UnreadableStoreFile) -> [String: Bool] {
+        try load([String: Bool].self, from: enabledPath) ?? [:]
     }
 
     func saveEnabled(_ enabled: [String: Bool]) throws(SystemError) {
@@ -31,10 +30,9 @@ struct ExtensionStore {
 
     /// The record saved for `id`, moved onto this boot's monotonic clock by the wall-clock
     /// time that passed since it was saved.
-    func loadRecord(_ id: String, now: Instant) -> RefreshRecord<EncodedJSON>? {
-        guard let bytes = FileSystem.read(recordPath(id)),
-              let saved = try? JSONDecoder().decode(SavedRecord.self, from: Data(bytes))
-        else { return nil }
+    /// `nil` when none was saved.
+    func loadRecord(_ id: String, now: Instant) throws(UnreadableStoreFile) -> RefreshRecord<EncodedJSON>? {
+        guard let saved = try load(SavedRecord.self, from: recordPath(id)) else { return nil }
         let elapsed = Duration.milliseconds(max(0, WallClock.nowMilliseconds() - saved.savedAtWallMs))
         let savedInstant = Instant(nanoseconds: saved.savedAtMonotonicNs)
         return saved.record.rebased(by: (now - elapsed) - savedInstant)
@@ -43,6 +41,16 @@ struct ExtensionStore {
     func saveRecord(_ record: RefreshRecord<EncodedJSON>, for id: String, now: Instant) throws(SystemError) {
         let saved = SavedRecord(record: record, savedAtMonotonicNs: now.nanoseconds, savedAtWallMs: WallClock.nowMilliseconds())
         try FileSystem.writeAtomically(Self.encode(saved), to: recordPath(id))
+    }
+
+    /// The value saved at `path`; `nil` when there is no such file.
+    private func load<Value: Decodable>(_: Value.Type, from path: String) throws(UnreadableStoreFile) -> Value? {
+        guard let bytes = FileSystem.read(path) else { return nil }
+        do {
+            return try JSONDecoder().decode(Value.self, from: Data(bytes))
+        } catch {
+            throw UnreadableStoreFile(path: path, reason: "\(error)")
+        }
     }
 
     private static func encode(_ value: some Encodable) -> [UInt8] {
@@ -56,4 +64,13 @@ struct ExtensionStore {
         var savedAtMonotonicNs: Int64
         var savedAtWallMs: Int64
     }
+}
+
+/// A file in `state_dir` that exists but does not hold what the daemon saved there
+/// (damaged, or written by something else).
+struct UnreadableStoreFile: Error, CustomStringConvertible {
+    let path: String
+    let reason: String
+
+    var description: String { "\(path) cannot be read back: \(reason)" }
 }

@@ -1,0 +1,107 @@
+import Glibc
+import WireProtocol
+
+/// A host on `host.sock`, for tests: sends ``HostToSupervisor`` messages (or raw bytes)
+/// and reads ``SupervisorToHost`` messages with a timeout. Blocking, one thread.
+public final class HostClient: @unchecked Sendable {
+    private let fd: Int32
+    private var framer = LineFramer()
+    /// Messages read while waiting for another one, in arrival order.
+    private var backlog: [SupervisorToHost] = []
+
+    /// Connects to the host socket at `path`.
+    public init(path: String) throws {
+        fd = try connectUnixStream(to: path)
+    }
+
+    deinit { close(fd) }
+
+    /// Sends one message.
+    public func send(_ message: HostToSupervisor) throws {
+        try send(bytes: message.encodedLine())
+    }
+
+    /// Sends `bytes` as they are (for malformed lines).
+    public func send(bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent < 0 && errno == EINTR { continue }
+            guard sent > 0 else { throw TestSupportError("send on host.sock: \(String(cString: strerror(errno)))") }
+            offset += sent
+        }
+    }
+
+    /// The next message, whatever it is.
+    public func receive(timeout: Double = 5) throws -> SupervisorToHost {
+        try receive(timeout: timeout) { _ in true }
+    }
+
+    /// The first message `matching` accepts; the others stay queued for later calls.
+    public func receive(timeout: Double = 5, matching: (SupervisorToHost) -> Bool) throws -> SupervisorToHost {
+        if let index = backlog.firstIndex(where: matching) { return backlog.remove(at: index) }
+        let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
+        while true {
+            guard let message = try readMessage(until: deadline) else {
+                throw TestSupportError("no matching message on host.sock within \(timeout) s; got \(backlog)")
+            }
+            if matching(message) { return message }
+            backlog.append(message)
+        }
+    }
+
+    /// Sends `pull` and returns the `snapshot` or `error` answering it.
+    public func pull(_ extensionID: String, id: RequestID, mode: DisplayMode = .compact, timeout: Double = 5) throws -> SupervisorToHost {
+        try send(.pull(.init(id: id, extensionID: extensionID, mode: mode, maxSize: Size(width: 320, height: 160))))
+        return try receive(timeout: timeout) { $0.answerID == id }
+    }
+
+    /// Whether the daemon closes the connection within `timeout` (reading and keeping
+    /// whatever comes before the end).
+    public func closedByPeer(timeout: Double = 5) throws -> Bool {
+        let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
+        do {
+            while let message = try readMessage(until: deadline) { backlog.append(message) }
+            return false
+        } catch is PeerClosed {
+            return true
+        }
+    }
+
+    /// The next complete message, or nil at `deadline`; throws ``PeerClosed`` at end of file.
+    private func readMessage(until deadline: ContinuousClock.Instant) throws -> SupervisorToHost? {
+        while true {
+            if let line = try framer.nextLine() {
+                return try SupervisorToHost.decode(line: line)
+            }
+            let left = ContinuousClock.now.duration(to: deadline)
+            guard left > .zero else { return nil }
+            var poll = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+            let ready = Glibc.poll(&poll, 1, milliseconds)
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { throw PeerClosed() }
+            try framer.append(chunk[..<count])
+        }
+    }
+
+    /// The daemon closed the connection.
+    private struct PeerClosed: Error {}
+}
+
+extension SupervisorToHost {
+    /// The `id` of the request this message answers, if it answers one.
+    public var answerID: RequestID? {
+        switch self {
+        case .extensions(let message): message.id
+        case .snapshot(let message): message.id
+        case .completed(let message): message.id
+        case .error(let message): message.id
+        case .extensionTerminated, .openURL: nil
+        }
+    }
+}

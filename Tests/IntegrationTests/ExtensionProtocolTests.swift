@@ -1,0 +1,209 @@
+import ControlProtocol
+import ExtensiondTestSupport
+import Foundation
+import Testing
+import WireProtocol
+
+/// Real extension processes against a real daemon: deadlines, crashes, protocol
+/// violations, idle exit, the shipped extensions, and what survives a restart.
+@Suite struct ExtensionProtocolTests {
+    static let widget = "test.app.widget"
+    static let neighbour = "test.app.neighbour"
+
+    /// Every pull after 100 ms finds the snapshot stale and calls the extension: the
+    /// extension answers `never`, so no scheduled refresh gets in the way.
+    static let pullsUpdate = """
+    interval = "100ms"
+    min_interval = "100ms"
+    pull_cooldown = "0s"
+    """
+
+    @Test func aWidgetThatNeverAnswersIsKilledAtItsDeadlineAndThePullGetsTheStaleSnapshot() throws {
+        let bed = try ExtensionTestBed()
+        try bed.start(ExtensionTestBed.extensionTable(
+            Self.widget, command: try bed.command(.hangAfterFirst, reload: "never"),
+            refresh: Self.pullsUpdate + "\ndeadline = \"1s\""))
+        let host = try bed.daemon.connectHost()
+        let good = try bed.pull(Self.widget)
+        #expect(good.result == "newData" && good.version == 1 && good.answered == 1)
+
+        Thread.sleep(forTimeInterval: 0.15)
+        let started = Date()
+        let late = try bed.pull(Self.widget)
+        #expect(Date().timeIntervalSince(started) >= 0.9)
+        #expect(late.result == "failed", "\(bed.diagnostics(Self.widget))")
+        #expect(late.stale)
+        #expect(late.version == 1)
+        #expect(late.snapshot == good.snapshot)
+        #expect(late.error?.contains("deadline") == true, "\(late.error ?? "no error")\n\(bed.diagnostics(Self.widget))")
+        #expect(try bed.eventReasons(.kill, of: Self.widget) == ["deadline"])
+        let terminated = try host.receive { if case .extensionTerminated = $0 { true } else { false } }
+        #expect(terminated == .extensionTerminated(.init(extensionID: Self.widget, reason: .deadline)))
+    }
+
+    @Test func aWidgetThatCrashesMidUpdateFailsAndTheNextPullRelaunchesIt() throws {
+        let bed = try ExtensionTestBed()
+        try bed.start(ExtensionTestBed.extensionTable(
+            Self.widget, command: try bed.command(.crashOnSecond, reload: "never"), refresh: Self.pullsUpdate))
+        let first = try bed.pull(Self.widget)
+        #expect(first.result == "newData" && first.version == 1)
+
+        Thread.sleep(forTimeInterval: 0.15)
+        let crashed = try bed.pull(Self.widget)
+        #expect(crashed.result == "failed")
+        #expect(crashed.stale && crashed.version == 1 && crashed.snapshot == first.snapshot)
+        #expect(try bed.eventReasons(.exit, of: Self.widget) == ["exited"])
+
+        let relaunched = try bed.pull(Self.widget)
+        #expect(relaunched.result == "newData")
+        #expect(relaunched.version == 2 && !relaunched.stale)
+        #expect(relaunched.pid != nil && relaunched.pid != first.pid)
+        #expect(try bed.stats(Self.widget)?.launches == 2)
+    }
+
+    @Test(arguments: [ScriptedExtension.Behaviour.garbage, .oversized, .unknownID])
+    func aProtocolViolationKillsOnlyTheOffender(_ behaviour: ScriptedExtension.Behaviour) throws {
+        let bed = try ExtensionTestBed()
+        try bed.start(
+            ExtensionTestBed.extensionTable(Self.widget, command: try bed.command(behaviour), refresh: Self.pullsUpdate)
+                + ExtensionTestBed.extensionTable(
+                    Self.neighbour, command: try bed.command(.answer, reload: "never"), refresh: Self.pullsUpdate))
+        let host = try bed.daemon.connectHost()
+        let before = try bed.pull(Self.neighbour)
+        #expect(before.result == "newData")
+
+        let violated = try bed.pull(Self.widget)
+        #expect(violated.result == "failed")
+        #expect(try bed.eventReasons(.kill, of: Self.widget) == ["protocol"])
+        let terminated = try host.receive { if case .extensionTerminated = $0 { true } else { false } }
+        #expect(terminated == .extensionTerminated(.init(extensionID: Self.widget, reason: .protocol)))
+
+        // The neighbour's process answers its next update; the daemon serves on.
+        Thread.sleep(forTimeInterval: 0.15)
+        let after = try bed.pull(Self.neighbour)
+        #expect(after.result == "newData" && after.version == 2)
+        #expect(after.pid == before.pid && after.answered == 2)
+        #expect(try bed.eventReasons(.kill, of: Self.neighbour).isEmpty)
+        #expect(bed.daemon.process?.isRunning == true)
+    }
+
+    @Test func anIdleExtensionExitsAndTheNextPullRelaunchesIt() throws {
+        let bed = try ExtensionTestBed()
+        try bed.start(ExtensionTestBed.extensionTable(
+            Self.widget, command: try bed.command(.answer, reload: "never"), settings: "idle_exit = \"1s\"",
+            refresh: Self.pullsUpdate))
+        let host = try bed.daemon.connectHost()
+        let first = try bed.pull(Self.widget)
+        #expect(first.result == "newData")
+
+        #expect(try eventually(timeout: 5) { try bed.status(Self.widget)?.pid == nil })
+        #expect(try bed.eventReasons(.exit, of: Self.widget) == ["idle"])
+        let terminated = try host.receive { if case .extensionTerminated = $0 { true } else { false } }
+        #expect(terminated == .extensionTerminated(.init(extensionID: Self.widget, reason: .idle)))
+
+        let second = try bed.pull(Self.widget)
+        #expect(second.result == "newData" && second.version == 2)
+        #expect(second.pid != first.pid && second.answered == 1)
+    }
+
+    @Test func aPullDuringAnIdleExitWaitsForTheExitAndRelaunches() throws {
+        let bed = try ExtensionTestBed()
+        let updates = bed.countFile(Self.widget)
+        try bed.start(ExtensionTestBed.extensionTable(
+            Self.widget, command: try bed.command(.lingerOnTerminate, countFile: updates, reload: "never"),
+            settings: "idle_exit = \"300ms\"\nstop_timeout = \"3s\"", refresh: Self.pullsUpdate))
+        let first = try bed.pull(Self.widget)
+        #expect(first.result == "newData")
+
+        // Told to terminate, the process takes a second to go: the pull must not be sent to it.
+        #expect(eventually(timeout: 5) { ScriptedExtension.terminations(in: updates) == 1 })
+        let second = try bed.pull(Self.widget)
+        #expect(second.result == "newData", "\(bed.diagnostics(Self.widget))")
+        #expect(second.version == 2 && second.pid != first.pid)
+        #expect(ScriptedExtension.updates(in: updates) == 2)
+    }
+
+    @Test func aWidgetThatCannotBeLaunchedFailsThePullWithTheReason() throws {
+        let bed = try ExtensionTestBed()
+        try bed.start(ExtensionTestBed.extensionTable(Self.widget, command: #"["/nonexistent/widget"]"#))
+        let report = try bed.pull(Self.widget)
+        #expect(report.result == "failed" && report.snapshot == nil && report.version == 0)
+        #expect(report.error?.contains("/nonexistent/widget") == true, "\(report.error ?? "no error")")
+        #expect(bed.daemon.process?.isRunning == true)
+    }
+
+    @Test func aWidgetThatNeverSaysReadyIsKilledAtItsStartTimeout() throws {
+        let bed = try ExtensionTestBed()
+        try bed.start(ExtensionTestBed.extensionTable(
+            Self.widget, command: #"["/bin/sleep", "1000"]"#, settings: "start_timeout = \"500ms\""))
+        let started = Date()
+        let report = try bed.pull(Self.widget)
+        #expect(Date().timeIntervalSince(started) < 3)
+        #expect(report.result == "failed" && report.error != nil)
+        #expect(try bed.eventReasons(.kill, of: Self.widget) == ["deadline"])
+    }
+
+    @Test func aStoredRecordThatCannotBeReadIsReportedAndReplaced() throws {
+        let bed = try ExtensionTestBed()
+        try FileManager.default.createDirectory(atPath: bed.daemon.stateDirectory + "/extensions", withIntermediateDirectories: true)
+        try "{ not json".write(toFile: bed.daemon.stateDirectory + "/extensions/\(Self.widget).json", atomically: true, encoding: .utf8)
+        try bed.start(ExtensionTestBed.extensionTable(Self.widget, command: try bed.command(.answer)))
+        let errors = try bed.control(.events, options: ["count": "500"]).events?.filter { $0.kind == .error } ?? []
+        #expect(errors.contains { $0.message.contains("\(Self.widget).json") }, "\(errors)")
+        #expect(try bed.pull(Self.widget).version == 1)
+    }
+
+    /// The Swift SDK's demo widget and the Python example written from docs/PROTOCOL.md
+    /// pass the same test.
+    @Test(arguments: ["swift", "python"])
+    func aShippedWidgetServesPulls(_ language: String) throws {
+        let command = language == "swift"
+            ? "[\"\(Binaries.path("DemoWidget"))\"]"
+            : "[\"/usr/bin/python3\", \"-S\", \"\(Binaries.packageRoot())/examples/python-widget/widget.py\"]"
+        let bed = try ExtensionTestBed()
+        try bed.start(ExtensionTestBed.extensionTable(Self.widget, command: command, refresh: "pull_cooldown = \"1h\""))
+
+        let first = try bed.pull(Self.widget, mode: "expanded")
+        #expect(first.result == "newData" && first.delivery == "updated")
+        #expect(first.version == 1 && !first.stale && first.error == nil)
+        guard case .object(let fields)? = first.snapshot, case .string(let text)? = fields["text"] else {
+            Issue.record("the snapshot has no text: \(String(describing: first.snapshot))")
+            return
+        }
+        #expect(!text.isEmpty)
+
+        let cached = try bed.pull(Self.widget)
+        #expect(cached.result == "cached" && cached.delivery == "cached")
+        #expect(cached.version == 1 && cached.snapshot == first.snapshot)
+
+        #expect(try bed.control(.refresh, [Self.widget]).ok)
+        #expect(try eventually { try bed.pull(Self.widget).version == 2 })
+        #expect(try bed.stats(Self.widget)?.resultsNewData == 2)
+    }
+
+    @Test func theSnapshotAndTheRemainingBudgetSurviveARestart() throws {
+        let bed = try ExtensionTestBed()
+        let updates = bed.countFile(Self.widget)
+        // Three scheduled refreshes empty the bucket within a second; pulls come from the cache.
+        try bed.start(ExtensionTestBed.extensionTable(Self.widget, command: try bed.command(.answer, countFile: updates), refresh: """
+            interval = "300ms"
+            min_interval = "300ms"
+            pull_cooldown = "1h"
+            daily_budget = 1
+            budget_burst = 3
+            """))
+        #expect(try bed.stats(Self.widget)?.budgetLeft == 3)
+        _ = try bed.pull(Self.widget)
+        #expect(try eventually(timeout: 5) { try bed.stats(Self.widget)?.budgetLeft == 0 && ScriptedExtension.updates(in: updates) == 4 })
+        let before = try bed.pull(Self.widget)
+        #expect(before.result == "cached" && before.version == 4)
+
+        try bed.restart()
+        #expect(try bed.stats(Self.widget)?.budgetLeft == 0)
+        let after = try bed.pull(Self.widget)
+        #expect(after.result == "cached")
+        #expect(after.version == 4 && after.snapshot == before.snapshot)
+        #expect(after.ageMs >= before.ageMs)
+        #expect(ScriptedExtension.updates(in: updates) == 4)
+    }
+}

@@ -1,0 +1,276 @@
+import ControlProtocol
+import ExtensiondTestSupport
+import Foundation
+import Testing
+import WireProtocol
+
+/// Hosts on `host.sock` against a real daemon and real extensions: list, pull, single
+/// flight across connections, subscriptions, actions, malformed input, enable/disable.
+@Suite struct HostSocketTests {
+    static let widget = "test.app.widget"
+    static let hidden = "test.app.hidden"
+    static let action = "test.app.action"
+
+    @Test func listShowsEveryExtensionWithItsStates() throws {
+        let bed = try ExtensionTestBed()
+        try bed.start(
+            ExtensionTestBed.extensionTable(Self.widget, command: try bed.command(.answer))
+                + ExtensionTestBed.extensionTable(Self.hidden, command: try bed.command(.noContent))
+                + ExtensionTestBed.extensionTable(
+                    Self.action, point: "action", command: try bed.command(.action), settings: "enabled = false"))
+        let host = try bed.daemon.connectHost()
+        #expect(try list(host, id: 1) == [
+            .init(id: Self.action, app: ExtensionTestBed.app, point: "action", enabled: false, hasContent: true),
+            .init(id: Self.hidden, app: ExtensionTestBed.app, point: "widget", enabled: true, hasContent: true),
+            .init(id: Self.widget, app: ExtensionTestBed.app, point: "widget", enabled: true, hasContent: true),
+        ])
+        // `setHasContent false` arrives once the extension runs.
+        _ = try host.pull(Self.hidden, id: 2)
+        #expect(try eventually { try list(host, id: 3).first { $0.id == Self.hidden }?.hasContent == false })
+    }
+
+    @Test func aPullIsAnsweredWithItsID() throws {
+        let bed = try ExtensionTestBed()
+        try bed.start(ExtensionTestBed.extensionTable(Self.widget, command: try bed.command(.answer)))
+        let host = try bed.daemon.connectHost()
+        guard case .snapshot(let snapshot) = try host.pull(Self.widget, id: 41) else {
+            Issue.record("no snapshot")
+            return
+        }
+        #expect(snapshot.id == 41 && snapshot.extensionID == Self.widget)
+        #expect(snapshot.result == .newData && snapshot.version == 1 && !snapshot.stale)
+        #expect(try snapshot.snapshot?.decoded().field("n") == 1)
+
+        guard case .error(let error) = try host.pull("test.app.nope", id: 42) else {
+            Issue.record("an unknown extension was pulled")
+            return
+        }
+        #expect(error.id == 42 && error.error.contains("test.app.nope"))
+    }
+
+    @Test func concurrentPullsFromManyHostsShareOneUpdate() throws {
+        let bed = try ExtensionTestBed()
+        let updates = bed.countFile(Self.widget)
+        try bed.start(ExtensionTestBed.extensionTable(Self.widget, command: try bed.command(.answer, countFile: updates, delay: 0.5)))
+        let hosts = try (0..<6).map { _ in try bed.daemon.connectHost() }
+        for (index, host) in hosts.enumerated() {
+            try host.send(.pull(.init(id: RequestID(rawValue: UInt64(index)), extensionID: Self.widget, mode: .compact,
+                                      maxSize: Size(width: 100, height: 100))))
+        }
+        var versions: Set<UInt64> = []
+        for (index, host) in hosts.enumerated() {
+            guard case .snapshot(let snapshot) = try host.receive(), snapshot.id?.rawValue == UInt64(index) else {
+                Issue.record("host \(index) got no snapshot")
+                continue
+            }
+            #expect(snapshot.result == .newData, "\(bed.diagnostics(Self.widget))")
+            versions.insert(snapshot.version)
+        }
+        #expect(versions == [1])
+        #expect(ScriptedExtension.updates(in: updates) == 1)
+        let stats = try bed.stats(Self.widget)
+        #expect(stats?.pullsUpdated == 1 && stats?.pullsCoalesced == 5)
+    }
+
+    @Test func aSubscriberGetsTheSnapshotOfAManualRefreshPushed() throws {
+        let bed = try ExtensionTestBed()
+        try bed.start(ExtensionTestBed.extensionTable(Self.widget, command: try bed.command(.answer)))
+        let subscriber = try bed.daemon.connectHost()
+        let bystander = try bed.daemon.connectHost()
+        try subscriber.send(.subscribe(.init(extensions: [Self.widget])))
+        _ = try list(subscriber, id: 1)  // answered after the subscribe was applied
+
+        #expect(try bed.control(.refresh, [Self.widget]).ok)
+        guard case .snapshot(let pushed) = try subscriber.receive() else {
+            Issue.record("no push")
+            return
+        }
+        #expect(pushed.id == nil && pushed.extensionID == Self.widget)
+        #expect(pushed.result == .newData && pushed.version == 1)
+        // A host that did not subscribe gets nothing before the answer to its own request.
+        try bystander.send(.list(.init(id: 7)))
+        #expect(try bystander.receive().answerID == 7)
+
+        guard case .error(let unknown) = try subscribeAnswer(subscriber, to: "test.app.nope", id: 2) else {
+            Issue.record("subscribing to an unknown extension was accepted")
+            return
+        }
+        #expect(unknown.error.contains("test.app.nope"))
+    }
+
+    @Test func performRunsAnActionOnMatchingItemsOnly() throws {
+        let bed = try ExtensionTestBed()
+        try bed.start(
+            ExtensionTestBed.extensionTable(
+                Self.action, point: "action", command: try bed.command(.action), settings: #"activation = { "public.text" = 2 }"#)
+                + ExtensionTestBed.extensionTable(Self.widget, command: try bed.command(.answer)))
+        let host = try bed.daemon.connectHost()
+        let text = Item(type: "public.text", value: "hello")
+
+        let completed = try perform(host, Self.action, [text, text], id: 1)
+        #expect(completed == .completed(.init(id: 1, items: [
+            Item(type: "public.text", value: "handled public.text"), Item(type: "public.text", value: "handled public.text"),
+        ])))
+
+        let rejections: [(items: [Item], problem: String)] = [
+            ([Item(type: "public.image", path: "/tmp/cat.png")], "public.image is not accepted"),
+            ([text, text, text], "3 items of type public.text, at most 2"),
+            ([], "no items"),
+        ]
+        for (offset, rejection) in rejections.enumerated() {
+            let id = RequestID(rawValue: UInt64(10 + offset))
+            guard case .error(let error) = try perform(host, Self.action, rejection.items, id: id) else {
+                Issue.record("\(rejection.items) was accepted")
+                continue
+            }
+            #expect(error.id == id && error.error.contains(rejection.problem), "\(error.error)")
+        }
+        // An action has no content to refresh: it would never answer an `update`.
+        #expect(try bed.control(.refresh, [Self.action]).error?.contains("action extension") == true)
+
+        // `supervisorctl perform` acts as a host would.
+        let control = try bed.control(.perform, [Self.action, "public.text=/tmp/note.txt"])
+        #expect(control.ok && control.lines == [#"public.text="handled public.text""#], "\(control)")
+        #expect(try bed.control(.perform, [Self.action, "public.image=/tmp/cat.png"]).error?.contains("public.image") == true)
+
+        guard case .error(let wrongPoint) = try perform(host, Self.widget, [text], id: 20) else {
+            Issue.record("a widget performed an action")
+            return
+        }
+        #expect(wrongPoint.error.contains("widget"))
+    }
+
+    @Test func anActionThatNeverCompletesIsKilledAtItsDeadline() throws {
+        let bed = try ExtensionTestBed()
+        try bed.start(ExtensionTestBed.extensionTable(
+            Self.action, point: "action", command: try bed.command(.hangingAction), refresh: "deadline = \"500ms\""))
+        let host = try bed.daemon.connectHost()
+        guard case .error(let error) = try perform(host, Self.action, [Item(type: "public.text", value: "hi")], id: 3) else {
+            Issue.record("the action completed")
+            return
+        }
+        #expect(error.id == 3 && error.error.contains("deadline"), "\(error.error)")
+        #expect(try bed.eventReasons(.kill, of: Self.action) == ["deadline"])
+    }
+
+    @Test(arguments: [#"{"type":"hello"}"#, "not json", #"{"type":"pull","id":1}"#])
+    func aMalformedLineClosesOnlyThatConnection(_ line: String) throws {
+        let bed = try ExtensionTestBed()
+        try bed.start(ExtensionTestBed.extensionTable(Self.widget, command: try bed.command(.answer)))
+        let offender = try bed.daemon.connectHost()
+        let other = try bed.daemon.connectHost()
+        try offender.send(bytes: Array((line + "\n").utf8))
+        guard case .error(let error) = try offender.receive() else {
+            Issue.record("no error for \(line)")
+            return
+        }
+        #expect(error.id == nil && !error.error.isEmpty)
+        #expect(try offender.closedByPeer())
+
+        guard case .snapshot(let snapshot) = try other.pull(Self.widget, id: 5) else {
+            Issue.record("the other host was not served")
+            return
+        }
+        #expect(snapshot.result == .newData)
+    }
+
+    @Test func disabledExtensionsAreRefusedAcrossARestart() throws {
+        let bed = try ExtensionTestBed()
+        try bed.start(ExtensionTestBed.extensionTable(Self.widget, command: try bed.command(.answer)))
+        #expect(try bed.control(.disable, [Self.widget]).ok)
+        try expectRefused(bed, id: 1)
+
+        try bed.restart()
+        try expectRefused(bed, id: 2)
+        #expect(try list(try bed.daemon.connectHost(), id: 3).first?.enabled == false)
+
+        #expect(try bed.control(.enable, [Self.widget]).ok)
+        try bed.restart()
+        guard case .snapshot(let snapshot) = try bed.daemon.connectHost().pull(Self.widget, id: 4) else {
+            Issue.record("the enabled extension was refused")
+            return
+        }
+        #expect(snapshot.result == .newData)
+    }
+
+    @Test func onlyTheUsersChoicesOverrideTheConfiguredEnabledState() throws {
+        let bed = try ExtensionTestBed()
+        let command = try bed.command(.answer)
+        let config = { (hiddenSettings: String) in
+            ExtensionTestBed.extensionTable(Self.widget, command: command)
+                + ExtensionTestBed.extensionTable(Self.hidden, command: command, settings: hiddenSettings)
+        }
+        try bed.start(config(""))
+        #expect(try bed.control(.disable, [Self.widget]).ok)
+        // The user never chose for `hidden`: a config change applies, on reload and at restart.
+        try bed.writeConfig(config("enabled = false"))
+        #expect(try bed.control(.reload).ok)
+        #expect(try enabledStates(bed) == [Self.hidden: false, Self.widget: false])
+        try bed.restart()
+        #expect(try enabledStates(bed) == [Self.hidden: false, Self.widget: false])
+        #expect(try bed.control(.enable, [Self.hidden]).ok)
+        try bed.restart()
+        #expect(try enabledStates(bed) == [Self.hidden: true, Self.widget: false])
+    }
+
+    @Test func aDisabledExtensionGetsNoScheduledRefreshes() throws {
+        let bed = try ExtensionTestBed()
+        let updates = bed.countFile(Self.widget)
+        try bed.start(ExtensionTestBed.extensionTable(Self.widget, command: try bed.command(.answer, countFile: updates), refresh: """
+            interval = "200ms"
+            min_interval = "200ms"
+            """))
+        _ = try bed.pull(Self.widget)
+        #expect(eventually { ScriptedExtension.updates(in: updates) >= 2 })  // scheduled refreshes run
+        #expect(try bed.control(.disable, [Self.widget]).ok)
+        Thread.sleep(forTimeInterval: 0.3)  // an update that had already started may finish
+        let whenDisabled = ScriptedExtension.updates(in: updates)
+        Thread.sleep(forTimeInterval: 0.6)
+        #expect(ScriptedExtension.updates(in: updates) == whenDisabled)
+
+        #expect(try bed.control(.enable, [Self.widget]).ok)
+        #expect(eventually { ScriptedExtension.updates(in: updates) > whenDisabled })
+    }
+
+    @Test func aControlPullWithABadSizeNamesTheOption() throws {
+        let bed = try ExtensionTestBed()
+        try bed.start(ExtensionTestBed.extensionTable(Self.widget, command: try bed.command(.answer)))
+        for (option, value) in [("width", "wide"), ("height", "-3")] {
+            let response = try bed.control(.pull, [Self.widget], options: [option: value])
+            #expect(!response.ok && response.error?.contains("\(option) '\(value)'") == true, "\(response)")
+        }
+        #expect(try bed.control(.pull, [Self.widget], options: ["width": "640", "height": "480"]).pull?.result == "newData")
+    }
+
+    // MARK: Helpers
+
+    private func list(_ host: HostClient, id: RequestID) throws -> [SupervisorToHost.ExtensionInfo] {
+        try host.send(.list(.init(id: id)))
+        guard case .extensions(let answer) = try host.receive(matching: { $0.answerID == id }) else {
+            throw TestSupportError("list \(id) was not answered with extensions")
+        }
+        return answer.extensions
+    }
+
+    private func enabledStates(_ bed: ExtensionTestBed) throws -> [String: Bool] {
+        Dictionary(uniqueKeysWithValues: try list(try bed.daemon.connectHost(), id: 99).map { ($0.id, $0.enabled) })
+    }
+
+    private func perform(_ host: HostClient, _ id: String, _ items: [Item], id requestID: RequestID) throws -> SupervisorToHost {
+        try host.send(.perform(.init(id: requestID, extensionID: id, items: items)))
+        return try host.receive { $0.answerID == requestID }
+    }
+
+    private func subscribeAnswer(_ host: HostClient, to id: String, id requestID: RequestID) throws -> SupervisorToHost {
+        try host.send(.subscribe(.init(id: requestID, extensions: [id])))
+        return try host.receive { $0.answerID == requestID }
+    }
+
+    private func expectRefused(_ bed: ExtensionTestBed, id: RequestID) throws {
+        guard case .error(let error) = try bed.daemon.connectHost().pull(Self.widget, id: id) else {
+            Issue.record("the disabled extension was pulled")
+            return
+        }
+        #expect(error.error.contains("disabled"))
+    }
+}

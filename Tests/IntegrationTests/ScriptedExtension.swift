@@ -1,0 +1,120 @@
+import ExtensiondTestSupport
+import Foundation
+
+/// A test extension in Python whose behaviour the test chooses, to make the daemon
+/// meet well-behaved, slow, hanging, crashing and misbehaving extensions.
+///
+/// Every `newData` snapshot is `{"n": <updates answered by this process>, "pid": <pid>}`,
+/// so a test sees both the update count and whether the process was relaunched.
+enum ScriptedExtension {
+    /// What the extension does with its updates (or `begin`s).
+    enum Behaviour: String {
+        /// Answers every update with `newData`.
+        case answer
+        /// Answers the first update of each process, then never answers again.
+        case hangAfterFirst = "hang-after-first"
+        /// Answers the first update of each process, then exits with status 3 mid-update.
+        case crashOnSecond = "crash-on-second"
+        /// Answers an update with a line that is not JSON.
+        case garbage
+        /// Answers an update with a 2 MiB line.
+        case oversized
+        /// Answers an update with a `result` for an id the daemon never sent.
+        case unknownID = "unknown-id"
+        /// Says `setHasContent false` after `ready`, then answers like `answer`.
+        case noContent = "no-content"
+        /// Completes every `begin` with one `public.text` item per item received.
+        case action
+        /// Never completes a `begin`.
+        case hangingAction = "hanging-action"
+        /// Answers like `answer`, but takes a second to exit after `terminate`.
+        case lingerOnTerminate = "linger-on-terminate"
+    }
+
+    /// The TOML `command` array that runs the extension with `behaviour`. `countFile`,
+    /// when given, gets one line per update received (its reason) and `terminate` when
+    /// told to exit; `delay` (seconds) is waited before
+    /// each answer; `reload` is the reload hint of every `result`.
+    static func command(
+        _ behaviour: Behaviour, in directory: TemporaryDirectory, countFile: String? = nil, delay: Double = 0, reload: String = "atEnd"
+    ) throws -> String {
+        let script = try directory.write("scripted_extension.py", source)
+        let arguments = ["/usr/bin/python3", "-S", script, behaviour.rawValue, countFile ?? "", String(delay), reload]
+        return "[" + arguments.map { "\"\($0)\"" }.joined(separator: ", ") + "]"
+    }
+
+    /// The updates the extension received, over all its processes.
+    static func updates(in countFile: String) -> Int {
+        lines(of: countFile).filter { $0 != "terminate" }.count
+    }
+
+    /// The `terminate` messages the extension received, over all its processes.
+    static func terminations(in countFile: String) -> Int {
+        lines(of: countFile).filter { $0 == "terminate" }.count
+    }
+
+    private static func lines(of file: String) -> [Substring] {
+        ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").split(separator: "\n")
+    }
+
+    private static let source = #"""
+    import json, os, socket, sys, time
+
+    behaviour, count_file, delay, reload = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
+    connection = socket.socket(fileno=int(os.environ["EXTENSIOND_FD"]))
+
+    def send(message):
+        connection.sendall(json.dumps(message).encode() + b"\n")
+
+    def messages():
+        buffer = b""
+        while True:
+            chunk = connection.recv(65536)
+            if not chunk:
+                return
+            buffer += chunk
+            while b"\n" in buffer:
+                line, buffer = buffer.split(b"\n", 1)
+                yield json.loads(line)
+
+    def count(line):
+        if count_file:
+            with open(count_file, "a") as counts:
+                counts.write(line + "\n")
+
+    send({"type": "ready", "protocol": 1})
+    if behaviour == "no-content":
+        send({"type": "setHasContent", "value": False})
+    answered = 0
+    for message in messages():
+        kind = message["type"]
+        if kind == "terminate":
+            count("terminate")
+            if behaviour == "linger-on-terminate":
+                time.sleep(1)
+            break
+        if kind == "begin" and behaviour == "hanging-action":
+            continue
+        if kind == "begin":
+            items = [{"type": "public.text", "value": "handled " + item["type"]} for item in message["items"]]
+            send({"type": "complete", "id": message["id"], "items": items})
+            continue
+        if kind != "update":
+            continue
+        count(message["reason"])
+        time.sleep(delay)
+        if answered >= 1 and behaviour == "hang-after-first":
+            continue
+        if answered >= 1 and behaviour == "crash-on-second":
+            os._exit(3)
+        if behaviour == "garbage":
+            connection.sendall(b"this is not json\n")
+        elif behaviour == "oversized":
+            connection.sendall(b'{"type":"result","id":%d,"result":"newData","snapshot":"' % message["id"] + b"x" * (2 << 20) + b'"}\n')
+        elif behaviour == "unknown-id":
+            send({"type": "result", "id": message["id"] + 1000, "result": "noData"})
+        else:
+            answered += 1
+            send({"type": "result", "id": message["id"], "result": "newData", "snapshot": {"n": answered, "pid": os.getpid()}, "reload": reload})
+    """#
+}
