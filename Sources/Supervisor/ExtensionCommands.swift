@@ -35,7 +35,7 @@ extension Daemon {
                 }
             case .refresh:
                 guard !request.names.isEmpty else { return session.reply(.failure("refresh needs an extension")) }
-                for id in request.names { try extensions.refresh(id) }
+                try extensions.refresh(request.names)
                 session.reply(ControlResponse(message: "refresh requested: \(request.names.joined(separator: ", "))"))
             case .enable, .disable:
                 guard !request.names.isEmpty else { return session.reply(.failure("\(request.command.rawValue) needs an extension")) }

@@ -66,7 +66,28 @@ final class ExtensionCoordinator {
                 armRefreshTimer(record, at: engine.wakeTime)
             }
         }
+        for (id, record) in records where next[id] == nil {
+            retire(record)
+        }
         records = next
+    }
+
+    /// An extension removed from the configuration: whoever waits for it is answered.
+    private func retire(_ record: ExtensionRecord) {
+        record.refreshTimer = nil
+        record.startTimer = nil
+        record.idleTimer = nil
+        let reason = "extension \"\(record.id)\" was removed from the configuration"
+        let last = record.engine.state(at: now)
+        let outcome = PullOutcome(result: .failed, delivery: .updated,
+                                  state: SnapshotState(snapshot: last.snapshot, age: last.age, isFresh: false, error: reason))
+        let pulls = record.pendingPulls
+        record.pendingPulls.removeAll()
+        for completion in pulls.values { completion(outcome) }
+        if case .action(_, _, _, let completion) = record.outstanding { completion(.failed(reason)) }
+        record.outstanding = nil
+        for case .action(_, let completion) in record.queue { completion(.failed(reason)) }
+        record.queue.removeAll()
     }
 
     /// The record saved by an earlier run; a damaged one is reported and replaced.
@@ -96,9 +117,13 @@ final class ExtensionCoordinator {
 
     /// `supervisorctl refresh`: an update now, outside the budget. Only widgets have
     /// content to update; actions and shares answer `begin` only.
-    func refresh(_ id: String) throws(RequestRejection) {
-        let record = try usableRecord(id, point: .widget)
-        perform(record, record.engine.handle(.manualRefresh, at: now, using: &random))
+    /// Checks every id before refreshing any, so that a bad one refreshes none.
+    func refresh(_ ids: [String]) throws(RequestRejection) {
+        var selected: [ExtensionRecord] = []
+        for id in ids { selected.append(try usableRecord(id, point: .widget)) }
+        for record in selected {
+            perform(record, record.engine.handle(.manualRefresh, at: now, using: &random))
+        }
     }
 
     /// A host's `perform` on an action or share extension.
