@@ -82,6 +82,8 @@ extension Daemon {
             session.reply(ControlResponse(version: VersionInfo(daemon: extensiondVersion, protocolVersion: 1, cgroupBackend: supervisor.tree.version.rawValue)))
         case .pull, .refresh, .enable, .disable, .perform:
             handleExtensionCommand(request, session)
+        case .open, .defaults:
+            handleGroupCommand(request, session)
         default:
             session.reply(.failure("'\(request.command.rawValue)' is not available in this version of the daemon"))
         }

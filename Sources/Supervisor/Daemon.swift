@@ -24,7 +24,7 @@ public final class Daemon {
     private(set) var extensions: ExtensionCoordinator!
     private var lock: RuntimeDirectoryLock?
     private var control: ControlServer?
-    private var hosts: HostServer?
+    private(set) var hosts: HostServer?
     private var signalSources: [EventSource] = []
     private var stopping = false
     /// Whether the cgroup root is extensiond's alone, so that limits on it touch nothing else.
@@ -80,8 +80,11 @@ public final class Daemon {
         } catch {
             throw .system(error)
         }
-        extensions = ExtensionCoordinator(loop: loop, supervisor: supervisor, registry: registry, events: events, store: store)
-        extensions.configure(configuration.extensions)
+        extensions = ExtensionCoordinator(loop: loop, supervisor: supervisor, registry: registry, events: events, store: store,
+                                          groups: GroupStore(stateDirectory: settings.stateDirectory))
+        extensions.configure(configuration.extensions, apps: configuration.apps)
+        extensions.onOpenURL = { [unowned self] url, source in (try? self.open(url, from: source)) != nil }
+        supervisor.groupContainers = { [unowned self] process in self.groupContainers(of: process) }
         supervisor.onLaunched = { [unowned self] process in self.extensions.launched(process) }
         supervisor.onExtensionMessage = { [unowned self] process, message in self.extensions.received(message, from: process) }
         extensions.onPush = { [unowned self] _, snapshot in self.hosts?.push(snapshot) }
@@ -140,6 +143,21 @@ public final class Daemon {
         } catch {
             throw .cgroup(error)
         }
+    }
+
+    /// The group containers a process may use: its app's (an app's own for an app).
+    private func groupContainers(of process: SupervisedProcess) -> [String: String] {
+        let appID = process.definition.extensionSpec?.app ?? (process.kind == .app ? process.name : nil)
+        guard let app = configuration.apps.first(where: { $0.id == appID }) else { return [:] }
+        var containers: [String: String] = [:]
+        for group in app.groups {
+            do {
+                containers[group] = try extensions.groups.container(group)
+            } catch {
+                events.record(.error, process.name, "group container \(group): \(error)")
+            }
+        }
+        return containers
     }
 
     /// With `echoOutput`, follows each process's output log (once per process).
@@ -213,7 +231,7 @@ public final class Daemon {
         for removed in registry.apply(next) {
             supervisor.stop(removed, reason: "removed")
         }
-        extensions.configure(next.extensions)
+        extensions.configure(next.extensions, apps: next.apps)
         echoOutputOfNewProcesses()
         if ownsCgroupRoot { try? supervisor.tree.setMemoryBackstop(next.supervisor.memoryBudget?.bytes) }
         startAutostarted()

@@ -21,6 +21,11 @@ final class ExtensionCoordinator {
     private var random = SystemRandomNumberGenerator()
     /// A snapshot to push to the hosts subscribed to an extension.
     var onPush: ((String, SupervisorToHost.Snapshot) -> Void)?
+    /// Routes an extension's `openURL`; whether an app took it.
+    var onOpenURL: (_ url: String, _ from: String) -> Bool = { _, _ in false }
+    /// The shared defaults, and which groups each app owns.
+    let groups: GroupStore
+    private var appGroups: [String: Set<String>] = [:]
     /// An extension's run ended (`extensionTerminated` for hosts).
     var onTerminated: ((String, String) -> Void)?
 
@@ -28,7 +33,8 @@ final class ExtensionCoordinator {
     /// its configured `enabled`, so a config change still applies to it.
     private var enabledChoices: [String: Bool] = [:]
 
-    init(loop: EventLoop, supervisor: ProcessSupervisor, registry: ProcessRegistry, events: EventLog, store: ExtensionStore) {
+    init(loop: EventLoop, supervisor: ProcessSupervisor, registry: ProcessRegistry, events: EventLog, store: ExtensionStore, groups: GroupStore) {
+        self.groups = groups
         self.loop = loop
         self.supervisor = supervisor
         self.registry = registry
@@ -47,7 +53,8 @@ final class ExtensionCoordinator {
 
     /// Creates or updates the record of every configured extension: persisted
     /// snapshot and budget restored at first sight, parameters applied on reload.
-    func configure(_ extensions: [ExtensionSpec]) {
+    func configure(_ extensions: [ExtensionSpec], apps: [AppSpec]) {
+        appGroups = Dictionary(apps.map { ($0.id, Set($0.groups)) }, uniquingKeysWith: { first, _ in first })
         var next: [String: ExtensionRecord] = [:]
         for spec in extensions {
             let parameters = RefreshParameters(spec.refresh)
@@ -331,9 +338,19 @@ final class ExtensionCoordinator {
         case .setHasContent(let value):
             record.hasContent = value.value
         case .openURL(let request):
-            process.run?.channel?.send(.openURLResult(.init(id: request.id, success: false)))
+            process.run?.channel?.send(.openURLResult(.init(id: request.id, success: onOpenURL(request.url, process.name))))
         case .defaults(let request):
-            process.run?.channel?.send(.defaultsResult(.init(id: request.id, outcome: .error("shared defaults are not available in this version of the daemon"))))
+            let outcome: SupervisorToExtension.DefaultsResult.Outcome
+            if let groupsOfApp = appGroups[record.spec.app], groupsOfApp.contains(request.group) {
+                do {
+                    outcome = .value(try groups.perform(request.op, group: request.group, key: request.key, value: request.value))
+                } catch {
+                    outcome = .error(error.description)
+                }
+            } else {
+                outcome = .error("group \"\(request.group)\" does not belong to app \"\(record.spec.app)\"")
+            }
+            process.run?.channel?.send(.defaultsResult(.init(id: request.id, outcome: outcome)))
         }
     }
 

@@ -23,7 +23,7 @@ final class ProcessSupervisor {
     var onLaunched: ((SupervisedProcess) -> Void)?
     /// Called after a run ended and its state was settled.
     var onRunEnded: ((SupervisedProcess, _ reason: String) -> Void)?
-    /// Group containers per extension: `EXTENSIOND_GROUP_CONTAINERS`.
+    /// Group containers of an app or extension: `EXTENSIOND_GROUP_CONTAINERS`.
     var groupContainers: (SupervisedProcess) -> [String: String] = { _ in [:] }
 
     /// `hostSocket` is passed to hosts and apps as `EXTENSIOND_HOST_SOCKET`.
@@ -40,11 +40,12 @@ final class ProcessSupervisor {
 
     /// Launches `process` unless it is alive. A failure to launch is recorded, shown
     /// in status, and (for restarting processes) counts as a crash.
-    func start(_ process: SupervisedProcess) throws(LaunchError) {
+    /// `extraArguments` follow the configured command for this run only (an app opening a URL).
+    func start(_ process: SupervisedProcess, extraArguments: [String] = []) throws(LaunchError) {
         guard !process.isAlive else { return }
         process.restartTimer = nil
         do throws(LaunchError) {
-            try launch(process)
+            try launch(process, extraArguments: extraArguments)
         } catch {
             process.lastError = error.description
             events.record(.error, process.name, error.description)
@@ -60,7 +61,7 @@ final class ProcessSupervisor {
         try start(process)
     }
 
-    private func launch(_ process: SupervisedProcess) throws(LaunchError) {
+    private func launch(_ process: SupervisedProcess, extraArguments: [String]) throws(LaunchError) {
         let definition = process.definition
         guard let executable = definition.launch.command.first else { throw .emptyCommand }
         let group: ControlGroup
@@ -88,15 +89,18 @@ final class ProcessSupervisor {
         defer { if isExtension { close(socketPair[1]) } }
 
         var environment = baseEnvironment.merging(definition.launch.environment) { _, configured in configured }
+        let containers = groupContainers(process)
+        if !containers.isEmpty {
+            environment[ExtensionEnvironment.groupContainersVariable] = ExtensionEnvironment.encodeGroupContainers(containers)
+        }
         if isExtension {
             environment.removeValue(forKey: ExtensionEnvironment.hostSocketVariable)
             environment[ExtensionEnvironment.fdVariable] = "\(ExtensionEnvironment.socketDescriptor)"
             environment[ExtensionEnvironment.extensionIDVariable] = process.name
-            environment[ExtensionEnvironment.groupContainersVariable] = ExtensionEnvironment.encodeGroupContainers(groupContainers(process))
         }
         let request = SpawnRequest(
             executable: executable,
-            arguments: Array(definition.launch.command.dropFirst()),
+            arguments: Array(definition.launch.command.dropFirst()) + extraArguments,
             environment: environment,
             workingDirectory: definition.launch.workingDirectory,
             user: definition.launch.user,

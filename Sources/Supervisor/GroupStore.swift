@@ -1,0 +1,98 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import EventLoop
+import WireProtocol
+
+/// App groups (DESIGN §5): a container directory `<state_dir>/groups/<group>/` shared by
+/// an app and its extensions, and a key-value store, the shared defaults, kept in
+/// `<state_dir>/defaults/<group>.json`. Every write replaces the file atomically, so a
+/// crash leaves the old or the new value, never a torn file.
+final class GroupStore {
+    private let stateDirectory: String
+    /// Loaded stores, by group.
+    private var cache: [String: [String: JSONValue]] = [:]
+    /// The largest store kept for one group: the defaults are for settings, not data.
+    static let maxStoreBytes = 1 << 20
+
+    init(stateDirectory: String) {
+        self.stateDirectory = stateDirectory
+    }
+
+    /// The container directory of `group`, created if missing.
+    func container(_ group: String) throws(SystemError) -> String {
+        let path = stateDirectory + "/groups/" + group
+        try FileSystem.createDirectories(path, mode: 0o770)
+        return path
+    }
+
+    /// Runs one `defaults` request on `group`.
+    func perform(_ operation: DefaultsOperation, group: String, key: String?, value: JSONValue?) throws(GroupStoreError) -> JSONValue {
+        var store = try load(group)
+        switch operation {
+        case .list:
+            return .array(store.keys.sorted().map(JSONValue.string))
+        case .get:
+            return store[try required(key, for: operation)] ?? .null
+        case .remove:
+            let key = try required(key, for: operation)
+            guard store.removeValue(forKey: key) != nil else { return .null }
+            try save(store, group)
+            return .null
+        case .set:
+            let key = try required(key, for: operation)
+            guard let value else { throw .missing("value", operation: operation) }
+            store[key] = value
+            try save(store, group)
+            return .null
+        }
+    }
+
+    private func required(_ key: String?, for operation: DefaultsOperation) throws(GroupStoreError) -> String {
+        guard let key, !key.isEmpty else { throw .missing("key", operation: operation) }
+        return key
+    }
+
+    private func path(_ group: String) -> String { stateDirectory + "/defaults/" + group + ".json" }
+
+    private func load(_ group: String) throws(GroupStoreError) -> [String: JSONValue] {
+        if let cached = cache[group] { return cached }
+        guard let bytes = FileSystem.read(path(group)) else { return [:] }
+        guard let store = try? JSONDecoder().decode([String: JSONValue].self, from: Data(bytes)) else {
+            throw .unreadable(path(group))
+        }
+        cache[group] = store
+        return store
+    }
+
+    private func save(_ store: [String: JSONValue], _ group: String) throws(GroupStoreError) {
+        let bytes = JSONValue.object(store).encoded().bytes
+        guard bytes.count <= Self.maxStoreBytes else { throw .full(group, limit: Self.maxStoreBytes) }
+        do {
+            try FileSystem.createDirectories(stateDirectory + "/defaults", mode: 0o750)
+            try FileSystem.writeAtomically(bytes, to: path(group))
+        } catch {
+            throw .storage("\(error)")
+        }
+        cache[group] = store
+    }
+}
+
+/// Why a `defaults` request failed.
+enum GroupStoreError: Error, CustomStringConvertible {
+    case missing(String, operation: DefaultsOperation)
+    case unreadable(String)
+    case full(String, limit: Int)
+    case storage(String)
+
+    var description: String {
+        switch self {
+        case .missing(let field, let operation): "\(operation.rawValue) needs a \(field)"
+        case .unreadable(let path): "the shared defaults in \(path) are damaged (not a JSON object); remove the file to start afresh"
+        case .full(let group, let limit): "the shared defaults of \(group) would exceed \(limit) bytes"
+        case .storage(let message): "could not save the shared defaults: \(message)"
+        }
+    }
+}
