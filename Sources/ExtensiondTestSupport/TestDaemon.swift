@@ -59,20 +59,12 @@ public final class TestDaemon: @unchecked Sendable {
     }
 
     /// Starts the daemon and waits for `READY=1`; returns that notification.
-    ///
-    /// `cgroup`, when given, is a cgroup directory the daemon joins before it runs
-    /// (e.g. ``CgroupSandbox/pidsDirectory``).
     @discardableResult
-    public func start(environment: [String: String] = [:], joining cgroup: String? = nil, readyTimeout: Double = 10) throws -> String {
+    public func start(environment: [String: String] = [:], readyTimeout: Double = 10) throws -> String {
         // What an earlier daemon on this notify socket said (a READY=1 after a reload) is not about this one.
         while notify.receive(timeout: 0) != nil {}
-        var command = [Binaries.path("extensiond"), "--config", configPath]
-        if let cgroup {
-            // The shell joins the cgroup, then becomes the daemon (same pid).
-            command = ["/bin/sh", "-c", #"echo $$ > "$0" && exec "$@""#, cgroup + "/cgroup.procs"] + command
-        }
         let process = try TestProcess(
-            command[0], Array(command.dropFirst()),
+            Binaries.path("extensiond"), ["--config", configPath],
             environment: ["NOTIFY_SOCKET": notify.path].merging(environment) { _, new in new },
             removing: ["WATCHDOG_USEC", "WATCHDOG_PID", "EXTENSIOND_SOCKET"],
             outputIn: directory.path, name: "extensiond"

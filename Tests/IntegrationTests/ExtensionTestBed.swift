@@ -3,26 +3,19 @@ import ExtensiondTestSupport
 import Foundation
 import WireProtocol
 
-/// A real daemon whose processes run in a throw-away cgroup sandbox, with the app
-/// `test.app` that owns every extension the test configures.
+/// A real daemon (in its own cgroup sandbox) with the app `test.app` that owns every
+/// extension the test configures.
 final class ExtensionTestBed {
-    let sandbox: CgroupSandbox
     private(set) var daemon: TestDaemon
 
     static let app = "test.app"
 
     init() throws {
-        sandbox = try CgroupSandbox()
-        daemon = try TestDaemon(supervisor: Self.supervisorSettings(sandbox))
+        daemon = try TestDaemon()
     }
 
     deinit {
         daemon.stop(timeout: 5)
-        sandbox.remove()
-    }
-
-    private static func supervisorSettings(_ sandbox: CgroupSandbox) -> String {
-        "cgroup = \"\(sandbox.memoryDirectory)\""
     }
 
     /// Where ``ScriptedExtension`` counts the updates of the extension `name`.
@@ -38,20 +31,20 @@ final class ExtensionTestBed {
     /// Writes the config (the app, then `extensions`) and starts the daemon.
     func start(_ extensions: String) throws {
         try writeConfig(extensions)
-        try daemon.start(joining: sandbox.pidsDirectory)
+        try daemon.start()
     }
 
     /// Writes the config: the app, then `extensions`.
     func writeConfig(_ extensions: String) throws {
         let app = "[apps.\"\(Self.app)\"]\ncommand = [\"/bin/sleep\", \"1000\"]\n\n"
-        try daemon.writeConfig(app + extensions, supervisor: Self.supervisorSettings(sandbox))
+        try daemon.writeConfig(app + extensions)
     }
 
     /// Stops the daemon and starts a new one on the same config and directories.
     func restart() throws {
         guard let code = daemon.stop(), code == 0 else { throw TestSupportError("the daemon did not stop cleanly") }
         daemon = TestDaemon(restarting: daemon)
-        try daemon.start(joining: sandbox.pidsDirectory)
+        try daemon.start()
     }
 
     /// `[extensions.<id>]` of `test.app` with `point`, `command`, other `settings` lines and
