@@ -1,21 +1,30 @@
 import ControlProtocol
 import Foundation
 
-/// A real `extensiond` process on a throw-away runtime and state directory, with a
-/// notify socket the test reads. Stopped (then killed) on deinit.
+/// A real `extensiond` process on a throw-away runtime and state directory and in a
+/// throw-away cgroup, with a notify socket the test reads. Stopped (then killed) on
+/// deinit; the cgroup sandbox goes after it, taking anything left inside.
+///
+/// The daemon itself runs in the sandbox, with `supervisor.cgroup` set to it: on v1 its
+/// pids groups go below its own pids cgroup, so a daemon started in the test's
+/// cgroup would make them in the machine's, and clear other daemons' groups as stale.
 public final class TestDaemon: @unchecked Sendable {
     public let directory: TemporaryDirectory
     public let configPath: String
     public let notify: NotifySocket
+    /// The cgroups the daemon runs in and builds its tree below.
+    public let sandbox: CgroupSandbox
     public private(set) var process: TestProcess?
 
     public var runtimeDirectory: String { directory.file("run") }
     public var stateDirectory: String { directory.file("state") }
     public var controlSocket: String { runtimeDirectory + "/control.sock" }
 
-    /// Writes a config with `[supervisor]` pointing at the temporary directories
-    /// (plus `supervisor` lines) followed by `body`.
-    public init(config body: String = "", supervisor: String = "") throws {
+    /// Writes a config with `[supervisor]` pointing at the temporary directories and
+    /// the sandbox (plus `supervisor` lines, which must not set `cgroup`) followed by
+    /// `body`. Without a `sandbox` the daemon gets a new one.
+    public init(config body: String = "", supervisor: String = "", sandbox: CgroupSandbox? = nil) throws {
+        self.sandbox = try sandbox ?? CgroupSandbox()
         directory = try TemporaryDirectory()
         notify = try NotifySocket(path: directory.file("notify.sock"))
         configPath = directory.file("extensiond.toml")
@@ -35,17 +44,20 @@ public final class TestDaemon: @unchecked Sendable {
         [supervisor]
         runtime_dir = "\(runtimeDirectory)"
         state_dir = "\(stateDirectory)"
+        cgroup = "\(sandbox.memoryDirectory)"
         \(supervisor)
 
         """
         try directory.write("extensiond.toml", header + body)
     }
 
-    /// Starts the daemon and waits for `READY=1`; returns that notification.
+    /// Starts the daemon inside the sandbox and waits for `READY=1`; returns that notification.
     @discardableResult
     public func start(environment: [String: String] = [:], readyTimeout: Double = 10) throws -> String {
+        // The shell joins the sandbox's cgroups, then becomes the daemon (same pid).
+        let join = #"while [ "$1" != -- ]; do echo $$ > "$1" || exit 126; shift; done; shift; exec "$@""#
         let process = try TestProcess(
-            Binaries.path("extensiond"), ["--config", configPath],
+            "/bin/sh", ["-c", join, "sh"] + sandbox.procsFiles + ["--", Binaries.path("extensiond"), "--config", configPath],
             environment: ["NOTIFY_SOCKET": notify.path].merging(environment) { _, new in new },
             removing: ["WATCHDOG_USEC", "WATCHDOG_PID", "EXTENSIOND_SOCKET"],
             outputIn: directory.path, name: "extensiond"

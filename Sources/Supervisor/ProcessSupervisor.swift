@@ -249,7 +249,7 @@ final class ProcessSupervisor {
 
     /// After an exit the daemon did not ask for: restart with backoff, give up, or rest.
     private func settleAfterExit(_ process: SupervisedProcess, ranFor: Duration, reason: String) {
-        guard process.definition.restartsOnExit else {
+        guard process.definition.restart != nil else {
             process.state = .exited
             return
         }
