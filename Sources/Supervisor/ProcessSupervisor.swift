@@ -127,11 +127,7 @@ final class ProcessSupervisor {
             run.exitWatch = try loop.addChildExit(pidfd: spawned.descriptor.fileDescriptor) { [unowned self, unowned process] exit in
                 self.runExited(process, exit)
             }
-            run.output = try Connection(
-                loop: loop, fd: outputPipe[0],
-                onData: { [unowned process] _, bytes in process.output.append(bytes) },
-                onClose: { [unowned process] _ in process.output.flush() }
-            )
+            run.output = try OutputPipe(loop: loop, fd: outputPipe[0], log: process.output)
             if isExtension {
                 run.channel = try ExtensionChannel(
                     loop: loop, fd: socketPair[0],
