@@ -264,7 +264,7 @@ import Testing
         let before = try memoryStatus(of: daemonPid, "VmRSS")
 
         #expect(try daemon.supervisorctl(["start", "raw", "lines"]).exitCode == 0)
-        // The daemon keeps answering while it drains the floods.
+        // The daemon keeps answering while it takes in the floods.
         var slowest: Duration = .zero
         #expect(try eventually(timeout: 60) {
             let clock = ContinuousClock()
@@ -273,8 +273,9 @@ import Testing
             slowest = max(slowest, elapsed)
             return entries.allSatisfy { $0.state == "exited" }
         })
-        print("slowest status during the flood: \(slowest)")
-        #expect(slowest < .milliseconds(500), "status took \(slowest) during the flood")
+        // Generous, for a shared machine: a loop starved by the floods would answer only
+        // once they stop, seconds later.
+        #expect(slowest < .seconds(2), "status took \(slowest) during the flood")
         let peak = try memoryStatus(of: daemonPid, "VmHWM")
         let after = try memoryStatus(of: daemonPid, "VmRSS")
         #expect(peak < before + (16 << 20), "RSS \(before >> 10) KiB before, peak \(peak >> 10) KiB during the flood")
