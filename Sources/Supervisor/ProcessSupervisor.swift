@@ -66,10 +66,15 @@ final class ProcessSupervisor {
         let group: ControlGroup
         do throws(CgroupError) {
             group = try tree.group(Self.cgroupKind(definition.kind), id: process.name)
+        } catch {
+            throw .cgroup(error)
+        }
+        do throws(CgroupError) {
             try group.setMemoryMax(definition.limits.memoryMax?.bytes)
             try group.setMemoryHigh(definition.limits.memoryHigh?.bytes)
             try group.setPidsMax(definition.limits.pidsMax)
         } catch {
+            try? group.remove()
             throw .cgroup(error)
         }
         var outputPipe: [Int32] = [-1, -1]
@@ -139,7 +144,7 @@ final class ProcessSupervisor {
             }
         } catch {
             // The child runs but cannot be watched: do not leave it behind.
-            _ = try? group.kill()
+            retire(run, of: process)
             throw .system(error)
         }
         watchOOM(process, run)
@@ -217,18 +222,9 @@ final class ProcessSupervisor {
     private func runExited(_ process: SupervisedProcess, _ exit: ChildExit) {
         guard let run = process.run else { return }
         let ranFor = MonotonicInstant.current().since(run.launchedAt)
-        // Whatever the main process left behind in its group goes with it.
-        _ = try? run.group.kill()
-        _ = try? run.group.waitUntilEmpty(timeout: .milliseconds(100))
         oomNoticed(process)
         if let rss = try? run.group.memoryPeak() { process.statistics.peakRSSBytes = max(process.statistics.peakRSSBytes, rss) }
-        run.cancelWatches()
-        do {
-            try run.group.remove()
-        } catch {
-            events.record(.error, process.name, "remove \(run.group): \(error)")
-        }
-        process.run = nil
+        retire(run, of: process)
         let reason = run.stopReason ?? "exited"
         events.record(.exit, process.name, reason: reason, "pid \(run.pid) \(exit.description) after \(ranFor.formatted)")
         if run.stopReason == nil && !(exit.exited && exit.status == 0) {
@@ -241,6 +237,20 @@ final class ProcessSupervisor {
         }
         for completion in run.onEnd { completion() }
         onRunEnded?(process, reason)
+    }
+
+    /// Ends `run`: whatever is left in its group is killed, its output taken in, its
+    /// watches dropped and its group removed.
+    private func retire(_ run: ProcessRun, of process: SupervisedProcess) {
+        _ = try? run.group.kill()
+        _ = try? run.group.waitUntilEmpty(timeout: .milliseconds(100))
+        run.cancelWatches()
+        do {
+            try run.group.remove()
+        } catch {
+            events.record(.error, process.name, "remove \(run.group): \(error)")
+        }
+        process.run = nil
     }
 
     /// After an exit the daemon did not ask for: restart with backoff, give up, or rest.

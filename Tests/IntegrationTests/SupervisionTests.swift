@@ -19,6 +19,7 @@ import Testing
         [hosts.panel]
         command = ["/bin/sleep", "1000"]
         memory_max = "48M"
+        pids_max = 16
 
         [apps.app]
         command = ["/bin/sleep", "1000"]
@@ -42,6 +43,7 @@ import Testing
         #expect(try cgroupDirectory(of: widgetPid, controller: "memory") == sandbox.memoryDirectory + "/extensions/widget")
         if let pids = sandbox.pidsDirectory {
             #expect(try cgroupDirectory(of: widgetPid, controller: "pids") == pids + "/extensions/widget")
+            #expect(try number(pids + "/hosts/panel/pids.max") == 16)
         }
         #expect(try number(sandbox.memoryDirectory + "/hosts/panel/memory.limit_in_bytes") == 48 << 20)
         #expect(try number(sandbox.memoryDirectory + "/extensions/widget/memory.limit_in_bytes") == 24 << 20)
