@@ -21,8 +21,8 @@ public final class TestDaemon: @unchecked Sendable {
     public var controlSocket: String { runtimeDirectory + "/control.sock" }
 
     /// Writes a config with `[supervisor]` pointing at the temporary directories and
-    /// the sandbox (plus `supervisor` lines, which must not set `cgroup`) followed by
-    /// `body`. Without a `sandbox` the daemon gets a new one.
+    /// the sandbox (plus `supervisor` lines, whose own `cgroup` wins) followed by `body`.
+    /// Without a `sandbox` the daemon gets a new one.
     public init(config body: String = "", supervisor: String = "", sandbox: CgroupSandbox? = nil) throws {
         self.sandbox = try sandbox ?? CgroupSandbox()
         directory = try TemporaryDirectory()
@@ -40,11 +40,14 @@ public final class TestDaemon: @unchecked Sendable {
 
     /// Replaces the config file (e.g. before a reload).
     public func writeConfig(_ body: String, supervisor: String = "") throws {
+        let setsCgroup = supervisor.split(separator: "\n").contains { line in
+            line.split(separator: "=", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces) == "cgroup"
+        }
         let header = """
         [supervisor]
         runtime_dir = "\(runtimeDirectory)"
         state_dir = "\(stateDirectory)"
-        cgroup = "\(sandbox.memoryDirectory)"
+        \(setsCgroup ? "" : "cgroup = \"\(sandbox.memoryDirectory)\"")
         \(supervisor)
 
         """
