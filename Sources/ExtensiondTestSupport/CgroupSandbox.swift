@@ -17,11 +17,6 @@ public final class CgroupSandbox {
     public let pidsDirectory: String?
     private var removed = false
 
-    /// The `cgroup.procs` files a process writes its pid to in order to join the sandbox.
-    public var procsFiles: [String] {
-        [memoryDirectory, pidsDirectory].compactMap { $0 }.map { $0 + "/cgroup.procs" }
-    }
-
     private static let namePrefix = "extensiond-test-"
 
     /// Creates a uniquely named sandbox limited to `memoryLimit` bytes.

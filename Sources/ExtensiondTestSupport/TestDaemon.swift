@@ -1,30 +1,21 @@
 import ControlProtocol
 import Foundation
 
-/// A real `extensiond` process on a throw-away runtime and state directory and in a
-/// throw-away cgroup, with a notify socket the test reads. Stopped (then killed) on
-/// deinit; the cgroup sandbox goes after it, taking anything left inside.
-///
-/// The daemon itself runs in the sandbox, with `supervisor.cgroup` set to it: on v1 its
-/// pids groups go below its own pids cgroup, so a daemon started in the test's
-/// cgroup would make them in the machine's, and clear other daemons' groups as stale.
+/// A real `extensiond` process on a throw-away runtime and state directory, with a
+/// notify socket the test reads. Stopped (then killed) on deinit.
 public final class TestDaemon: @unchecked Sendable {
     public let directory: TemporaryDirectory
     public let configPath: String
     public let notify: NotifySocket
-    /// The cgroups the daemon runs in and builds its tree below.
-    public let sandbox: CgroupSandbox
     public private(set) var process: TestProcess?
 
     public var runtimeDirectory: String { directory.file("run") }
     public var stateDirectory: String { directory.file("state") }
     public var controlSocket: String { runtimeDirectory + "/control.sock" }
 
-    /// Writes a config with `[supervisor]` pointing at the temporary directories and
-    /// the sandbox (plus `supervisor` lines, whose own `cgroup` wins) followed by `body`.
-    /// Without a `sandbox` the daemon gets a new one.
-    public init(config body: String = "", supervisor: String = "", sandbox: CgroupSandbox? = nil) throws {
-        self.sandbox = try sandbox ?? CgroupSandbox()
+    /// Writes a config with `[supervisor]` pointing at the temporary directories
+    /// (plus `supervisor` lines) followed by `body`.
+    public init(config body: String = "", supervisor: String = "") throws {
         directory = try TemporaryDirectory()
         notify = try NotifySocket(path: directory.file("notify.sock"))
         configPath = directory.file("extensiond.toml")
@@ -40,27 +31,21 @@ public final class TestDaemon: @unchecked Sendable {
 
     /// Replaces the config file (e.g. before a reload).
     public func writeConfig(_ body: String, supervisor: String = "") throws {
-        let setsCgroup = supervisor.split(separator: "\n").contains { line in
-            line.split(separator: "=", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces) == "cgroup"
-        }
         let header = """
         [supervisor]
         runtime_dir = "\(runtimeDirectory)"
         state_dir = "\(stateDirectory)"
-        \(setsCgroup ? "" : "cgroup = \"\(sandbox.memoryDirectory)\"")
         \(supervisor)
 
         """
         try directory.write("extensiond.toml", header + body)
     }
 
-    /// Starts the daemon inside the sandbox and waits for `READY=1`; returns that notification.
+    /// Starts the daemon and waits for `READY=1`; returns that notification.
     @discardableResult
     public func start(environment: [String: String] = [:], readyTimeout: Double = 10) throws -> String {
-        // The shell joins the sandbox's cgroups, then becomes the daemon (same pid).
-        let join = #"while [ "$1" != -- ]; do echo $$ > "$1" || exit 126; shift; done; shift; exec "$@""#
         let process = try TestProcess(
-            "/bin/sh", ["-c", join, "sh"] + sandbox.procsFiles + ["--", Binaries.path("extensiond"), "--config", configPath],
+            Binaries.path("extensiond"), ["--config", configPath],
             environment: ["NOTIFY_SOCKET": notify.path].merging(environment) { _, new in new },
             removing: ["WATCHDOG_USEC", "WATCHDOG_PID", "EXTENSIOND_SOCKET"],
             outputIn: directory.path, name: "extensiond"
@@ -87,35 +72,6 @@ public final class TestDaemon: @unchecked Sendable {
             throw TestSupportError("no complete response line: \(String(decoding: reply, as: UTF8.self))")
         }
         return try ControlCodec.decode(ControlResponse.self, from: reply[..<newline])
-    }
-
-    /// Sends `request` on a new control connection and hands each response of the stream
-    /// to `body` until it returns false, the daemon closes the connection, or no
-    /// response comes for `timeout` seconds (then throws). Closing the connection ends
-    /// the stream as a killed client would.
-    public func stream(_ request: ControlRequest, timeout: Double = 5, _ body: (ControlResponse) throws -> Bool) throws {
-        let fd = try connect(controlSocket)
-        defer { close(fd) }
-        let bytes = ControlCodec.line(request)
-        guard bytes.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == bytes.count else {
-            throw TestSupportError("send \(request.command) request: \(String(cString: strerror(errno)))")
-        }
-        var pending: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                let response = try ControlCodec.decode(ControlResponse.self, from: pending[..<newline])
-                pending.removeSubrange(...newline)
-                if try !body(response) { return }
-            }
-            var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&ready, 1, Int32(timeout * 1000)) == 1 else {
-                throw TestSupportError("no \(request.command) response within \(timeout) s")
-            }
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count <= 0 { return }
-            pending += chunk[..<count]
-        }
     }
 
     /// Sends raw bytes on a new control connection, then reads until the daemon closes it.
