@@ -5,7 +5,8 @@ import LinuxProcess
 ///
 /// v2 is chosen only when the unified hierarchy offers the memory controller
 /// to the daemon's cgroup (on hybrid systems it usually offers none);
-/// otherwise v1 with the memory hierarchy, plus the pids hierarchy if mounted.
+/// otherwise v1 with the memory hierarchy, plus the pids hierarchy if mounted
+/// (below the daemon's own pids cgroup; in a child named like a configured root).
 enum CgroupDetection {
     /// Where a tree lives.
     enum Location: Equatable {
@@ -41,7 +42,12 @@ enum CgroupDetection {
         guard let memory = legacyDirectory(of: "memory", memberships: memberships, mounts: mounts) else {
             throw .noMemoryController("neither the unified hierarchy offers memory nor is a v1 memory hierarchy mounted and joined")
         }
-        let pids = legacyDirectory(of: "pids", memberships: memberships, mounts: mounts)
+        var pids = legacyDirectory(of: "pids", memberships: memberships, mounts: mounts)
+        if let configuredRoot, let ownPids = pids, let name = configuredRoot.split(separator: "/").last {
+            // A configured root gets its own pids group too, named like it, so that two
+            // daemons with different roots never share (or clean up) each other's groups.
+            pids = ownPids + "/" + name
+        }
         return .legacy(memoryRoot: configuredRoot ?? memory, pidsRoot: pids)
     }
 

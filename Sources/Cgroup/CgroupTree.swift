@@ -26,8 +26,8 @@ public struct CgroupTree: Sendable {
     /// directory of the unified or the v1 memory hierarchy), with the backend
     /// detected from `/proc/self/cgroup` and `/proc/self/mountinfo`.
     ///
-    /// On v1 the pids groups live below the daemon's own pids cgroup (under
-    /// systemd, the service's), whatever `configuredRoot` says.
+    /// On v1 the pids groups live below the daemon's own pids cgroup; with a
+    /// configured root, in a child of it named like the root's last component.
     public static func detect(configuredRoot: String? = nil) throws(CgroupError) -> CgroupTree {
         let memberships: [CgroupMembership]
         switch Result(catching: { () throws(ProcessError) in try CgroupMembership.read() }) {

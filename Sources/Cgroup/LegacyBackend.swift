@@ -36,6 +36,7 @@ struct LegacyBackend: CgroupBackend {
     /// No controllers to enable and no internal-process rule: the daemon may
     /// stay in the root, so only the directories are made.
     func prepare(supervisor: String, subtrees: [String]) throws(CgroupError) {
+        if let pidsRoot { try CgroupFiles.makeDirectory(pidsRoot) }
         for group in [supervisor] + subtrees {
             for directory in directories(of: group) {
                 try CgroupFiles.makeDirectory(directory)

@@ -7,16 +7,20 @@ public final class TestDaemon: @unchecked Sendable {
     public let directory: TemporaryDirectory
     public let configPath: String
     public let notify: NotifySocket
+    /// The daemon's cgroup root: every test daemon gets its own, with a hard limit.
+    public let sandbox: CgroupSandbox
     public private(set) var process: TestProcess?
 
     public var runtimeDirectory: String { directory.file("run") }
     public var stateDirectory: String { directory.file("state") }
     public var controlSocket: String { runtimeDirectory + "/control.sock" }
 
-    /// Writes a config with `[supervisor]` pointing at the temporary directories
-    /// (plus `supervisor` lines) followed by `body`.
+    /// Writes a config with `[supervisor]` pointing at the temporary directories and
+    /// the sandbox cgroup (unless `supervisor` sets `cgroup` itself), plus `supervisor`
+    /// lines, followed by `body`.
     public init(config body: String = "", supervisor: String = "") throws {
         directory = try TemporaryDirectory()
+        sandbox = try CgroupSandbox()
         notify = try NotifySocket(path: directory.file("notify.sock"))
         configPath = directory.file("extensiond.toml")
         try writeConfig(body, supervisor: supervisor)
@@ -25,16 +29,19 @@ public final class TestDaemon: @unchecked Sendable {
     deinit {
         if let process, process.isRunning {
             process.signal(SIGTERM)
-            _ = process.wait(timeout: 5)
+            if process.wait(timeout: 5) == nil { process.signal(SIGKILL) }
         }
+        sandbox.remove()
     }
 
     /// Replaces the config file (e.g. before a reload).
     public func writeConfig(_ body: String, supervisor: String = "") throws {
+        let cgroup = supervisor.contains("cgroup") ? "" : "cgroup = \"\(sandbox.memoryDirectory)\""
         let header = """
         [supervisor]
         runtime_dir = "\(runtimeDirectory)"
         state_dir = "\(stateDirectory)"
+        \(cgroup)
         \(supervisor)
 
         """
