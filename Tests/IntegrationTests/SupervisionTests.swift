@@ -190,12 +190,14 @@ import Testing
         try daemon.start()
         let fatal = try #require(try waitForState(daemon, "flaky", "fatal", timeout: 10))
         #expect(fatal.pid == nil)
-        #expect(fatal.error?.contains("3") == true, "\(fatal.error ?? "no error")")
+        #expect(fatal.error == "exited with status 3")
         let records = try events(daemon).filter { $0.name == "flaky" }
         #expect(records.filter { $0.kind == .launch }.count == 4)
         #expect(records.filter { $0.kind == .restart }.count == 3)
         #expect(records.filter { $0.kind == .fatal }.count == 1)
         #expect(records.last?.kind == .fatal)
+        let output = try daemon.supervisorctl(["tail", "flaky"]).stdout
+        #expect(output.components(separatedBy: "not today").count - 1 == 4, "\(output)")
 
         #expect(FileManager.default.createFile(atPath: healthy, contents: nil))
         let start = try daemon.supervisorctl(["start", "flaky"])
