@@ -63,6 +63,8 @@ final class ProcessSupervisor {
     private func launch(_ process: SupervisedProcess) throws(LaunchError) {
         let definition = process.definition
         guard let executable = definition.launch.command.first else { throw .emptyCommand }
+        // The previous run's group is reused; whatever is still dying in it goes on dying.
+        process.groupRemoval = nil
         let group: ControlGroup
         do throws(CgroupError) {
             group = try tree.group(Self.cgroupKind(definition.kind), id: process.name)
@@ -240,18 +242,46 @@ final class ProcessSupervisor {
     }
 
     /// Ends `run`: whatever is left in its group is killed, its output taken in, its
-    /// watches dropped and its group removed.
+    /// watches dropped and its group removed once empty.
     private func retire(_ run: ProcessRun, of process: SupervisedProcess) {
         _ = try? run.group.kill()
-        _ = try? run.group.waitUntilEmpty(timeout: .milliseconds(100))
+        // Killed processes usually go at once; on a busy machine they may need a while
+        // longer, and the group is removed when they have.
+        let empty = (try? run.group.waitUntilEmpty(timeout: .milliseconds(100))) ?? false
         run.cancelWatches()
-        do {
-            try run.group.remove()
-        } catch {
-            events.record(.error, process.name, "remove \(run.group): \(error)")
-        }
         process.run = nil
+        if empty {
+            removeGroup(run.group, of: process)
+        } else {
+            removeWhenEmpty(run.group, of: process, attemptsLeft: Self.removalAttempts)
+        }
     }
+
+    /// Tries to remove a killed group every ``removalInterval`` until it succeeds or
+    /// the attempts run out (then records the error; the next start's stale-group
+    /// cleanup takes it).
+    private func removeWhenEmpty(_ group: ControlGroup, of process: SupervisedProcess, attemptsLeft: Int) {
+        guard attemptsLeft > 0, (try? group.isEmpty()) != true else {
+            process.groupRemoval = nil
+            return removeGroup(group, of: process)
+        }
+        process.groupRemoval = try? loop.addTimer(after: Self.removalInterval) { [unowned self, unowned process] in
+            _ = try? group.kill()
+            self.removeWhenEmpty(group, of: process, attemptsLeft: attemptsLeft - 1)
+        }
+    }
+
+    private func removeGroup(_ group: ControlGroup, of process: SupervisedProcess) {
+        do {
+            try group.remove()
+        } catch {
+            events.record(.error, process.name, "remove \(group): \(error)")
+        }
+    }
+
+    /// 10 s in all for killed processes to leave their group.
+    private static let removalAttempts = 200
+    private static let removalInterval = Duration.milliseconds(50)
 
     /// After an exit the daemon did not ask for: restart with backoff, give up, or rest.
     private func settleAfterExit(_ process: SupervisedProcess, ranFor: Duration, reason: String) {

@@ -38,6 +38,8 @@ final class SupervisedProcess {
     var restartPolicy = RestartPolicy()
     /// Armed while in `backoff`.
     var restartTimer: EventSource?
+    /// Armed while the group of an ended run waits for its killed processes to leave.
+    var groupRemoval: EventSource?
     /// Captured stdout and stderr.
     let output: OutputLog
     var statistics = ProcessStatistics()

@@ -97,7 +97,7 @@ import Testing
         #expect(host.pid == hostBefore)
         #expect(isAlive(hostBefore))
         #expect(daemon.process?.isRunning == true)
-        #expect(!FileManager.default.fileExists(atPath: daemon.sandbox.memoryDirectory + "/extensions/hog"))
+        #expect(eventually { !FileManager.default.fileExists(atPath: daemon.sandbox.memoryDirectory + "/extensions/hog") })
     }
 
     @Test func stopKillsChildrenAndGrandchildrenAndRemovesTheCgroup() throws {
@@ -117,9 +117,9 @@ import Testing
         let stop = try daemon.supervisorctl(["stop", "tree"])
         #expect(stop.exitCode == 0, "\(stop.stderr)")
         #expect(pids.allSatisfy { !isAlive($0) }, "still alive: \(pids.filter(isAlive))")
-        #expect(!FileManager.default.fileExists(atPath: group))
+        #expect(eventually { !FileManager.default.fileExists(atPath: group) })
         if let pidsDirectory = daemon.sandbox.pidsDirectory {
-            #expect(!FileManager.default.fileExists(atPath: pidsDirectory + "/hosts/tree"))
+            #expect(eventually { !FileManager.default.fileExists(atPath: pidsDirectory + "/hosts/tree") })
         }
         #expect(try status(daemon, "tree")?.state == "stopped")
     }
