@@ -108,6 +108,20 @@ public struct ResourceLimits: Sendable, Equatable {
     }
 }
 
+/// `restart_*` of a host or app: crash restarts with full-jitter exponential backoff,
+/// and when to give up (DESIGN §4).
+public struct RestartSettings: Sendable, Equatable {
+    /// The ceiling of the first restart delay.
+    public var backoffBase: Duration = .seconds(1)
+    /// The largest ceiling of any restart delay.
+    public var backoffMax: Duration = .seconds(60)
+    /// Failed starts in a row that are retried; one more makes the process `fatal`.
+    public var retries: Int = 5
+
+    /// The built-in defaults: about a second at first, at most a minute apart, 5 retries.
+    public init() {}
+}
+
 /// `[hosts.ID]`: a process that displays extensions; never chosen by the pressure policy.
 public struct HostSpec: Sendable, Equatable, Identifiable {
     /// The config table name; also the cgroup and file name.
@@ -120,6 +134,8 @@ public struct HostSpec: Sendable, Equatable, Identifiable {
     public var autostart: Bool = true
     /// Grace period between SIGTERM and SIGKILL when the daemon stops it.
     public var stopTimeout: Duration = .seconds(2)
+    /// How it is restarted after exiting on its own.
+    public var restart: RestartSettings = .init()
 
     /// An entry with the built-in defaults for everything but identity and launch.
     public init(id: String, launch: LaunchSpec) {
@@ -144,6 +160,8 @@ public struct AppSpec: Sendable, Equatable, Identifiable {
     public var autostart: Bool = false
     /// Grace period between SIGTERM and SIGKILL when the daemon stops it.
     public var stopTimeout: Duration = .seconds(2)
+    /// How it is restarted after exiting on its own (autostarted apps only).
+    public var restart: RestartSettings = .init()
 
     /// An entry with the built-in defaults for everything but identity and launch.
     public init(id: String, launch: LaunchSpec) {

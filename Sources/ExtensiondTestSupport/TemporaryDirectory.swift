@@ -29,13 +29,27 @@ public final class TemporaryDirectory: @unchecked Sendable {
     /// `path/name`.
     public func file(_ name: String) -> String { path + "/" + name }
 
-    /// Writes `contents` to `path/name`, creating intermediate directories.
+    /// Writes `contents` to `path/name` (replacing it atomically), creating intermediate
+    /// directories.
+    ///
+    /// The file is written through a close-on-exec descriptor: tests run in parallel and
+    /// spawn processes, and a child that inherited a descriptor open for writing would
+    /// make executing the file fail with ETXTBSY for as long as it lives.
     @discardableResult
     public func write(_ name: String, _ contents: String, mode: Int = 0o644) throws -> String {
         let target = file(name)
         try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try contents.write(toFile: target, atomically: true, encoding: .utf8)
-        chmod(target, mode_t(mode))
+        let temporary = target + ".writing"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode_t(mode))
+        guard fd >= 0 else { throw TestSupportError("open \(temporary): \(String(cString: strerror(errno)))") }
+        let bytes = Array(contents.utf8)
+        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        let writeError = errno
+        // The mode given wins over the umask.
+        fchmod(fd, mode_t(mode))
+        close(fd)
+        guard written == bytes.count else { throw TestSupportError("write \(temporary): \(String(cString: strerror(writeError)))") }
+        guard rename(temporary, target) == 0 else { throw TestSupportError("rename \(temporary): \(String(cString: strerror(errno)))") }
         return target
     }
 }

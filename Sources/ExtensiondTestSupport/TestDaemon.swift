@@ -93,6 +93,35 @@ public final class TestDaemon: @unchecked Sendable {
         return try ControlCodec.decode(ControlResponse.self, from: reply[..<newline])
     }
 
+    /// Sends `request` on a new control connection and hands each response of the stream
+    /// to `body` until it returns false, the daemon closes the connection, or no
+    /// response comes for `timeout` seconds (then throws). Closing the connection ends
+    /// the stream as a killed client would.
+    public func stream(_ request: ControlRequest, timeout: Double = 5, _ body: (ControlResponse) throws -> Bool) throws {
+        let fd = try connectUnixStream(to: controlSocket)
+        defer { close(fd) }
+        let bytes = ControlCodec.line(request)
+        guard bytes.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == bytes.count else {
+            throw TestSupportError("send \(request.command) request: \(String(cString: strerror(errno)))")
+        }
+        var pending: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let response = try ControlCodec.decode(ControlResponse.self, from: pending[..<newline])
+                pending.removeSubrange(...newline)
+                if try !body(response) { return }
+            }
+            var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, Int32(timeout * 1000)) == 1 else {
+                throw TestSupportError("no \(request.command) response within \(timeout) s")
+            }
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { return }
+            pending += chunk[..<count]
+        }
+    }
+
     /// Sends raw bytes on a new control connection, then reads until the daemon closes it.
     public func exchange(_ bytes: [UInt8], path: String? = nil, timeout: Double = 5) throws -> [UInt8] {
         let fd = try connectUnixStream(to: path ?? controlSocket)

@@ -9,7 +9,10 @@ final class OutputLog {
     private let files: Int
     private var fd: Int32 = -1
     private var size: UInt64 = 0
+    /// The start of a line whose end has not arrived yet.
     private var partial: [UInt8] = []
+    /// The line being written, kept to reuse its storage.
+    private var line: [UInt8] = []
     private var followers: [ObjectIdentifier: (String) -> Void] = [:]
 
     /// Longest line kept whole; longer output is split, so a flood without newlines
@@ -24,27 +27,33 @@ final class OutputLog {
 
     deinit { if fd >= 0 { close(fd) } }
 
-    /// Appends raw output; complete lines are written with a timestamp.
+    /// Appends raw output; complete lines are written with a timestamp (the time of
+    /// this call: one chunk of output arrived at once).
     func append(_ bytes: UnsafeRawBufferPointer) {
-        var start = bytes.startIndex
-        for index in bytes.indices where bytes[index] == UInt8(ascii: "\n") {
-            partial.append(contentsOf: bytes[start..<index])
-            emitPartial()
-            start = index + 1
-        }
-        partial.append(contentsOf: bytes[start...])
-        while partial.count >= Self.maxLineBytes {
-            let rest = Array(partial[Self.maxLineBytes...])
-            partial.removeSubrange(Self.maxLineBytes...)
-            emitPartial()
-            partial = rest
+        guard var cursor = bytes.baseAddress else { return }
+        let end = cursor + bytes.count
+        let stamp = Array(WallClock.iso8601().utf8)
+        while cursor < end {
+            let room = Self.maxLineBytes - partial.count
+            // A newline right after a full line still ends that line.
+            if let newline = memchr(cursor, Int32(UInt8(ascii: "\n")), min(room + 1, end - cursor)) {
+                let length = UnsafeRawPointer(newline) - cursor
+                emit(UnsafeRawBufferPointer(start: cursor, count: length), stamp: stamp)
+                cursor += length + 1
+            } else if end - cursor >= room {
+                emit(UnsafeRawBufferPointer(start: cursor, count: room), stamp: stamp)
+                cursor += room
+            } else {
+                partial.append(contentsOf: UnsafeRawBufferPointer(start: cursor, count: end - cursor))
+                cursor = end
+            }
         }
     }
 
     /// Writes what is left of an unterminated last line and closes the file until the
     /// next output (the process ended; 200 idle extensions should not hold 200 fds).
     func flush() {
-        if !partial.isEmpty { emitPartial() }
+        if !partial.isEmpty { emit(UnsafeRawBufferPointer(start: nil, count: 0), stamp: Array(WallClock.iso8601().utf8)) }
         if fd >= 0 { close(fd) }
         fd = -1
     }
@@ -67,16 +76,24 @@ final class OutputLog {
         return Array(lines.suffix(count))
     }
 
-    private func emitPartial() {
-        let line = WallClock.iso8601() + " " + String(decoding: partial, as: UTF8.self) + "\n"
+    /// Writes `stamp`, the partial line and `end` as one line.
+    private func emit(_ end: UnsafeRawBufferPointer, stamp: [UInt8]) {
+        line.removeAll(keepingCapacity: true)
+        line += stamp
+        line.append(UInt8(ascii: " "))
+        line += partial
+        line += end
+        line.append(UInt8(ascii: "\n"))
         partial.removeAll(keepingCapacity: true)
         if fd < 0 { reopen() }
-        if size + UInt64(line.utf8.count) > maxSize && size > 0 { rotate() }
+        if size + UInt64(line.count) > maxSize && size > 0 { rotate() }
         if fd >= 0 {
-            let written = line.utf8.withContiguousStorageIfAvailable { write(fd, $0.baseAddress, $0.count) } ?? 0
+            let written = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
             size += UInt64(max(0, written))
         }
-        for follower in followers.values { follower(line) }
+        guard !followers.isEmpty else { return }
+        let text = String(decoding: line, as: UTF8.self)
+        for follower in followers.values { follower(text) }
     }
 
     private func rotate() {

@@ -10,23 +10,24 @@ struct ProcessDefinition: Equatable {
     var stopTimeout: Duration
     /// Started with the daemon.
     var autostart: Bool
-    /// Restarted with backoff when it exits on its own (hosts, and apps that autostart).
-    var restartsOnExit: Bool
+    /// How it is restarted when it exits on its own (hosts, and apps that autostart);
+    /// `nil`: it is left `exited`.
+    var restart: RestartSettings?
     /// Set for extensions only.
     var extensionSpec: ExtensionSpec?
 
     static func host(_ spec: HostSpec) -> ProcessDefinition {
         ProcessDefinition(kind: .host, launch: spec.launch, limits: spec.limits, stopTimeout: spec.stopTimeout,
-                          autostart: spec.autostart, restartsOnExit: true)
+                          autostart: spec.autostart, restart: spec.restart)
     }
 
     static func app(_ spec: AppSpec) -> ProcessDefinition {
         ProcessDefinition(kind: .app, launch: spec.launch, limits: spec.limits, stopTimeout: spec.stopTimeout,
-                          autostart: spec.autostart, restartsOnExit: spec.autostart)
+                          autostart: spec.autostart, restart: spec.autostart ? spec.restart : nil)
     }
 
     static func `extension`(_ spec: ExtensionSpec) -> ProcessDefinition {
         ProcessDefinition(kind: .extension, launch: spec.launch, limits: spec.limits, stopTimeout: spec.stopTimeout,
-                          autostart: false, restartsOnExit: false, extensionSpec: spec)
+                          autostart: false, restart: nil, extensionSpec: spec)
     }
 }

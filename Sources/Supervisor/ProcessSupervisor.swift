@@ -64,13 +64,20 @@ final class ProcessSupervisor {
     private func launch(_ process: SupervisedProcess, extraArguments: [String]) throws(LaunchError) {
         let definition = process.definition
         guard let executable = definition.launch.command.first else { throw .emptyCommand }
+        // The previous run's group is reused; whatever is still dying in it goes on dying.
+        process.groupRemoval = nil
         let group: ControlGroup
         do throws(CgroupError) {
             group = try tree.group(Self.cgroupKind(definition.kind), id: process.name)
+        } catch {
+            throw .cgroup(error)
+        }
+        do throws(CgroupError) {
             try group.setMemoryMax(definition.limits.memoryMax?.bytes)
             try group.setMemoryHigh(definition.limits.memoryHigh?.bytes)
             try group.setPidsMax(definition.limits.pidsMax)
         } catch {
+            try? group.remove()
             throw .cgroup(error)
         }
         var outputPipe: [Int32] = [-1, -1]
@@ -131,11 +138,7 @@ final class ProcessSupervisor {
             run.exitWatch = try loop.addChildExit(pidfd: spawned.descriptor.fileDescriptor) { [unowned self, unowned process] exit in
                 self.runExited(process, exit)
             }
-            run.output = try Connection(
-                loop: loop, fd: outputPipe[0],
-                onData: { [unowned process] _, bytes in process.output.append(bytes) },
-                onClose: { [unowned process] _ in process.output.flush() }
-            )
+            run.output = try OutputPipe(loop: loop, fd: outputPipe[0], log: process.output)
             if isExtension {
                 run.channel = try ExtensionChannel(
                     loop: loop, fd: socketPair[0],
@@ -147,7 +150,7 @@ final class ProcessSupervisor {
             }
         } catch {
             // The child runs but cannot be watched: do not leave it behind.
-            _ = try? group.kill()
+            retire(run, of: process)
             throw .system(error)
         }
         watchOOM(process, run)
@@ -225,18 +228,9 @@ final class ProcessSupervisor {
     private func runExited(_ process: SupervisedProcess, _ exit: ChildExit) {
         guard let run = process.run else { return }
         let ranFor = MonotonicInstant.current().since(run.launchedAt)
-        // Whatever the main process left behind in its group goes with it.
-        _ = try? run.group.kill()
-        _ = try? run.group.waitUntilEmpty(timeout: .milliseconds(100))
         oomNoticed(process)
         if let rss = try? run.group.memoryPeak() { process.statistics.peakRSSBytes = max(process.statistics.peakRSSBytes, rss) }
-        run.cancelWatches()
-        do {
-            try run.group.remove()
-        } catch {
-            events.record(.error, process.name, "remove \(run.group): \(error)")
-        }
-        process.run = nil
+        retire(run, of: process)
         let reason = run.stopReason ?? "exited"
         events.record(.exit, process.name, reason: reason, "pid \(run.pid) \(exit.description) after \(ranFor.formatted)")
         if run.stopReason == nil && !(exit.exited && exit.status == 0) {
@@ -251,9 +245,51 @@ final class ProcessSupervisor {
         onRunEnded?(process, reason)
     }
 
+    /// Ends `run`: whatever is left in its group is killed, its output taken in, its
+    /// watches dropped and its group removed once empty.
+    private func retire(_ run: ProcessRun, of process: SupervisedProcess) {
+        _ = try? run.group.kill()
+        // Killed processes usually go at once; on a busy machine they may need a while
+        // longer, and the group is removed when they have.
+        let empty = (try? run.group.waitUntilEmpty(timeout: .milliseconds(100))) ?? false
+        run.cancelWatches()
+        process.run = nil
+        if empty {
+            removeGroup(run.group, of: process)
+        } else {
+            removeWhenEmpty(run.group, of: process, attemptsLeft: Self.removalAttempts)
+        }
+    }
+
+    /// Tries to remove a killed group every ``removalInterval`` until it succeeds or
+    /// the attempts run out (then records the error; the next start's stale-group
+    /// cleanup takes it).
+    private func removeWhenEmpty(_ group: ControlGroup, of process: SupervisedProcess, attemptsLeft: Int) {
+        guard attemptsLeft > 0, (try? group.isEmpty()) != true else {
+            process.groupRemoval = nil
+            return removeGroup(group, of: process)
+        }
+        process.groupRemoval = try? loop.addTimer(after: Self.removalInterval) { [unowned self, unowned process] in
+            _ = try? group.kill()
+            self.removeWhenEmpty(group, of: process, attemptsLeft: attemptsLeft - 1)
+        }
+    }
+
+    private func removeGroup(_ group: ControlGroup, of process: SupervisedProcess) {
+        do {
+            try group.remove()
+        } catch {
+            events.record(.error, process.name, "remove \(group): \(error)")
+        }
+    }
+
+    /// 10 s in all for killed processes to leave their group.
+    private static let removalAttempts = 200
+    private static let removalInterval = Duration.milliseconds(50)
+
     /// After an exit the daemon did not ask for: restart with backoff, give up, or rest.
     private func settleAfterExit(_ process: SupervisedProcess, ranFor: Duration, reason: String) {
-        guard process.definition.restartsOnExit else {
+        guard process.definition.restart != nil else {
             process.state = .exited
             return
         }

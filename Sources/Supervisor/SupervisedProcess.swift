@@ -1,5 +1,6 @@
 import ControlProtocol
 import EventLoop
+import ExtensiondConfig
 import ExtensiondPolicy
 import Glibc
 
@@ -24,15 +25,21 @@ enum ProcessState: String {
 /// What the daemon knows of one configured host, app or extension, across its runs.
 final class SupervisedProcess {
     let name: String
-    var definition: ProcessDefinition
+    /// Its configuration; a new one (reload) takes effect from the next start.
+    var definition: ProcessDefinition {
+        didSet { restartPolicy.adopt(definition.restart) }
+    }
     var state: ProcessState = .stopped
     /// The current run, while there is one.
     var run: ProcessRun?
     /// Why the process is not running, when something failed.
     var lastError: String?
+    /// Counts failed starts; its parameters come from the definition.
     var restartPolicy = RestartPolicy()
     /// Armed while in `backoff`.
     var restartTimer: EventSource?
+    /// Armed while the group of an ended run waits for its killed processes to leave.
+    var groupRemoval: EventSource?
     /// Captured stdout and stderr.
     let output: OutputLog
     var statistics = ProcessStatistics()
@@ -43,10 +50,20 @@ final class SupervisedProcess {
         self.name = name
         self.definition = definition
         self.output = output
+        restartPolicy.adopt(definition.restart)
     }
 
     /// Whether a run exists (starting, running, idle, or being stopped).
     var isAlive: Bool { run != nil }
+}
+
+extension RestartPolicy {
+    /// Takes the configured backoff and retries, keeping the count of failed starts.
+    mutating func adopt(_ settings: RestartSettings?) {
+        let settings = settings ?? RestartSettings()
+        backoff = Backoff(base: settings.backoffBase, cap: settings.backoffMax)
+        maxRetries = settings.retries
+    }
 }
 
 /// Counters and latencies of one process, kept across runs.

@@ -179,6 +179,25 @@ import Testing
         #expect(error.message == "min_interval (5m) must not be above interval (1m)")
     }
 
+    @Test func restartBackoffOutOfOrder() throws {
+        let error = try onlyError("[hosts.panel]\ncommand = [\"/bin/panel\"]\nrestart_backoff_base = \"2m\"\n")
+        #expect(error.line == 3)
+        #expect(error.keyPath == "hosts.panel.restart_backoff_base")
+        #expect(error.message == "restart_backoff_base (2m) must not be above restart_backoff_max (1m)")
+    }
+
+    @Test func negativeRestartRetries() throws {
+        let error = try onlyError("[apps.app]\ncommand = [\"/bin/app\"]\nrestart_retries = -1\n")
+        #expect(error.keyPath == "apps.app.restart_retries")
+        #expect(error.message.contains("expected an integer of 0 or more, found -1"))
+    }
+
+    @Test func extensionsHaveNoRestartKeys() throws {
+        let error = try onlyError(minimalConfig + "restart_retries = 2\n")
+        #expect(error.keyPath == "extensions.widget.restart_retries")
+        #expect(error.message.contains("unknown key"))
+    }
+
     @Test func constraintAgainstADefaultPointsAtTheExtensionsOwnKey() throws {
         let error = try onlyError(
             "[defaults.refresh]\ninterval = \"10m\"\n" + minimalConfig

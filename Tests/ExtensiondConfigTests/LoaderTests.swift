@@ -15,6 +15,10 @@ import Testing
         #expect(widget.enabled)
         #expect(widget.idleExit == .seconds(30))
         #expect(configuration.apps.first?.autostart == false)
+        #expect(configuration.apps.first?.restart == RestartSettings())
+        #expect(RestartSettings().backoffBase == .seconds(1))
+        #expect(RestartSettings().backoffMax == .seconds(60))
+        #expect(RestartSettings().retries == 5)
     }
 
     @Test func defaultsApplyWhereTheExtensionDoesNotSetTheKey() throws {
@@ -184,12 +188,16 @@ import Testing
             pids_max = 4
             autostart = false
             stop_timeout = "3s"
+            restart_backoff_base = "100ms"
+            restart_backoff_max = "2s"
+            restart_retries = 0
 
             [apps.app]
             command = ["/bin/app", "--serve"]
             url_schemes = ["Weather", "x-app+1.0"]
             groups = ["group.a", "group.b"]
             autostart = true
+            restart_retries = 9
 
             [extensions.share]
             app = "app"
@@ -225,11 +233,16 @@ import Testing
         #expect(host.limits == ResourceLimits(memoryMax: ByteSize(8 << 20), memoryHigh: ByteSize(6 << 20), pidsMax: 4))
         #expect(host.autostart == false)
         #expect(host.stopTimeout == .seconds(3))
+        #expect(host.restart.backoffBase == .milliseconds(100))
+        #expect(host.restart.backoffMax == .seconds(2))
+        #expect(host.restart.retries == 0)
 
         let app = try #require(configuration.apps.first)
         #expect(app.urlSchemes == ["weather", "x-app+1.0"])
         #expect(app.groups == ["group.a", "group.b"])
         #expect(app.autostart)
+        #expect(app.restart.retries == 9)
+        #expect(app.restart.backoffBase == RestartSettings().backoffBase)
 
         let refresh = try #require(configuration.extensions.first?.refresh)
         #expect(refresh.interval == .seconds(7200))

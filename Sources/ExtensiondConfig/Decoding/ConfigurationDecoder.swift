@@ -84,6 +84,7 @@ struct ConfigurationDecoder {
         limits(reader, into: &host.limits)
         reader.read("autostart", .boolean, into: &host.autostart)
         reader.read("stop_timeout", .duration, into: &host.stopTimeout)
+        restart(reader, into: &host.restart)
         return launch == nil ? nil : host
     }
 
@@ -95,6 +96,7 @@ struct ConfigurationDecoder {
         limits(reader, into: &app.limits)
         reader.read("autostart", .boolean, into: &app.autostart)
         reader.read("stop_timeout", .duration, into: &app.stopTimeout)
+        restart(reader, into: &app.restart)
         reader.read("url_schemes", ValueKind.urlScheme.list, into: &app.urlSchemes)
         reader.read("groups", ValueKind.identifier("an app group name").list, into: &app.groups)
         return launch == nil ? nil : app
@@ -139,6 +141,14 @@ struct ConfigurationDecoder {
                 involving: ["memory_high", "memory_max"],
                 "memory_high (\(high)) must not be above memory_max (\(max))")
         }
+    }
+
+    /// `restart_backoff_base`, `restart_backoff_max`, `restart_retries` of hosts and apps.
+    private func restart(_ reader: TableReader, into settings: inout RestartSettings) {
+        reader.read("restart_backoff_base", .positiveDuration, into: &settings.backoffBase)
+        reader.read("restart_backoff_max", .positiveDuration, into: &settings.backoffMax)
+        reader.read("restart_retries", .nonNegativeInteger, into: &settings.retries)
+        orderCheck(reader, "restart_backoff_base", settings.backoffBase, "restart_backoff_max", settings.backoffMax)
     }
 
     /// The keys `[defaults]` may set for every extension.

@@ -142,6 +142,10 @@ extension ValueKind where Value == Int {
     static var positiveInteger: Self {
         integer.refined { check($0, $0 > 0, "expected an integer above 0, found \($0)") }
     }
+
+    static var nonNegativeInteger: Self {
+        integer.refined { check($0, $0 >= 0, "expected an integer of 0 or more, found \($0)") }
+    }
 }
 
 // MARK: - Units
