@@ -138,6 +138,10 @@ check "the daemon (pid $main_pid) is in supervisor/cgroup.procs" grep -qx "$main
 expect "no process left in the service cgroup itself" "$(group_pids "$root" | wc -l)" 0
 check "memory is enabled for the service cgroup's children" grep -qw memory "$root/cgroup.subtree_control"
 check "memory is enabled below extensions/" grep -qw memory "$root/extensions/cgroup.subtree_control"
+# The memory_budget backstop sits on the service cgroup, a file systemd also manages.
+expect "memory.max of the service cgroup is memory_budget (256M)" "$(cat "$root/memory.max" 2>&1)" 268435456
+systemctl daemon-reload
+expect "the memory_budget backstop survives systemctl daemon-reload" "$(cat "$root/memory.max" 2>&1)" 268435456
 host=$root/hosts/panel
 check "the host runs in hosts/panel" test -n "$(group_pids "$host")"
 expect "hosts/panel memory.max (64M)" "$(cat "$host/memory.max" 2>&1)" 67108864
