@@ -39,3 +39,6 @@ install: deps
 
 clean:
 	rm -rf .build
+# extensiond under a real systemd (PID 1) with cgroup v2, in a throw-away VM: tests/vm/README.md.
+vm-test:
+	scripts/vm-test
