@@ -129,15 +129,20 @@ public final class Daemon {
             let tree = try CgroupTree.detect(configuredRoot: configuration.supervisor.cgroup)
             try tree.prepare()
             let shared = try tree.root.processes().contains { $0 != getpid() }
-            ownsCgroupRoot = configuration.supervisor.cgroup != nil || !shared
+            // Under systemd the service's own cgroup limits belong to systemd, which resets
+            // them on every daemon-reload: MemoryMax= in the unit is the backstop there.
+            let systemdOwnsRoot = configuration.supervisor.cgroup == nil && getenv("INVOCATION_ID") != nil
+            ownsCgroupRoot = configuration.supervisor.cgroup != nil || (!shared && !systemdOwnsRoot)
             if ownsCgroupRoot {
-                try tree.setMemoryBackstop(configuration.supervisor.memoryBudget?.bytes)
+                try tree.setMemoryBackstop(backstop(for: configuration.supervisor.memoryBudget))
             } else if configuration.supervisor.memoryBudget != nil {
-                logger.warning("no hard limit set at memory_budget: \(tree.root) is shared with other processes (set supervisor.cgroup to give extensiond its own)")
+                let reason = systemdOwnsRoot ? "systemd owns the service's cgroup (set MemoryMax= in a drop-in)"
+                    : "\(tree.root) is shared with other processes (set supervisor.cgroup to give extensiond its own)"
+                logger.notice("no hard limit set at memory_budget: \(reason)")
             }
             for stale in try tree.removeStaleGroups() {
                 let outcome = stale.failure.map { "could not be removed: \($0)" } ?? "removed"
-                events.record(.cleanup, stale.id, "stale \(stale.kind.rawValue) cgroup from a previous run: killed \(stale.killedProcesses.count) processes, \(outcome)")
+                events.record(.cleanup, stale.id, "stale \(stale.kind.rawValue) cgroup from a previous run: killed \(stale.killedProcesses.count) process(es), \(outcome)")
             }
             return tree
         } catch {
@@ -170,6 +175,12 @@ public final class Daemon {
                 _ = text.utf8.withContiguousStorageIfAvailable { write(STDERR_FILENO, $0.baseAddress, $0.count) }
             }
         }
+    }
+
+    /// The tree's hard limit: the budget plus room for the daemon itself (it lives in the
+    /// tree too), so that the watermarks, not the kernel, act first.
+    private func backstop(for budget: ByteSize?) -> UInt64? {
+        budget.map { $0.bytes + max(16 << 20, $0.bytes / 20) }
     }
 
     private func startAutostarted() {
@@ -233,7 +244,7 @@ public final class Daemon {
         }
         extensions.configure(next.extensions, apps: next.apps)
         echoOutputOfNewProcesses()
-        if ownsCgroupRoot { try? supervisor.tree.setMemoryBackstop(next.supervisor.memoryBudget?.bytes) }
+        if ownsCgroupRoot { try? supervisor.tree.setMemoryBackstop(backstop(for: next.supervisor.memoryBudget)) }
         startAutostarted()
         events.record(.reload, nil, "reloaded \(configPath): \(summary)")
         return nil

@@ -23,7 +23,7 @@ struct Version: ParsableCommand {
         print("supervisorctl \(extensiondVersion)")
         let response = try global.call(ControlRequest(command: .version))
         if let version = response.version {
-            print("extensiond \(version.daemon) (protocol \(version.protocolVersion))")
+            print("extensiond \(version.daemon) (protocol \(version.protocolVersion)\(version.cgroupBackend.map { ", cgroup \($0)" } ?? ""))")
         }
     }
 }
