@@ -64,10 +64,10 @@ public final class Connection {
         if outboxStart == outbox.count { close() } else { closeAfterFlush = true }
     }
 
-    /// Reads whatever the peer has already written, now, without waiting for the loop:
-    /// e.g. a child's last output, once the child is known to be gone.
-    public func drain() {
-        readAvailable()
+    /// Reads what the peer has already written (at most `maxReads` buffers), now, without
+    /// waiting for the loop: e.g. a child's last output, once the child is known to be gone.
+    public func drain(maxReads: Int = 16) {
+        readAvailable(maxReads: maxReads)
     }
 
     /// Closes now, dropping anything queued.
@@ -80,7 +80,9 @@ public final class Connection {
 
     private func handle(_ events: IOEvents) {
         if events.contains(.writable) { flush() }
-        if events.contains(.readable) || events.contains(.hangup) || events.contains(.error) { readAvailable() }
+        if events.contains(.readable) || events.contains(.hangup) || events.contains(.error) {
+            readAvailable(maxReads: Self.readsPerWakeup)
+        }
     }
 
     private func flush() {
@@ -97,13 +99,22 @@ public final class Connection {
         if closeAfterFlush { close() }
     }
 
-    private func readAvailable() {
-        while isOpen {
+    /// Reads per wake-up (256 KiB): a peer that floods gets its turn like every other
+    /// source instead of holding the loop until it stops writing; the loop comes back
+    /// while more is waiting.
+    private static let readsPerWakeup = 4
+
+    private func readAvailable(maxReads: Int) {
+        var reads = 0
+        while isOpen, reads < maxReads {
             let count = Connection.readBuffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if count > 0 {
+                reads += 1
                 Connection.readBuffer.withUnsafeBytes { onData(self, UnsafeRawBufferPointer(rebasing: $0[..<count])) }
                 if count < Connection.readBuffer.count { return }
-            } else if count < 0 && (errno == EAGAIN || errno == EINTR) {
+            } else if count < 0 && errno == EINTR {
+                continue
+            } else if count < 0 && errno == EAGAIN {
                 return
             } else {
                 return close()

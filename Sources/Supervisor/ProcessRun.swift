@@ -12,7 +12,7 @@ final class ProcessRun {
     /// The pidfd's exit notification.
     var exitWatch: EventSource?
     /// The read end of the stdout/stderr pipe.
-    var output: OutputPipe?
+    var output: Connection?
     /// Kernel OOM kills inside the group (v1 eventfd, v2 memory.events watch).
     var oomWatch: (source: CgroupEventSource, event: EventSource)?
     /// `memory.oom_control`'s or `memory.events`' oom_kill count at launch.
@@ -39,7 +39,8 @@ final class ProcessRun {
         exitWatch = nil
         killTimer = nil
         oomWatch = nil
-        output?.drainAndClose()
+        output?.drain()
+        output?.close()
         output = nil
         channel?.close()
         channel = nil

@@ -138,7 +138,11 @@ final class ProcessSupervisor {
             run.exitWatch = try loop.addChildExit(pidfd: spawned.descriptor.fileDescriptor) { [unowned self, unowned process] exit in
                 self.runExited(process, exit)
             }
-            run.output = try OutputPipe(loop: loop, fd: outputPipe[0], log: process.output)
+            run.output = try Connection(
+                loop: loop, fd: outputPipe[0],
+                onData: { [unowned process] _, bytes in process.output.append(bytes) },
+                onClose: { [unowned process] _ in process.output.flush() }
+            )
             if isExtension {
                 run.channel = try ExtensionChannel(
                     loop: loop, fd: socketPair[0],

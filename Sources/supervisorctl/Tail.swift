@@ -1,5 +1,6 @@
 import ArgumentParser
 import ControlProtocol
+import Glibc
 
 struct Tail: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "A process's captured stdout and stderr.")
@@ -18,6 +19,8 @@ struct Tail: ParsableCommand {
         try global.client.send(request) { response in
             guard response.ok else { throw CommandFailed(message: response.error ?? "tail failed") }
             for line in response.lines ?? [] { print(line) }
+            // Following: show each response now, even into a pipe.
+            fflush(nil)
             return response.done != true
         }
     }
@@ -41,6 +44,8 @@ struct Events: ParsableCommand {
             for event in response.events ?? [] {
                 print(global.json ? JSONText.line(event) : EventFormat.line(event))
             }
+            // Following: show each response now, even into a pipe.
+            fflush(nil)
             return response.done != true
         }
     }
