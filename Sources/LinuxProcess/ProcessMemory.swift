@@ -25,12 +25,14 @@ public struct ProcessMemory: Equatable, Sendable {
     static func parse(status: String, path: String) throws(ProcessError) -> ProcessMemory {
         var resident: UInt64?
         var anonymous: UInt64?
-        for line in status.split(separator: "\n") {
-            if line.hasPrefix("VmRSS:") {
-                resident = kibibytes(line.dropFirst("VmRSS:".count))
-            } else if line.hasPrefix("RssAnon:") {
-                anonymous = kibibytes(line.dropFirst("RssAnon:".count))
+        // Bytes, not Strings: `status` of 200 processes is read for every status request.
+        for line in status.utf8.split(separator: UInt8(ascii: "\n")) {
+            if line.starts(with: "VmRSS:".utf8) {
+                resident = kibibytes(line.dropFirst("VmRSS:".utf8.count))
+            } else if line.starts(with: "RssAnon:".utf8) {
+                anonymous = kibibytes(line.dropFirst("RssAnon:".utf8.count))
             }
+            if resident != nil && anonymous != nil { break }
         }
         // Kernel threads and zombies have no memory lines.
         guard let resident, let anonymous else {
@@ -40,9 +42,11 @@ public struct ProcessMemory: Equatable, Sendable {
     }
 
     /// `"   1234 kB"` in bytes.
-    private static func kibibytes(_ field: Substring) -> UInt64? {
-        let parts = field.split(whereSeparator: { $0 == " " || $0 == "\t" })
-        guard parts.count == 2, parts[1] == "kB", let value = UInt64(parts[0]) else { return nil }
-        return value * 1024
+    private static func kibibytes(_ field: Substring.UTF8View.SubSequence) -> UInt64? {
+        let parts = field.split(whereSeparator: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") })
+        guard parts.count == 2, parts[1].elementsEqual("kB".utf8), !parts[0].isEmpty,
+              parts[0].allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), parts[0].count <= 18
+        else { return nil }
+        return parts[0].reduce(0) { $0 * 10 + UInt64($1 - UInt8(ascii: "0")) } * 1024
     }
 }
