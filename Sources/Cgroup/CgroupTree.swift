@@ -117,6 +117,8 @@ public struct CgroupTree: Sendable {
                 do throws(CgroupError) {
                     killed = try group.kill()
                     try group.destroy(timeout: timeout)
+                } catch .systemCall(_, _, ENOENT) {
+                    continue  // gone meanwhile: its owner removed it
                 } catch {
                     failure = error
                 }
