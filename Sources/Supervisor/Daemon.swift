@@ -21,6 +21,7 @@ public final class Daemon {
     let registry: ProcessRegistry
     private(set) var supervisor: ProcessSupervisor!
     private(set) var extensions: ExtensionCoordinator!
+    private(set) var pressure: MemoryPressure!
     private var lock: RuntimeDirectoryLock?
     private var control: ControlServer?
     private var signalSources: [EventSource] = []
@@ -68,10 +69,15 @@ public final class Daemon {
         let tree = try prepareCgroups()
         supervisor = ProcessSupervisor(loop: loop, tree: tree, events: events, hostSocket: settings.runtimeDirectory + "/host.sock")
         extensions = ExtensionCoordinator(loop: loop, supervisor: supervisor, events: events)
-        supervisor.onLaunched = { [unowned self] process in self.extensions.launched(process) }
+        pressure = MemoryPressure(loop: loop, tree: tree, ownsRoot: ownsCgroupRoot, registry: registry, events: events)
+        supervisor.onLaunched = { [unowned self] process in
+            self.extensions.launched(process)
+            self.pressure.launched(process)
+        }
         supervisor.onExtensionMessage = { [unowned self] process, message in self.extensions.received(message, from: process) }
         supervisor.onRunEnded = { [unowned self] process, reason in
             self.extensions.runEnded(process, reason: reason)
+            self.pressure.runEnded(process)
             self.notifier.status(self.summary)
         }
         do {
@@ -86,6 +92,7 @@ public final class Daemon {
         } catch {
             throw .system(error)
         }
+        try pressure.apply(configuration)
         let watchdog = loop.enableWatchdog()
         logger.info("extensiond \(extensiondVersion) serving \(settings.runtimeDirectory)/control.sock", metadata: [
             "config": "\(configPath)", "cgroup": "\(tree.root)", "backend": "\(tree.version)", "watchdog": "\(watchdog)",
@@ -180,6 +187,11 @@ public final class Daemon {
             supervisor.stop(removed, reason: "removed")
         }
         if ownsCgroupRoot { try? supervisor.tree.setMemoryBackstop(next.supervisor.memoryBudget?.bytes) }
+        do {
+            try pressure.apply(next)
+        } catch {
+            events.record(.error, nil, "pressure detection after reload: \(error)")
+        }
         startAutostarted()
         events.record(.reload, nil, "reloaded \(configPath): \(summary)")
         return nil

@@ -57,6 +57,7 @@ final class ExtensionCoordinator {
     func becameIdle(_ process: SupervisedProcess) {
         guard let spec = process.definition.extensionSpec, process.isAlive else { return }
         process.state = .idle
+        process.lastUsed = loop.now
         record(for: process).idleTimer = try? loop.addTimer(after: spec.idleExit, accuracy: .milliseconds(250)) { [unowned self, unowned process] in
             self.record(for: process).idleTimer = nil
             self.supervisor.stop(process, reason: "idle")
@@ -66,6 +67,7 @@ final class ExtensionCoordinator {
     /// Serving: no idle exit while a request is in flight.
     func becameActive(_ process: SupervisedProcess) {
         process.state = .running
+        process.lastUsed = loop.now
         record(for: process).idleTimer = nil
     }
 

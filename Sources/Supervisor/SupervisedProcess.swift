@@ -31,6 +31,9 @@ final class SupervisedProcess {
     /// Why the process is not running, when something failed.
     var lastError: String?
     var restartPolicy = RestartPolicy()
+    /// When it last began or finished serving a request; the kill policy spares the
+    /// most recently used first. `nil` until it has served one.
+    var lastUsed: MonotonicInstant?
     /// Armed while in `backoff`.
     var restartTimer: EventSource?
     /// Captured stdout and stderr.

@@ -1,0 +1,119 @@
+import Cgroup
+import EventLoop
+import ExtensiondConfig
+import ExtensiondPolicy
+
+/// Detects memory pressure on the tree from kernel notifications registered in the
+/// event loop, never by polling:
+/// * the budget's watermarks: v1 usage-threshold eventfds at `pressure.low` and
+///   `pressure.critical` plus `memory.pressure_level`; v2 `memory.high` of the tree at
+///   the low watermark and a watch of the tree's `memory.events`;
+/// * `pressure.psi`: a PSI trigger on `/proc/pressure/memory` and, on v2, on the
+///   tree's `memory.pressure`.
+final class PressureMonitor {
+    private let loop: EventLoop
+    private let tree: CgroupTree
+    /// Whether the tree's root is extensiond's alone, so that a `memory.high` on it
+    /// throttles nobody else.
+    private let ownsRoot: Bool
+    private var watches: [(source: CgroupEventSource, event: EventSource)] = []
+    /// Called on the loop thread each time a notification fires.
+    var onTrigger: ((PressureTrigger) -> Void)?
+    /// The watermarks armed; `nil` without `memory_budget`.
+    private(set) var watermarks: PressureWatermarks?
+    /// What is armed, for `supervisorctl pressure`.
+    private(set) var mechanisms: [String] = []
+
+    /// v1 `memory.pressure_level` that wakes the responder: reclaim has become costly.
+    static let reclaimLevel = MemoryPressureLevel.medium
+
+    init(loop: EventLoop, tree: CgroupTree, ownsRoot: Bool) {
+        self.loop = loop
+        self.tree = tree
+        self.ownsRoot = ownsRoot
+    }
+
+    /// Replaces every notification with those `configuration` asks for, then triggers
+    /// once, since usage may already be past a watermark. On error nothing stays armed.
+    ///
+    /// - Throws: ``SupervisorError/pressureTrigger(setting:_:)`` when the kernel refuses
+    ///   `pressure.psi`; ``SupervisorError/cgroup(_:)`` when a notification cannot be set up.
+    func arm(_ configuration: Configuration) throws(SupervisorError) {
+        watches.removeAll()
+        mechanisms.removeAll()
+        watermarks = configuration.supervisor.memoryBudget.map { budget in
+            PressureWatermarks(budgetBytes: budget.bytes, thresholds: PressureThresholds(
+                budget: budget.bytes, low: configuration.pressure.low.fraction, critical: configuration.pressure.critical.fraction))
+        }
+        do {
+            if let thresholds = watermarks?.thresholds {
+                try watchWatermarks(thresholds)
+            } else if tree.version == .v2 && ownsRoot {
+                // A budget removed by a reload leaves no throttle behind.
+                try? tree.root.setMemoryHigh(nil)
+            }
+            if let trigger = configuration.pressure.psi { try watchStalls(trigger) }
+        } catch {
+            watches.removeAll()
+            mechanisms.removeAll()
+            watermarks = nil
+            throw error
+        }
+        onTrigger?(PressureTrigger(cause: .armed, time: .current()))
+    }
+
+    private func watchWatermarks(_ thresholds: PressureThresholds) throws(SupervisorError) {
+        let root = tree.root
+        do throws(CgroupError) {
+            switch tree.version {
+            case .v1:
+                try watch(root.usageThreshold(thresholds.lowBytes), .usageThreshold, "v1 usage threshold eventfd at low (\(thresholds.lowBytes) bytes)")
+                try watch(root.usageThreshold(thresholds.criticalBytes), .usageThreshold, "v1 usage threshold eventfd at critical (\(thresholds.criticalBytes) bytes)")
+                try watch(root.pressureLevel(Self.reclaimLevel), .reclaim, "v1 memory.pressure_level \(Self.reclaimLevel.rawValue) eventfd")
+            case .v2:
+                if ownsRoot {
+                    try root.setMemoryHigh(thresholds.lowBytes)
+                    mechanisms.append("v2 memory.high of the tree at low (\(thresholds.lowBytes) bytes)")
+                }
+                try watch(root.oomEvents(), .memoryEvents, "v2 memory.events watch of the tree")
+            }
+        } catch {
+            throw .cgroup(error)
+        }
+    }
+
+    private func watchStalls(_ trigger: PSITrigger) throws(SupervisorError) {
+        let scope: PressureTriggerRule.Scope = trigger.kind == .full ? .full : .some
+        let rule = PressureTriggerRule(scope, stall: trigger.stall, window: trigger.window)
+        let setting = "pressure.psi = \"\(trigger)\""
+        do throws(CgroupError) {
+            try watch(CgroupEventSource.systemMemoryPressure(rule), .stall, "PSI trigger \(trigger) on \(PressureStallAverages.systemFile)")
+            if tree.version == .v2 {
+                try watch(tree.root.pressureTrigger(rule), .stall, "PSI trigger \(trigger) on the tree's memory.pressure")
+            }
+        } catch {
+            throw .pressureTrigger(setting: setting, error)
+        }
+    }
+
+    private func watch(_ source: CgroupEventSource, _ cause: PressureTrigger.Cause, _ mechanism: String) throws(CgroupError) {
+        let events: IOEvents = source.readiness == .priority ? .priority : .readable
+        do {
+            let event = try loop.addIO(fd: source.fileDescriptor, events: events) { [unowned self] _ in
+                let time = MonotonicInstant.current()
+                _ = try? source.acknowledge()
+                self.onTrigger?(PressureTrigger(cause: cause, time: time))
+            }
+            watches.append((source, event))
+            mechanisms.append(mechanism)
+        } catch {
+            throw .systemCall("watch \(mechanism) of", path: source.description, errno: error.errno)
+        }
+    }
+}
+
+/// `memory_budget` and its watermarks.
+struct PressureWatermarks {
+    var budgetBytes: UInt64
+    var thresholds: PressureThresholds
+}

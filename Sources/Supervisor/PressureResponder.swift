@@ -1,0 +1,93 @@
+import Cgroup
+import ControlProtocol
+import EventLoop
+import ExtensiondPolicy
+
+/// Acts on the pressure monitor's triggers: runs a ``PressureEpisode`` on the daemon's
+/// real processes and cgroups, and accounts for every kill in the event log.
+final class PressureResponder: PressureEnvironment {
+    private let registry: ProcessRegistry
+    private let events: EventLog
+    private let tree: CgroupTree
+    /// The watermarks of the episode under way.
+    private var watermarks: PressureWatermarks?
+    /// Called after an extension was killed, with its name and the kill reason, so that
+    /// hosts can be told (`extensionTerminated`).
+    var onExtensionKilled: ((_ name: String, _ reason: String) -> Void)?
+
+    /// A kill waits at most this long for the victim's cgroup to empty.
+    static let emptyTimeout: Duration = .milliseconds(100)
+
+    init(registry: ProcessRegistry, events: EventLog, tree: CgroupTree) {
+        self.registry = registry
+        self.events = events
+        self.tree = tree
+    }
+
+    /// Runs one episode for `trigger` against `watermarks` (`nil` without `memory_budget`).
+    /// Runs to its end on the loop thread: each wait for a victim's cgroup is bounded by
+    /// ``emptyTimeout``.
+    func respond(to trigger: PressureTrigger, watermarks: PressureWatermarks?) {
+        self.watermarks = watermarks
+        PressureEpisode.run(after: trigger, thresholds: watermarks?.thresholds, in: self)
+    }
+
+    // MARK: PressureEnvironment
+
+    func now() -> MonotonicInstant { .current() }
+
+    func treeUsage() -> UInt64? {
+        try? tree.root.memoryUsage()
+    }
+
+    func candidates(at level: PressureLevel) -> [KillCandidate] {
+        KillCandidates.killable(in: registry, at: level)
+    }
+
+    func kill(_ victim: KillCandidate, reason: String) -> Bool {
+        guard let process = registry[victim.id], let run = process.run else { return false }
+        run.stopReason = reason
+        process.statistics.kills[reason, default: 0] += 1
+        do {
+            try run.group.kill()
+            return true
+        } catch {
+            events.record(.error, process.name, "kill \(run.group): \(error)")
+            return false
+        }
+    }
+
+    func waitUntilEmpty(_ victim: KillCandidate) -> MonotonicInstant? {
+        guard let run = registry[victim.id]?.run, (try? run.group.waitUntilEmpty(timeout: Self.emptyTimeout)) == true else { return nil }
+        return .current()
+    }
+
+    func killed(_ kill: PressureKill) {
+        var record = KillRecord(band: "\(kill.victim.band)", triggerUs: kill.trigger.microseconds, decisionUs: kill.decision.microseconds,
+                                signalUs: kill.signal.microseconds, emptyUs: kill.empty?.microseconds)
+        record.rssBytes = kill.victim.residentBytes
+        record.treeUsageBytes = kill.treeUsageBytes
+        record.budgetBytes = watermarks?.budgetBytes
+        record.psiSomeAvg10 = PressureStallAverages.read(PressureStallAverages.systemFile)?.someAverage10
+        let emptied = kill.empty.map { "empty \(Self.milliseconds($0.since(kill.signal))) later" } ?? "not empty after \(Self.emptyTimeout.formatted)"
+        events.record(.kill, kill.victim.id, reason: kill.reason,
+                      "\(kill.level) pressure: tree at \(Self.mebibytes(kill.treeUsageBytes))\(watermarks.map { " of \(Self.mebibytes($0.budgetBytes))" } ?? ""); "
+                          + "killed \(kill.victim.band) using \(Self.mebibytes(kill.victim.residentBytes)), "
+                          + "signal \(Self.milliseconds(kill.signal.since(kill.trigger))) after the trigger, \(emptied)",
+                      kill: record)
+        if registry[kill.victim.id]?.kind == .extension {
+            onExtensionKilled?(kill.victim.id, kill.reason)
+        }
+    }
+
+    private static func mebibytes(_ bytes: UInt64) -> String {
+        "\(bytes >> 20)M"
+    }
+
+    /// `0.42ms`: kill timings are well below the millisecond `Duration.formatted` shows.
+    private static func milliseconds(_ duration: Duration) -> String {
+        let microseconds = duration.wholeMicroseconds
+        let hundredths = microseconds % 1000 / 10
+        return "\(microseconds / 1000).\(hundredths < 10 ? "0" : "")\(hundredths)ms"
+    }
+}
