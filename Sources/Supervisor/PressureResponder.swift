@@ -69,11 +69,9 @@ final class PressureResponder: PressureEnvironment {
         record.treeUsageBytes = kill.treeUsageBytes
         record.budgetBytes = watermarks?.budgetBytes
         record.psiSomeAvg10 = PressureStallAverages.read(PressureStallAverages.systemFile)?.someAverage10
-        let emptied = kill.empty.map { "empty \(Self.milliseconds($0.since(kill.signal))) later" } ?? "not empty after \(Self.emptyTimeout.formatted)"
+        let budget = watermarks.map { " of \(Self.mebibytes($0.budgetBytes))" } ?? ""
         events.record(.kill, kill.victim.id, reason: kill.reason,
-                      "\(kill.level) pressure: tree at \(Self.mebibytes(kill.treeUsageBytes))\(watermarks.map { " of \(Self.mebibytes($0.budgetBytes))" } ?? ""); "
-                          + "killed \(kill.victim.band) using \(Self.mebibytes(kill.victim.residentBytes)), "
-                          + "signal \(Self.milliseconds(kill.signal.since(kill.trigger))) after the trigger, \(emptied)",
+                      "\(kill.level) memory pressure, tree at \(Self.mebibytes(kill.treeUsageBytes))\(budget): killed \(kill.victim.band) holding \(Self.mebibytes(kill.victim.residentBytes))",
                       kill: record)
         if registry[kill.victim.id]?.kind == .extension {
             onExtensionKilled?(kill.victim.id, kill.reason)
@@ -82,12 +80,5 @@ final class PressureResponder: PressureEnvironment {
 
     private static func mebibytes(_ bytes: UInt64) -> String {
         "\(bytes >> 20)M"
-    }
-
-    /// `0.42ms`: kill timings are well below the millisecond `Duration.formatted` shows.
-    private static func milliseconds(_ duration: Duration) -> String {
-        let microseconds = duration.wholeMicroseconds
-        let hundredths = microseconds % 1000 / 10
-        return "\(microseconds / 1000).\(hundredths < 10 ? "0" : "")\(hundredths)ms"
     }
 }
