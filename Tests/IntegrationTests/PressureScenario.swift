@@ -1,6 +1,7 @@
 import ControlProtocol
 import ExtensiondTestSupport
 import Foundation
+import Glibc
 
 /// The memory pressure scenario of DESIGN §3 on a real daemon in a cgroup sandbox:
 /// a host holding 64M, three idle extensions holding 40M each, and one extension that
@@ -20,7 +21,9 @@ final class PressureScenario {
     static let priorities = ["idle.a": 2, "idle.b": 0, "idle.c": 1]
 
     let sandbox: CgroupSandbox
+    /// Holds the config, sockets and scripts; its daemon is started by ``start()``.
     let daemon: TestDaemon
+    private var daemonProcess: TestProcess?
 
     /// A daemon whose cgroup tree is a fresh sandbox (hard limit above the budget, so that
     /// the daemon's own backstop at the budget is what the kernel enforces). `grower`
@@ -65,14 +68,36 @@ final class PressureScenario {
 
     deinit {
         // The daemon first, so that it does not see its processes vanish under it.
-        daemon.stop()
+        if let daemonProcess {
+            daemonProcess.signal(SIGTERM)
+            _ = daemonProcess.wait(timeout: 10)
+        }
         sandbox.remove()
+    }
+
+    /// Starts the daemon inside the sandbox's pids cgroup as well, and waits for `READY=1`.
+    ///
+    /// On v1 the daemon makes its pids groups below its own pids cgroup; here that is
+    /// the sandbox's, not one shared with every other daemon on the machine (which
+    /// removes the shared `extensions` pids group when it stops).
+    func start() throws {
+        let joinAndRun = #"[ -z "$1" ] || echo $$ > "$1/cgroup.procs" && shift && exec "$@""#
+        let process = try TestProcess(
+            "/bin/sh", ["-c", joinAndRun, "sh", sandbox.pidsDirectory ?? "", Binaries.path("extensiond"), "--config", daemon.configPath],
+            environment: ["NOTIFY_SOCKET": daemon.notify.path],
+            removing: ["WATCHDOG_USEC", "WATCHDOG_PID", "EXTENSIOND_SOCKET"],
+            outputIn: daemon.directory.path, name: "extensiond"
+        )
+        daemonProcess = process
+        guard daemon.notify.wait(for: "READY=1", timeout: 10) != nil else {
+            throw TestSupportError("extensiond did not send READY=1; stderr:\n\(process.stderr)")
+        }
     }
 
     /// Starts the daemon, waits for the host's 64M, then starts the idle extensions one
     /// by one, each until it is idle and holds its 40M.
     func startHostAndIdleExtensions() throws {
-        try daemon.start()
+        try start()
         guard eventually(timeout: 10, { usage(of: "hosts/panel") >= 60 * Self.mebibyte }) else {
             throw TestSupportError("the host did not reach 64M")
         }

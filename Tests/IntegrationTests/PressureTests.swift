@@ -70,7 +70,7 @@ import Testing
 
     @Test func pressureReportShowsBudgetWatermarksAndMechanisms() throws {
         let scenario = try PressureScenario(growerStep: 1, pause: 1, total: 1)
-        try scenario.daemon.start()
+        try scenario.start()
         let report = try #require(try scenario.daemon.control(ControlRequest(command: .pressure)).pressure)
         #expect(report.cgroupBackend == "v1")
         #expect(report.budgetBytes == PressureScenario.budget)
@@ -111,7 +111,7 @@ import Testing
             memory_high = "16M"
             """
         }
-        try scenario.daemon.start()
+        try scenario.start()
         #expect(try scenario.daemon.control(ControlRequest(command: .start, names: ["heavy"])).ok)
         #expect(try eventually(timeout: 10) { try scenario.events().contains { $0.kind == .memoryWarning && $0.name == "heavy" } })
         #expect(eventually(timeout: 5) {

@@ -54,12 +54,12 @@ while True:
 '''
 
 
-def own_memory_cgroup():
+def own_cgroup(controller):
     for line in open("/proc/self/cgroup"):
         _, controllers, path = line.rstrip("\n").split(":", 2)
-        if "memory" in controllers.split(","):
-            return "/sys/fs/cgroup/memory" + (path if path != "/" else "")
-    sys.exit("no cgroup v1 memory controller for this process")
+        if controller in controllers.split(","):
+            return f"/sys/fs/cgroup/{controller}" + (path if path != "/" else "")
+    return None
 
 
 def destroy_cgroup(directory):
@@ -135,8 +135,17 @@ def main():
         sys.exit("build extensiond first (swift build)")
 
     work = tempfile.mkdtemp(prefix="exd-pressure-bench-")
-    sandbox = f"{own_memory_cgroup()}/extensiond-bench-{os.getpid()}-{random.getrandbits(32)}"
+    memory_parent, pids_parent = own_cgroup("memory"), own_cgroup("pids")
+    if memory_parent is None:
+        sys.exit("no cgroup v1 memory controller for this process")
+    name = f"extensiond-bench-{os.getpid()}-{random.getrandbits(32)}"
+    sandbox = f"{memory_parent}/{name}"
     os.mkdir(sandbox)
+    # The daemon makes its v1 pids groups below its own pids cgroup: give it one of its
+    # own rather than share one with every other daemon on the machine.
+    pids_sandbox = f"{pids_parent}/{name}" if pids_parent else None
+    if pids_sandbox:
+        os.mkdir(pids_sandbox)
     daemon = None
     try:
         open(f"{sandbox}/memory.limit_in_bytes", "w").write(str(384 * MIB))
@@ -174,7 +183,8 @@ idle_exit = "10m"
         sock = f"{work}/run/control.sock"
         env = {k: v for k, v in os.environ.items() if k not in ("NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID")}
         daemon = subprocess.Popen([os.path.join(binary_dir, "extensiond"), "--config", os.path.join(work, "extensiond.toml")],
-                                  env=env, stdout=subprocess.DEVNULL, stderr=open(os.path.join(work, "daemon.log"), "w"))
+                                  env=env, preexec_fn=lambda: pids_sandbox and open(f"{pids_sandbox}/cgroup.procs", "w").write(str(os.getpid())),
+                                  stdout=subprocess.DEVNULL, stderr=open(os.path.join(work, "daemon.log"), "w"))
         wait_for(lambda: os.path.exists(sock), 10, "the control socket")
 
         def status(name):
@@ -240,6 +250,8 @@ idle_exit = "10m"
             except subprocess.TimeoutExpired:
                 daemon.kill()
         destroy_cgroup(sandbox)
+        if pids_sandbox:
+            destroy_cgroup(pids_sandbox)
         shutil.rmtree(work, ignore_errors=True)
 
 
