@@ -45,9 +45,10 @@ final class MemoryPressure {
         warnings.runEnded(process)
     }
 
-    /// `supervisorctl pressure`: budget use, watermarks, PSI averages and mechanisms.
+    /// `supervisorctl pressure`: budget use (the tree's ``WorkingSet``), watermarks, PSI
+    /// averages and mechanisms.
     func report() -> PressureReport {
-        let usage = (try? tree.root.memoryUsage()) ?? 0
+        let usage = WorkingSet.bytes(of: tree.root) ?? 0
         let watermarks = monitor.watermarks
         var psi = PressureStallAverages.read(PressureStallAverages.systemFile)?.averages ?? [:]
         if tree.version == .v2, let subtree = PressureStallAverages.read(tree.root.description + "/memory.pressure") {

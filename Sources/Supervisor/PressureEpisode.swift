@@ -26,7 +26,7 @@ struct PressureTrigger {
 struct PressureKill {
     var victim: KillCandidate
     var level: PressureLevel
-    /// Tree usage when the victim was chosen.
+    /// The tree's working set when the victim was chosen.
     var treeUsageBytes: UInt64
     var trigger: MonotonicInstant
     var decision: MonotonicInstant
@@ -41,7 +41,8 @@ struct PressureKill {
 protocol PressureEnvironment {
     /// CLOCK_MONOTONIC now.
     func now() -> MonotonicInstant
-    /// Usage of the whole tree; `nil` when it cannot be read.
+    /// The memory of the whole tree that counts against the budget (its ``WorkingSet``);
+    /// `nil` when it cannot be read.
     func treeUsage() -> UInt64?
     /// The processes that may be killed at `level`.
     func candidates(at level: PressureLevel) -> [KillCandidate]

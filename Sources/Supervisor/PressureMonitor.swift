@@ -24,8 +24,10 @@ final class PressureMonitor {
     /// What is armed, for `supervisorctl pressure`.
     private(set) var mechanisms: [String] = []
 
-    /// v1 `memory.pressure_level` that wakes the responder: reclaim has become costly.
-    static let reclaimLevel = MemoryPressureLevel.medium
+    /// v1 `memory.pressure_level` that wakes the responder: any reclaim in the tree. The
+    /// usage thresholds see usage with the file cache; once cache holds usage above a
+    /// watermark, reclaim is what announces that the working set is growing.
+    static let reclaimLevel = MemoryPressureLevel.low
 
     init(loop: EventLoop, tree: CgroupTree, ownsRoot: Bool) {
         self.loop = loop

@@ -37,7 +37,7 @@ final class PressureResponder: PressureEnvironment {
     func now() -> MonotonicInstant { .current() }
 
     func treeUsage() -> UInt64? {
-        try? tree.root.memoryUsage()
+        WorkingSet.bytes(of: tree.root)
     }
 
     func candidates(at level: PressureLevel) -> [KillCandidate] {

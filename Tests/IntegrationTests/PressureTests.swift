@@ -68,6 +68,32 @@ import Testing
         #expect(try scenario.pid(of: "panel") == hostPID)
     }
 
+    @Test func fileCacheFilledByTheHostCostsNoExtension() throws {
+        var done = ""
+        let scenario = try PressureScenario(growerStep: 1, pause: 1, total: 1) { hold in
+            let file = hold + ".cache"
+            done = file + ".done"
+            return """
+
+            [hosts.reader]
+            command = ["/bin/sh", "-c", "head -c 150M /dev/zero > \(file) && cat \(file) > /dev/null && touch \(done) && exec sleep 1000"]
+            autostart = false
+            """
+        }
+        try scenario.startHostAndIdleExtensions()
+        #expect(try scenario.daemon.control(ControlRequest(command: .start, names: ["reader"])).ok)
+        #expect(eventually(timeout: 30) { FileManager.default.fileExists(atPath: done) })
+        // Usage with the cache is past the low watermark; what counts is below it.
+        #expect(scenario.usage(of: "") >= PressureScenario.low)
+        let report = try #require(try scenario.daemon.control(ControlRequest(command: .pressure)).pressure)
+        #expect(report.usageBytes < PressureScenario.low)
+        usleep(500_000)
+        #expect(try scenario.events().filter { $0.kind == .kill || $0.kind == .oom }.isEmpty)
+        for name in PressureScenario.idleByKillOrder {
+            #expect(try scenario.state(of: name) == "idle")
+        }
+    }
+
     @Test func pressureReportShowsBudgetWatermarksAndMechanisms() throws {
         let scenario = try PressureScenario(growerStep: 1, pause: 1, total: 1)
         try scenario.start()
