@@ -201,6 +201,7 @@ idle_exit = "10m"
         last_sequence = max((e["sequence"] for e in control(sock, "events", options={"count": "1000"})["events"]), default=0)
 
         trigger_to_signal, signal_to_empty, first_trigger_to_signal = [], [], []
+        trigger_to_decision, decision_to_signal = [], []
         surplus = host_deaths = order_errors = not_empty = kernel_ooms = 0
         for episode in range(args.episodes):
             for name in sorted(IDLE):
@@ -224,6 +225,8 @@ idle_exit = "10m"
             for index, event in enumerate(kills):
                 record = event["kill"]
                 trigger_to_signal.append(record["signalUs"] - record["triggerUs"])
+                trigger_to_decision.append(record["decisionUs"] - record["triggerUs"])
+                decision_to_signal.append(record["signalUs"] - record["decisionUs"])
                 if index == 0:
                     first_trigger_to_signal.append(record["signalUs"] - record["triggerUs"])
                 if record.get("emptyUs") is None:
@@ -237,6 +240,8 @@ idle_exit = "10m"
         print(f"episodes: {args.episodes}, active growth {args.step}M per {args.pause}s")
         print(summary("trigger->signal (all kills)", trigger_to_signal))
         print(summary("trigger->signal (first kill of an episode)", first_trigger_to_signal))
+        print(summary("  of which trigger->decision", trigger_to_decision))
+        print(summary("  of which decision->signal", decision_to_signal))
         print(summary("signal->empty", signal_to_empty))
         print(f"not empty within 100ms: {not_empty}")
         print(f"surplus kills: {surplus} (episodes with another kill order: {order_errors})")
