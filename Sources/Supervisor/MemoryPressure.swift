@@ -43,6 +43,7 @@ final class MemoryPressure {
     /// Hook for every end of a run.
     func runEnded(_ process: SupervisedProcess) {
         warnings.runEnded(process)
+        responder.runEnded(process)
     }
 
     /// `supervisorctl pressure`: budget use (the tree's ``WorkingSet``), watermarks, PSI

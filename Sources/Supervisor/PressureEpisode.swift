@@ -26,6 +26,9 @@ struct PressureTrigger {
 struct PressureKill {
     var victim: KillCandidate
     var level: PressureLevel
+    /// What started the episode; `nil` for a follow-up kill, decided after the previous
+    /// victim's cgroup emptied.
+    var cause: PressureTrigger.Cause?
     /// The tree's working set when the victim was chosen.
     var treeUsageBytes: UInt64
     var trigger: MonotonicInstant
@@ -70,6 +73,7 @@ enum PressureEpisode {
         var kills: [PressureKill] = []
         var killedIDs = Set<String>()
         var triggerTime = trigger.time
+        var cause: PressureTrigger.Cause? = trigger.cause
         var floor: PressureLevel = trigger.cause == .stall ? .low : .none
         while let usage = environment.treeUsage() {
             let level = max(thresholds?.level(forUsage: usage) ?? .none, floor)
@@ -82,12 +86,13 @@ enum PressureEpisode {
             guard environment.kill(victim, reason: PressureKillReason.at(level)) else { continue }
             let signal = environment.now()
             let empty = environment.waitUntilEmpty(victim)
-            let kill = PressureKill(victim: victim, level: level, treeUsageBytes: usage, trigger: triggerTime,
+            let kill = PressureKill(victim: victim, level: level, cause: cause, treeUsageBytes: usage, trigger: triggerTime,
                                     decision: decision, signal: signal, empty: empty)
             environment.killed(kill)
             kills.append(kill)
             // The re-evaluation that follows was triggered by the victim's departure.
             triggerTime = empty ?? environment.now()
+            cause = nil
         }
         return kills
     }

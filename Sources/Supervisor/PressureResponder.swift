@@ -11,6 +11,9 @@ final class PressureResponder: PressureEnvironment {
     private let tree: CgroupTree
     /// The watermarks of the episode under way.
     private var watermarks: PressureWatermarks?
+    /// Kills whose cgroup did not empty within ``emptyTimeout``, by victim: recorded once
+    /// the run has ended, so that every kill event carries all four timestamps.
+    private var unfinished: [String: (kill: PressureKill, watermarks: PressureWatermarks?)] = [:]
     /// Called after an extension was killed, with its name and the kill reason, so that
     /// hosts can be told (`extensionTerminated`).
     var onExtensionKilled: ((_ name: String, _ reason: String) -> Void)?
@@ -63,6 +66,21 @@ final class PressureResponder: PressureEnvironment {
     }
 
     func killed(_ kill: PressureKill) {
+        if kill.empty == nil {
+            unfinished[kill.victim.id] = (kill, watermarks)
+        } else {
+            record(kill, watermarks: watermarks)
+        }
+    }
+
+    /// Hook for every end of a run: records a kill that was waiting for its cgroup.
+    func runEnded(_ process: SupervisedProcess) {
+        guard var (kill, watermarks) = unfinished.removeValue(forKey: process.name) else { return }
+        kill.empty = .current()
+        record(kill, watermarks: watermarks)
+    }
+
+    private func record(_ kill: PressureKill, watermarks: PressureWatermarks?) {
         var record = KillRecord(band: "\(kill.victim.band)", triggerUs: kill.trigger.microseconds, decisionUs: kill.decision.microseconds,
                                 signalUs: kill.signal.microseconds, emptyUs: kill.empty?.microseconds)
         record.rssBytes = kill.victim.residentBytes
@@ -71,7 +89,8 @@ final class PressureResponder: PressureEnvironment {
         record.psiSomeAvg10 = PressureStallAverages.read(PressureStallAverages.systemFile)?.someAverage10
         let budget = watermarks.map { " of \(Self.mebibytes($0.budgetBytes))" } ?? ""
         events.record(.kill, kill.victim.id, reason: kill.reason,
-                      "\(kill.level) memory pressure, tree at \(Self.mebibytes(kill.treeUsageBytes))\(budget): killed \(kill.victim.band) holding \(Self.mebibytes(kill.victim.residentBytes))",
+                      "\(kill.level) memory pressure (\(kill.cause.map { "\($0.rawValue) trigger" } ?? "still, after the previous kill")), "
+                          + "tree at \(Self.mebibytes(kill.treeUsageBytes))\(budget): killed \(kill.victim.band) holding \(Self.mebibytes(kill.victim.residentBytes))",
                       kill: record)
         if registry[kill.victim.id]?.kind == .extension {
             onExtensionKilled?(kill.victim.id, kill.reason)

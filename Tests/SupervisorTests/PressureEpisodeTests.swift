@@ -42,6 +42,8 @@ import Testing
             if let empty = kill.empty { #expect(kill.signal <= empty) }
         }
         // Each follow-up decision was triggered by the previous victim leaving.
+        #expect(kills.first.map { $0.cause == .usageThreshold } ?? true)
+        #expect(kills.dropFirst().allSatisfy { $0.cause == nil })
         for (previous, next) in zip(kills, kills.dropFirst()) {
             if let empty = previous.empty { #expect(next.trigger == empty) }
         }
