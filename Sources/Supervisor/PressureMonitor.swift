@@ -85,17 +85,36 @@ final class PressureMonitor {
     }
 
     private func watchStalls(_ trigger: PSITrigger) throws(SupervisorError) {
-        let scope: PressureTriggerRule.Scope = trigger.kind == .full ? .full : .some
-        let rule = PressureTriggerRule(scope, stall: trigger.stall, window: trigger.window)
-        let setting = "pressure.psi = \"\(trigger)\""
+        let rule = Self.rule(trigger)
         do throws(CgroupError) {
             try watch(CgroupEventSource.systemMemoryPressure(rule), .stall, "PSI trigger \(trigger) on \(PressureStallAverages.systemFile)")
             if tree.version == .v2 {
                 try watch(tree.root.pressureTrigger(rule), .stall, "PSI trigger \(trigger) on the tree's memory.pressure")
             }
         } catch {
-            throw .pressureTrigger(setting: setting, error)
+            throw .pressureTrigger(setting: Self.setting(trigger), error)
         }
+    }
+
+    /// Whether the kernel takes `pressure.psi` from this process, checked by installing
+    /// the trigger on `/proc/pressure/memory` and dropping it again (for `--check-config`;
+    /// the subtree's trigger follows the same rules).
+    ///
+    /// - Throws: ``SupervisorError/pressureTrigger(setting:_:)`` naming the setting and the kernel's rule.
+    static func check(_ trigger: PSITrigger) throws(SupervisorError) {
+        do throws(CgroupError) {
+            _ = try CgroupEventSource.systemMemoryPressure(rule(trigger))
+        } catch {
+            throw .pressureTrigger(setting: setting(trigger), error)
+        }
+    }
+
+    private static func rule(_ trigger: PSITrigger) -> PressureTriggerRule {
+        PressureTriggerRule(trigger.kind == .full ? .full : .some, stall: trigger.stall, window: trigger.window)
+    }
+
+    private static func setting(_ trigger: PSITrigger) -> String {
+        "pressure.psi = \"\(trigger)\""
     }
 
     private func watch(_ source: CgroupEventSource, _ cause: PressureTrigger.Cause, _ mechanism: String) throws(CgroupError) {
