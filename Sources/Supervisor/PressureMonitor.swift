@@ -36,7 +36,9 @@ final class PressureMonitor {
     }
 
     /// Replaces every notification with those `configuration` asks for, then triggers
-    /// once, since usage may already be past a watermark. On error nothing stays armed.
+    /// once, since usage may already be past a watermark. What was armed before an error
+    /// stays armed (after a reload whose `pressure.psi` the kernel refuses, the watermarks
+    /// still act) and is listed in ``mechanisms``.
     ///
     /// - Throws: ``SupervisorError/pressureTrigger(setting:_:)`` when the kernel refuses
     ///   `pressure.psi`; ``SupervisorError/cgroup(_:)`` when a notification cannot be set up.
@@ -47,21 +49,14 @@ final class PressureMonitor {
             PressureWatermarks(budgetBytes: budget.bytes, thresholds: PressureThresholds(
                 budget: budget.bytes, low: configuration.pressure.low.fraction, critical: configuration.pressure.critical.fraction))
         }
-        do {
-            if let thresholds = watermarks?.thresholds {
-                try watchWatermarks(thresholds)
-            } else if tree.version == .v2 && ownsRoot {
-                // A budget removed by a reload leaves no throttle behind.
-                try? tree.root.setMemoryHigh(nil)
-            }
-            if let trigger = configuration.pressure.psi { try watchStalls(trigger) }
-        } catch {
-            watches.removeAll()
-            mechanisms.removeAll()
-            watermarks = nil
-            throw error
+        defer { onTrigger?(PressureTrigger(cause: .armed, time: .current())) }
+        if let thresholds = watermarks?.thresholds {
+            try watchWatermarks(thresholds)
+        } else if tree.version == .v2 && ownsRoot {
+            // A budget removed by a reload leaves no throttle behind.
+            try? tree.root.setMemoryHigh(nil)
         }
-        onTrigger?(PressureTrigger(cause: .armed, time: .current()))
+        if let trigger = configuration.pressure.psi { try watchStalls(trigger) }
     }
 
     private func watchWatermarks(_ thresholds: PressureThresholds) throws(SupervisorError) {
