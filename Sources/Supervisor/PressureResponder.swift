@@ -49,10 +49,11 @@ final class PressureResponder: PressureEnvironment {
 
     func kill(_ victim: KillCandidate, reason: String) -> Bool {
         guard let process = registry[victim.id], let run = process.run else { return false }
-        run.stopReason = reason
-        process.statistics.kills[reason, default: 0] += 1
         do {
             try run.group.kill()
+            // Its exit is handled later on this thread, with this reason.
+            run.stopReason = reason
+            process.statistics.kills[reason, default: 0] += 1
             return true
         } catch {
             events.record(.error, process.name, "kill \(run.group): \(error)")
