@@ -69,7 +69,7 @@ public final class Daemon {
         let tree = try prepareCgroups()
         supervisor = ProcessSupervisor(loop: loop, tree: tree, events: events, hostSocket: settings.runtimeDirectory + "/host.sock")
         extensions = ExtensionCoordinator(loop: loop, supervisor: supervisor, events: events)
-        pressure = MemoryPressure(loop: loop, tree: tree, ownsRoot: ownsCgroupRoot, registry: registry, events: events)
+        pressure = MemoryPressure(loop: loop, tree: tree, ownsRoot: ownsCgroupRoot, registry: registry, events: events, lastUsed: \.lastUsed)
         supervisor.onLaunched = { [unowned self] process in
             self.extensions.launched(process)
             self.pressure.launched(process)

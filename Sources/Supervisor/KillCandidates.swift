@@ -15,14 +15,17 @@ enum KillCandidates {
     }
 
     /// The running processes that may be killed at `level`, with their cgroup's usage as
-    /// their memory. Processes the responder has already killed (their exit not yet
-    /// handled) are left out, so that a victim is never chosen twice.
-    static func killable(in registry: ProcessRegistry, at level: PressureLevel) -> [KillCandidate] {
+    /// their memory and the later of their launch and `lastUsed` as their last use.
+    /// Processes the responder has already killed (their exit not yet handled) are left
+    /// out, so that a victim is never chosen twice.
+    static func killable(
+        in registry: ProcessRegistry, at level: PressureLevel, lastUsed: (SupervisedProcess) -> MonotonicInstant?
+    ) -> [KillCandidate] {
         registry.ordered.compactMap { process in
             guard let run = process.run, !PressureKillReason.isPressureKill(run.stopReason) else { return nil }
             let band = band(kind: process.kind, state: process.state)
             guard band.isKillable(at: level) else { return nil }
-            let lastUsed = max(process.lastUsed ?? run.launchedAt, run.launchedAt)
+            let lastUsed = max(lastUsed(process) ?? run.launchedAt, run.launchedAt)
             return KillCandidate(
                 id: process.name, band: band, priority: process.definition.extensionSpec?.priority ?? 0,
                 lastUsed: Instant(monotonic: lastUsed), residentBytes: (try? run.group.memoryUsage()) ?? 0

@@ -19,10 +19,12 @@ final class MemoryPressure {
     }
 
     /// `ownsRoot`: the tree's root is extensiond's alone (v2 may then set its `memory.high`).
-    init(loop: EventLoop, tree: CgroupTree, ownsRoot: Bool, registry: ProcessRegistry, events: EventLog) {
+    /// `lastUsed`: when a process last served a request, if it has.
+    init(loop: EventLoop, tree: CgroupTree, ownsRoot: Bool, registry: ProcessRegistry, events: EventLog,
+         lastUsed: @escaping (SupervisedProcess) -> MonotonicInstant?) {
         self.tree = tree
         monitor = PressureMonitor(loop: loop, tree: tree, ownsRoot: ownsRoot)
-        responder = PressureResponder(registry: registry, events: events, tree: tree)
+        responder = PressureResponder(registry: registry, events: events, tree: tree, lastUsed: lastUsed)
         warnings = MemoryWarnings(loop: loop, events: events)
         monitor.onTrigger = { [unowned self] trigger in self.responder.respond(to: trigger, watermarks: self.monitor.watermarks) }
     }

@@ -21,10 +21,14 @@ final class PressureResponder: PressureEnvironment {
     /// A kill waits at most this long for the victim's cgroup to empty.
     static let emptyTimeout: Duration = .milliseconds(100)
 
-    init(registry: ProcessRegistry, events: EventLog, tree: CgroupTree) {
+    /// When a process last served a request; the policy spares the most recently used.
+    private let lastUsed: (SupervisedProcess) -> MonotonicInstant?
+
+    init(registry: ProcessRegistry, events: EventLog, tree: CgroupTree, lastUsed: @escaping (SupervisedProcess) -> MonotonicInstant?) {
         self.registry = registry
         self.events = events
         self.tree = tree
+        self.lastUsed = lastUsed
     }
 
     /// Runs one episode for `trigger` against `watermarks` (`nil` without `memory_budget`).
@@ -44,7 +48,7 @@ final class PressureResponder: PressureEnvironment {
     }
 
     func candidates(at level: PressureLevel) -> [KillCandidate] {
-        KillCandidates.killable(in: registry, at: level)
+        KillCandidates.killable(in: registry, at: level, lastUsed: lastUsed)
     }
 
     func kill(_ victim: KillCandidate, reason: String) -> Bool {
