@@ -1,28 +1,43 @@
 import Cgroup
 import Glibc
 
-/// The memory of a cgroup that counts against `memory_budget`: its usage minus the
-/// inactive file cache, which the kernel reclaims before anything else (the figure
-/// kubelet evicts on). Usage alone counts cache that a host's file reads fill up to
-/// the tree's hard limit and that costs nothing to drop: it would make every
-/// extension look like a burden on an idle machine.
+/// The memory of a cgroup that counts against `memory_budget`: its usage minus the file
+/// cache that reclaim takes first. Usage alone counts cache that a host's file writes
+/// and reads fill up to the tree's hard limit and that costs little to drop: it would
+/// make every extension look like a burden on an idle machine.
+///
+/// Reclaimable cache is the inactive file list (kubelet's working set stops there) plus
+/// dirty and writeback file pages up to the size of the active list: cgroup reclaim
+/// moves a dirty page it meets to the active list until its writeback ends, so a host
+/// writing a file would otherwise look like it grew by its dirty pages.
 enum WorkingSet {
     /// The working set of `group`, or its plain usage when `memory.stat` cannot be read;
     /// `nil` when even the usage cannot be read.
     static func bytes(of group: ControlGroup) -> UInt64? {
         guard let usage = try? group.memoryUsage() else { return nil }
-        let key = group.version == .v1 ? "total_inactive_file" : "inactive_file"
-        guard let stat = read(group.description + "/memory.stat"), let inactive = value(of: key, inStat: stat) else { return usage }
-        return usage > inactive ? usage - inactive : 0
+        guard let stat = read(group.description + "/memory.stat") else { return usage }
+        return bytes(usage: usage, stat: stat, version: group.version)
     }
 
-    /// The value of `key` in a `memory.stat` text (`key value` lines).
-    static func value(of key: String, inStat text: some StringProtocol) -> UInt64? {
+    /// The working set for `usage` and the group's `memory.stat` text.
+    static func bytes(usage: UInt64, stat: some StringProtocol, version: CgroupVersion) -> UInt64 {
+        // v1 reports the hierarchy's totals under `total_`; v2's figures are hierarchical.
+        let prefix = version == .v1 ? "total_" : ""
+        let fields = values(inStat: stat)
+        func field(_ name: String) -> UInt64 { fields[prefix + name] ?? 0 }
+        let waitingForWriteback = min(field("active_file"), field(version == .v1 ? "dirty" : "file_dirty") + field(version == .v1 ? "writeback" : "file_writeback"))
+        let reclaimable = field("inactive_file") + waitingForWriteback
+        return usage > reclaimable ? usage - reclaimable : 0
+    }
+
+    /// The `key value` lines of a `memory.stat` text.
+    static func values(inStat text: some StringProtocol) -> [String: UInt64] {
+        var values: [String: UInt64] = [:]
         for line in text.split(separator: "\n") {
             let fields = line.split(separator: " ")
-            if fields.count == 2, fields[0] == key { return UInt64(fields[1]) }
+            if fields.count == 2, let value = UInt64(fields[1]) { values[String(fields[0])] = value }
         }
-        return nil
+        return values
     }
 
     private static func read(_ path: String) -> String? {
