@@ -49,8 +49,9 @@ protocol PressureEnvironment {
     func treeUsage() -> UInt64?
     /// The processes that may be killed at `level`.
     func candidates(at level: PressureLevel) -> [KillCandidate]
-    /// Sends SIGKILL to every process of the victim's cgroup; returns false when it could not.
-    func kill(_ victim: KillCandidate, reason: String) -> Bool
+    /// Sends SIGKILL to every process of the victim's cgroup; returns when the first
+    /// signal was sent, or `nil` when none could be.
+    func kill(_ victim: KillCandidate, reason: String) -> MonotonicInstant?
     /// Waits, bounded, until the victim's cgroup is empty; returns when it was seen empty.
     func waitUntilEmpty(_ victim: KillCandidate) -> MonotonicInstant?
     /// Records a kill once it is over.
@@ -83,8 +84,7 @@ enum PressureEpisode {
             guard let victim = KillPolicy.victim(among: candidates, at: level) else { break }
             let decision = environment.now()
             killedIDs.insert(victim.id)
-            guard environment.kill(victim, reason: PressureKillReason.at(level)) else { continue }
-            let signal = environment.now()
+            guard let signal = environment.kill(victim, reason: PressureKillReason.at(level)) else { continue }
             let empty = environment.waitUntilEmpty(victim)
             let kill = PressureKill(victim: victim, level: level, cause: cause, treeUsageBytes: usage, trigger: triggerTime,
                                     decision: decision, signal: signal, empty: empty)

@@ -2,6 +2,7 @@ import Cgroup
 import ControlProtocol
 import EventLoop
 import ExtensiondPolicy
+import Glibc
 
 /// Acts on the pressure monitor's triggers: runs a ``PressureEpisode`` on the daemon's
 /// real processes and cgroups, and accounts for every kill in the event log.
@@ -51,18 +52,21 @@ final class PressureResponder: PressureEnvironment {
         KillCandidates.killable(in: registry, at: level, lastUsed: lastUsed)
     }
 
-    func kill(_ victim: KillCandidate, reason: String) -> Bool {
-        guard let process = registry[victim.id], let run = process.run else { return false }
+    func kill(_ victim: KillCandidate, reason: String) -> MonotonicInstant? {
+        guard let process = registry[victim.id], let run = process.run else { return nil }
+        // The main process first, with one system call; then whatever else is in the group.
+        let mainKilled = (try? run.process.descriptor.send(signal: SIGKILL)) != nil
+        let signal = MonotonicInstant.current()
         do {
             try run.group.kill()
-            // Its exit is handled later on this thread, with this reason.
-            run.stopReason = reason
-            process.statistics.kills[reason, default: 0] += 1
-            return true
         } catch {
             events.record(.error, process.name, "kill \(run.group): \(error)")
-            return false
+            guard mainKilled else { return nil }
         }
+        // Its exit is handled later on this thread, with this reason.
+        run.stopReason = reason
+        process.statistics.kills[reason, default: 0] += 1
+        return signal
     }
 
     func waitUntilEmpty(_ victim: KillCandidate) -> MonotonicInstant? {

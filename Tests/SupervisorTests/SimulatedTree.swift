@@ -38,9 +38,9 @@ final class SimulatedTree: PressureEnvironment {
         processes.filter(\.alive).map(\.candidate).filter { $0.band.isKillable(at: level) }
     }
 
-    func kill(_ victim: KillCandidate, reason: String) -> Bool {
+    func kill(_ victim: KillCandidate, reason: String) -> MonotonicInstant? {
         signalled.append(victim.id)
-        return true
+        return now()
     }
 
     func waitUntilEmpty(_ victim: KillCandidate) -> MonotonicInstant? {
