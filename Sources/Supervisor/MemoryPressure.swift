@@ -26,7 +26,10 @@ final class MemoryPressure {
         monitor = PressureMonitor(loop: loop, tree: tree, ownsRoot: ownsRoot)
         responder = PressureResponder(registry: registry, events: events, tree: tree, lastUsed: lastUsed)
         warnings = MemoryWarnings(loop: loop, events: events)
-        monitor.onTrigger = { [unowned self] trigger in self.responder.respond(to: trigger, watermarks: self.monitor.watermarks) }
+        monitor.onTrigger = { [unowned self] trigger in
+            self.responder.respond(to: trigger, watermarks: self.monitor.watermarks)
+            self.monitor.follow(unmappedCache: self.responder.unmappedCache)
+        }
     }
 
     /// Arms the notifications `configuration` asks for, at start and after each reload.
@@ -51,7 +54,7 @@ final class MemoryPressure {
     /// `supervisorctl pressure`: budget use (the tree's ``WorkingSet``), watermarks, PSI
     /// averages and mechanisms.
     func report() -> PressureReport {
-        let usage = WorkingSet.bytes(of: tree.root) ?? 0
+        let usage = WorkingSet.read(tree.root)?.workingSet ?? 0
         let watermarks = monitor.watermarks
         var psi = PressureStallAverages.read(PressureStallAverages.systemFile)?.averages ?? [:]
         if tree.version == .v2, let subtree = PressureStallAverages.read(tree.root.description + "/memory.pressure") {

@@ -16,13 +16,30 @@ final class PressureMonitor {
     /// Whether the tree's root is extensiond's alone, so that a `memory.high` on it
     /// throttles nobody else.
     private let ownsRoot: Bool
-    private var watches: [(source: CgroupEventSource, event: EventSource)] = []
+    private typealias Watch = (source: CgroupEventSource, event: EventSource)
+    private var watches: [Watch] = []
+    /// v1: the usage threshold eventfds, at the watermarks plus ``thresholdOffset``.
+    private var usageThresholds: [Watch] = []
+    /// The tree's unmapped page cache when the usage thresholds were set: usage counts it,
+    /// the working set does not, so the thresholds sit that much above the watermarks.
+    private var thresholdOffset: UInt64 = 0
     /// Called on the loop thread each time a notification fires.
     var onTrigger: ((PressureTrigger) -> Void)?
     /// The watermarks armed; `nil` without `memory_budget`.
     private(set) var watermarks: PressureWatermarks?
+    /// What is armed apart from the usage thresholds.
+    private var otherMechanisms: [String] = []
+
     /// What is armed, for `supervisorctl pressure`.
-    private(set) var mechanisms: [String] = []
+    var mechanisms: [String] {
+        let thresholds = usageThresholds.isEmpty ? [] : [
+            "v1 usage threshold eventfds at low and critical plus the unmapped file cache (\(thresholdOffset) bytes)",
+        ]
+        return thresholds + otherMechanisms
+    }
+
+    /// The thresholds move only when the cache changed by more than this.
+    static let thresholdSlack: UInt64 = 1 << 20
 
     /// v1 `memory.pressure_level` that wakes the responder: any reclaim in the tree. The
     /// usage thresholds see usage with the file cache; once cache holds usage above a
@@ -44,7 +61,8 @@ final class PressureMonitor {
     ///   `pressure.psi`; ``SupervisorError/cgroup(_:)`` when a notification cannot be set up.
     func arm(_ configuration: Configuration) throws(SupervisorError) {
         watches.removeAll()
-        mechanisms.removeAll()
+        usageThresholds.removeAll()
+        otherMechanisms.removeAll()
         watermarks = configuration.supervisor.memoryBudget.map { budget in
             PressureWatermarks(budgetBytes: budget.bytes, thresholds: PressureThresholds(
                 budget: budget.bytes, low: configuration.pressure.low.fraction, critical: configuration.pressure.critical.fraction))
@@ -64,13 +82,13 @@ final class PressureMonitor {
         do throws(CgroupError) {
             switch tree.version {
             case .v1:
-                try watch(root.usageThreshold(thresholds.lowBytes), .usageThreshold, "v1 usage threshold eventfd at low (\(thresholds.lowBytes) bytes)")
-                try watch(root.usageThreshold(thresholds.criticalBytes), .usageThreshold, "v1 usage threshold eventfd at critical (\(thresholds.criticalBytes) bytes)")
+                usageThresholds = try usageThresholds(thresholds, offset: 0)
+                thresholdOffset = 0
                 try watch(root.pressureLevel(Self.reclaimLevel), .reclaim, "v1 memory.pressure_level \(Self.reclaimLevel.rawValue) eventfd")
             case .v2:
                 if ownsRoot {
                     try root.setMemoryHigh(thresholds.lowBytes)
-                    mechanisms.append("v2 memory.high of the tree at low (\(thresholds.lowBytes) bytes)")
+                    otherMechanisms.append("v2 memory.high of the tree at low (\(thresholds.lowBytes) bytes)")
                 }
                 try watch(root.oomEvents(), .memoryEvents, "v2 memory.events watch of the tree")
             }
@@ -112,7 +130,31 @@ final class PressureMonitor {
         "pressure.psi = \"\(trigger)\""
     }
 
+    /// v1: moves the usage thresholds to the watermarks plus `unmappedCache`, so that usage
+    /// crosses them when the working set crosses the watermarks. Keeps the old ones when
+    /// the new ones cannot be set.
+    func follow(unmappedCache: UInt64) {
+        guard !usageThresholds.isEmpty, let thresholds = watermarks?.thresholds,
+              max(unmappedCache, thresholdOffset) - min(unmappedCache, thresholdOffset) > Self.thresholdSlack,
+              let moved = try? usageThresholds(thresholds, offset: unmappedCache)
+        else { return }
+        usageThresholds = moved
+        thresholdOffset = unmappedCache
+    }
+
+    private func usageThresholds(_ thresholds: PressureThresholds, offset: UInt64) throws(CgroupError) -> [Watch] {
+        [
+            try watchSource(tree.root.usageThreshold(thresholds.lowBytes + offset), .usageThreshold),
+            try watchSource(tree.root.usageThreshold(thresholds.criticalBytes + offset), .usageThreshold),
+        ]
+    }
+
     private func watch(_ source: CgroupEventSource, _ cause: PressureTrigger.Cause, _ mechanism: String) throws(CgroupError) {
+        watches.append(try watchSource(source, cause))
+        otherMechanisms.append(mechanism)
+    }
+
+    private func watchSource(_ source: CgroupEventSource, _ cause: PressureTrigger.Cause) throws(CgroupError) -> Watch {
         let events: IOEvents = source.readiness == .priority ? .priority : .readable
         do {
             let event = try loop.addIO(fd: source.fileDescriptor, events: events) { [unowned self] _ in
@@ -120,10 +162,9 @@ final class PressureMonitor {
                 _ = try? source.acknowledge()
                 self.onTrigger?(PressureTrigger(cause: cause, time: time))
             }
-            watches.append((source, event))
-            mechanisms.append(mechanism)
+            return (source, event)
         } catch {
-            throw .systemCall("watch \(mechanism) of", path: source.description, errno: error.errno)
+            throw .systemCall("watch", path: source.description, errno: error.errno)
         }
     }
 }

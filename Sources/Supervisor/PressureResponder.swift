@@ -15,6 +15,8 @@ final class PressureResponder: PressureEnvironment {
     /// Kills whose cgroup did not empty within ``emptyTimeout``, by victim: recorded once
     /// the run has ended, so that every kill event carries all four timestamps.
     private var unfinished: [String: (kill: PressureKill, watermarks: PressureWatermarks?)] = [:]
+    /// The tree's unmapped page cache at the last reading: the usage thresholds follow it.
+    private(set) var unmappedCache: UInt64 = 0
     /// Called after an extension was killed, with its name and the kill reason, so that
     /// hosts can be told (`extensionTerminated`).
     var onExtensionKilled: ((_ name: String, _ reason: String) -> Void)?
@@ -45,7 +47,9 @@ final class PressureResponder: PressureEnvironment {
     func now() -> MonotonicInstant { .current() }
 
     func treeUsage() -> UInt64? {
-        WorkingSet.bytes(of: tree.root)
+        guard let reading = WorkingSet.read(tree.root) else { return nil }
+        unmappedCache = reading.unmappedCache
+        return reading.workingSet
     }
 
     func candidates(at level: PressureLevel) -> [KillCandidate] {
