@@ -234,7 +234,12 @@ idle_exit = "10m"
                     not_empty += 1
                 if record.get("emptyUs") is not None:
                     signal_to_empty.append(record["emptyUs"] - record["signalUs"])
-            wait_for(lambda: all(status(n)["state"] != "idle" for n in IDLE), 10, "the episode's exits")
+            # When the kernel's OOM killer took the grower first, idle extensions survive the
+            # episode: stop them for a clean start of the next one.
+            survivors = [n for n in IDLE if status(n)["state"] == "idle"]
+            if survivors:
+                control(sock, "stop", survivors)
+            wait_for(lambda: all(status(n)["state"] not in ("idle", "running", "starting") for n in IDLE), 10, "the episode's exits")
             print(f"episode {episode + 1}: kills {names}", flush=True)
 
         print(f"binaries: {binary_dir}")
