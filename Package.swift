@@ -83,5 +83,6 @@ let package = Package(
         .testTarget(name: "LinuxProcessTests", dependencies: ["LinuxProcess", "Cgroup", "ExtensiondTestSupport"]),
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "ExtensionSDK", "ExtensiondTestSupport"]),
         .testTarget(name: "IntegrationTests", dependencies: ["ExtensiondTestSupport", "ControlProtocol", "WireProtocol"]),
+        .testTarget(name: "SupervisorTests", dependencies: ["Supervisor", "ExtensiondPolicy", "ExtensiondConfig", "EventLoop", "ControlProtocol", "ExtensiondTestSupport"]),
     ]
 )

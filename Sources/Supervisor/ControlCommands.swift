@@ -78,6 +78,8 @@ extension Daemon {
             } else {
                 session.reply(ControlResponse(message: "reloaded: \(summary)"))
             }
+        case .pressure:
+            session.reply(ControlResponse(pressure: pressure.report()))
         case .version:
             session.reply(ControlResponse(version: VersionInfo(daemon: extensiondVersion, protocolVersion: 1, cgroupBackend: supervisor.tree.version.rawValue)))
         case .pull, .refresh, .enable, .disable, .perform:

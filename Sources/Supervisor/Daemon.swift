@@ -22,6 +22,7 @@ public final class Daemon {
     let registry: ProcessRegistry
     private(set) var supervisor: ProcessSupervisor!
     private(set) var extensions: ExtensionCoordinator!
+    private(set) var pressure: MemoryPressure!
     private var lock: RuntimeDirectoryLock?
     private var control: ControlServer?
     private(set) var hosts: HostServer?
@@ -85,7 +86,12 @@ public final class Daemon {
         extensions.configure(configuration.extensions, apps: configuration.apps)
         extensions.onOpenURL = { [unowned self] url, source in (try? self.open(url, from: source)) != nil }
         supervisor.groupContainers = { [unowned self] process in self.groupContainers(of: process) }
-        supervisor.onLaunched = { [unowned self] process in self.extensions.launched(process) }
+        pressure = MemoryPressure(loop: loop, tree: tree, ownsRoot: ownsCgroupRoot, registry: registry, events: events,
+                                  lastUsed: { [unowned self] process in self.extensions.records[process.name]?.lastUsed })
+        supervisor.onLaunched = { [unowned self] process in
+            self.extensions.launched(process)
+            self.pressure.launched(process)
+        }
         supervisor.onExtensionMessage = { [unowned self] process, message in self.extensions.received(message, from: process) }
         extensions.onPush = { [unowned self] _, snapshot in self.hosts?.push(snapshot) }
         extensions.onTerminated = { [unowned self] name, reason in
@@ -93,6 +99,7 @@ public final class Daemon {
         }
         supervisor.onRunEnded = { [unowned self] process, reason in
             self.extensions.runEnded(process, reason: reason)
+            self.pressure.runEnded(process)
             self.notifier.status(self.summary)
         }
         do {
@@ -108,6 +115,7 @@ public final class Daemon {
         } catch {
             throw .system(error)
         }
+        try pressure.apply(configuration)
         let watchdog = loop.enableWatchdog()
         logger.info("extensiond \(extensiondVersion) serving \(settings.runtimeDirectory)/control.sock", metadata: [
             "config": "\(configPath)", "cgroup": "\(tree.root)", "backend": "\(tree.version)", "watchdog": "\(watchdog)",
@@ -245,6 +253,11 @@ public final class Daemon {
         extensions.configure(next.extensions, apps: next.apps)
         echoOutputOfNewProcesses()
         if ownsCgroupRoot { try? supervisor.tree.setMemoryBackstop(backstop(for: next.supervisor.memoryBudget)) }
+        do {
+            try pressure.apply(next)
+        } catch {
+            events.record(.error, nil, "pressure detection after reload: \(error)")
+        }
         startAutostarted()
         events.record(.reload, nil, "reloaded \(configPath): \(summary)")
         return nil

@@ -36,6 +36,7 @@ final class SupervisedProcess {
     var lastError: String?
     /// Counts failed starts; its parameters come from the definition.
     var restartPolicy = RestartPolicy()
+    /// When it last began or finished serving a request; the kill policy spares the
     /// Armed while in `backoff`.
     var restartTimer: EventSource?
     /// Armed while the group of an ended run waits for its killed processes to leave.

@@ -8,6 +8,8 @@ public enum SupervisorError: Error, CustomStringConvertible {
     case alreadyRunning(directory: String, pid: Int32?)
     case system(SystemError)
     case cgroup(CgroupError)
+    /// The kernel refused a PSI trigger; `setting` is the config line that asked for it.
+    case pressureTrigger(setting: String, CgroupError)
 
     public var description: String {
         switch self {
@@ -20,6 +22,8 @@ public enum SupervisorError: Error, CustomStringConvertible {
             return error.description
         case .cgroup(let error):
             return "cgroups: \(error)"
+        case .pressureTrigger(let setting, let error):
+            return "\(setting): \(error)"
         }
     }
 }

@@ -34,6 +34,13 @@ struct Extensiond: ParsableCommand {
             throw ExitCode.failure
         }
         if checkConfig {
+            do {
+                // What only the kernel can judge, such as the PSI trigger's window.
+                try Daemon.checkKernelSettings(configuration)
+            } catch {
+                printError("\(config): \(error)")
+                throw ExitCode.failure
+            }
             print("\(config): OK (\(configuration.hosts.count) hosts, \(configuration.apps.count) apps, \(configuration.extensions.count) extensions)")
             return
         }

@@ -9,7 +9,7 @@ struct Supervisorctl: ParsableCommand {
         commandName: "supervisorctl",
         abstract: "View and control extensiond.",
         discussion: "Exit codes: 0 ok, 1 the command failed, 2 usage error, 3 the daemon is not reachable.",
-        subcommands: [Status.self, Start.self, Stop.self, Restart.self, Tail.self, Events.self, Reload.self, Version.self, Stats.self, Top.self, Enable.self, Disable.self, Pull.self, Refresh.self, Perform.self, Open.self, Defaults.self]
+        subcommands: [Status.self, Start.self, Stop.self, Restart.self, Tail.self, Events.self, Reload.self, Pressure.self, Version.self, Stats.self, Top.self, Enable.self, Disable.self, Pull.self, Refresh.self, Perform.self, Open.self, Defaults.self]
     )
 
     /// Accepted before the command too (`supervisorctl --socket PATH status`).

@@ -1,0 +1,176 @@
+import Cgroup
+import EventLoop
+import ExtensiondConfig
+import ExtensiondPolicy
+
+/// Detects memory pressure on the tree from kernel notifications registered in the
+/// event loop, never by polling:
+/// * the budget's watermarks: v1 usage-threshold eventfds at `pressure.low` and
+///   `pressure.critical` plus `memory.pressure_level`; v2 `memory.high` of the tree at
+///   the low watermark and a watch of the tree's `memory.events`;
+/// * `pressure.psi`: a PSI trigger on `/proc/pressure/memory` and, on v2, on the
+///   tree's `memory.pressure`.
+final class PressureMonitor {
+    private let loop: EventLoop
+    private let tree: CgroupTree
+    /// Whether the tree's root is extensiond's alone, so that a `memory.high` on it
+    /// throttles nobody else.
+    private let ownsRoot: Bool
+    private typealias Watch = (source: CgroupEventSource, event: EventSource)
+    private var watches: [Watch] = []
+    /// v1: the usage threshold eventfds, at the watermarks plus ``thresholdOffset``.
+    private var usageThresholds: [Watch] = []
+    /// The tree's unmapped page cache when the usage thresholds were set: usage counts it,
+    /// the working set does not, so the thresholds sit that much above the watermarks.
+    private var thresholdOffset: UInt64 = 0
+    /// Called on the loop thread each time a notification fires.
+    var onTrigger: ((PressureTrigger) -> Void)?
+    /// The watermarks armed; `nil` without `memory_budget`.
+    private(set) var watermarks: PressureWatermarks?
+    /// What is armed apart from the usage thresholds.
+    private var otherMechanisms: [String] = []
+
+    /// What is armed, for `supervisorctl pressure`.
+    var mechanisms: [String] {
+        let thresholds = usageThresholds.isEmpty ? [] : [
+            "v1 usage threshold eventfds at low and critical plus the unmapped file cache (\(thresholdOffset) bytes)",
+        ]
+        return thresholds + otherMechanisms
+    }
+
+    /// The thresholds move only when the cache changed by more than this.
+    static let thresholdSlack: UInt64 = 1 << 20
+
+    /// v1 `memory.pressure_level` that wakes the responder: any reclaim in the tree. The
+    /// usage thresholds see usage with the file cache; once cache holds usage above a
+    /// watermark, reclaim is what announces that the working set is growing.
+    static let reclaimLevel = MemoryPressureLevel.low
+
+    init(loop: EventLoop, tree: CgroupTree, ownsRoot: Bool) {
+        self.loop = loop
+        self.tree = tree
+        self.ownsRoot = ownsRoot
+    }
+
+    /// Replaces every notification with those `configuration` asks for, then triggers
+    /// once, since usage may already be past a watermark. What was armed before an error
+    /// stays armed (after a reload whose `pressure.psi` the kernel refuses, the watermarks
+    /// still act) and is listed in ``mechanisms``.
+    ///
+    /// - Throws: ``SupervisorError/pressureTrigger(setting:_:)`` when the kernel refuses
+    ///   `pressure.psi`; ``SupervisorError/cgroup(_:)`` when a notification cannot be set up.
+    func arm(_ configuration: Configuration) throws(SupervisorError) {
+        watches.removeAll()
+        usageThresholds.removeAll()
+        otherMechanisms.removeAll()
+        watermarks = configuration.supervisor.memoryBudget.map { budget in
+            PressureWatermarks(budgetBytes: budget.bytes, thresholds: PressureThresholds(
+                budget: budget.bytes, low: configuration.pressure.low.fraction, critical: configuration.pressure.critical.fraction))
+        }
+        defer { onTrigger?(PressureTrigger(cause: .armed, time: .current())) }
+        if let thresholds = watermarks?.thresholds {
+            try watchWatermarks(thresholds)
+        } else if tree.version == .v2 && ownsRoot {
+            // A budget removed by a reload leaves no throttle behind.
+            try? tree.root.setMemoryHigh(nil)
+        }
+        if let trigger = configuration.pressure.psi { try watchStalls(trigger) }
+    }
+
+    private func watchWatermarks(_ thresholds: PressureThresholds) throws(SupervisorError) {
+        let root = tree.root
+        do throws(CgroupError) {
+            switch tree.version {
+            case .v1:
+                usageThresholds = try usageThresholds(thresholds, offset: 0)
+                thresholdOffset = 0
+                try watch(root.pressureLevel(Self.reclaimLevel), .reclaim, "v1 memory.pressure_level \(Self.reclaimLevel.rawValue) eventfd")
+            case .v2:
+                if ownsRoot {
+                    try root.setMemoryHigh(thresholds.lowBytes)
+                    otherMechanisms.append("v2 memory.high of the tree at low (\(thresholds.lowBytes) bytes)")
+                }
+                try watch(root.oomEvents(), .memoryEvents, "v2 memory.events watch of the tree")
+            }
+        } catch {
+            throw .cgroup(error)
+        }
+    }
+
+    private func watchStalls(_ trigger: PSITrigger) throws(SupervisorError) {
+        let rule = Self.rule(trigger)
+        do throws(CgroupError) {
+            try watch(CgroupEventSource.systemMemoryPressure(rule), .stall, "PSI trigger \(trigger) on \(PressureStallAverages.systemFile)")
+            if tree.version == .v2 {
+                try watch(tree.root.pressureTrigger(rule), .stall, "PSI trigger \(trigger) on the tree's memory.pressure")
+            }
+        } catch {
+            throw .pressureTrigger(setting: Self.setting(trigger), error)
+        }
+    }
+
+    /// Whether the kernel takes `pressure.psi` from this process, checked by installing
+    /// the trigger on `/proc/pressure/memory` and dropping it again (for `--check-config`;
+    /// the subtree's trigger follows the same rules).
+    ///
+    /// - Throws: ``SupervisorError/pressureTrigger(setting:_:)`` naming the setting and the kernel's rule.
+    static func check(_ trigger: PSITrigger) throws(SupervisorError) {
+        do throws(CgroupError) {
+            _ = try CgroupEventSource.systemMemoryPressure(rule(trigger))
+        } catch {
+            throw .pressureTrigger(setting: setting(trigger), error)
+        }
+    }
+
+    private static func rule(_ trigger: PSITrigger) -> PressureTriggerRule {
+        PressureTriggerRule(trigger.kind == .full ? .full : .some, stall: trigger.stall, window: trigger.window)
+    }
+
+    private static func setting(_ trigger: PSITrigger) -> String {
+        "pressure.psi = \"\(trigger)\""
+    }
+
+    /// v1: moves the usage thresholds to the watermarks plus `unmappedCache`, so that usage
+    /// crosses them when the working set crosses the watermarks. Keeps the old ones when
+    /// the new ones cannot be set.
+    func follow(unmappedCache: UInt64) {
+        guard !usageThresholds.isEmpty, let thresholds = watermarks?.thresholds,
+              max(unmappedCache, thresholdOffset) - min(unmappedCache, thresholdOffset) > Self.thresholdSlack,
+              let moved = try? usageThresholds(thresholds, offset: unmappedCache)
+        else { return }
+        usageThresholds = moved
+        thresholdOffset = unmappedCache
+    }
+
+    private func usageThresholds(_ thresholds: PressureThresholds, offset: UInt64) throws(CgroupError) -> [Watch] {
+        [
+            try watchSource(tree.root.usageThreshold(thresholds.lowBytes + offset), .usageThreshold),
+            try watchSource(tree.root.usageThreshold(thresholds.criticalBytes + offset), .usageThreshold),
+        ]
+    }
+
+    private func watch(_ source: CgroupEventSource, _ cause: PressureTrigger.Cause, _ mechanism: String) throws(CgroupError) {
+        watches.append(try watchSource(source, cause))
+        otherMechanisms.append(mechanism)
+    }
+
+    private func watchSource(_ source: CgroupEventSource, _ cause: PressureTrigger.Cause) throws(CgroupError) -> Watch {
+        let events: IOEvents = source.readiness == .priority ? .priority : .readable
+        do {
+            let event = try loop.addIO(fd: source.fileDescriptor, events: events) { [unowned self] _ in
+                let time = MonotonicInstant.current()
+                _ = try? source.acknowledge()
+                self.onTrigger?(PressureTrigger(cause: cause, time: time))
+            }
+            return (source, event)
+        } catch {
+            throw .systemCall("watch", path: source.description, errno: error.errno)
+        }
+    }
+}
+
+/// `memory_budget` and its watermarks.
+struct PressureWatermarks {
+    var budgetBytes: UInt64
+    var thresholds: PressureThresholds
+}

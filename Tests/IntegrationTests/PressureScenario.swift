@@ -1,0 +1,179 @@
+import ControlProtocol
+import ExtensiondTestSupport
+import Foundation
+import Glibc
+
+/// The memory pressure scenario of DESIGN §3 on a real daemon in a cgroup sandbox:
+/// a host holding 64M, three idle extensions holding 40M each, and one extension that
+/// grows while it is still starting (it never sends `ready`, so it counts as active).
+///
+/// Every process holds its share as memory charged to its own cgroup (Python's own
+/// few MiB included), so the figures in the config are the figures the daemon sees.
+final class PressureScenario {
+    static let mebibyte: UInt64 = 1 << 20
+    static let budget = 256 * mebibyte
+    /// The default watermarks: 85% and 95% of the budget.
+    static let low = budget * 85 / 100
+    static let critical = budget * 95 / 100
+    static let python = "/usr/bin/python3"
+    /// Idle extensions by kill order: lowest priority first.
+    static let idleByKillOrder = ["idle.b", "idle.c", "idle.a"]
+    static let priorities = ["idle.a": 2, "idle.b": 0, "idle.c": 1]
+
+    let sandbox: CgroupSandbox
+    /// Holds the config, sockets and scripts; its daemon is started by ``start()``.
+    let daemon: TestDaemon
+    private var daemonProcess: TestProcess?
+
+    /// A daemon whose cgroup tree is a fresh sandbox (hard limit above the budget, so that
+    /// the daemon's own backstop at the budget is what the kernel enforces). `grower`
+    /// takes `step` MiB every `pause` seconds up to `total` MiB. `extraConfig` is given the
+    /// path of the holding script.
+    init(growerStep step: Int, pause: Double, total: Int, extraConfig: (_ holdScript: String) -> String = { _ in "" }) throws {
+        sandbox = try CgroupSandbox(memoryLimit: 384 * Self.mebibyte)
+        daemon = try TestDaemon()
+        let hold = try daemon.directory.write("hold.py", Self.holdScript)
+        let grow = try daemon.directory.write("grow.py", Self.growScript)
+        var config = """
+        [hosts.panel]
+        command = ["\(Self.python)", "\(hold)", "64"]
+
+        [apps.app]
+        command = ["/bin/sleep", "1000"]
+
+        [extensions.grower]
+        app = "app"
+        point = "widget"
+        command = ["\(Self.python)", "\(grow)", "\(step)", "\(pause)", "\(total)"]
+        start_timeout = "60s"
+
+        """
+        for (name, priority) in Self.priorities.sorted(by: { $0.key < $1.key }) {
+            config += """
+
+            [extensions."\(name)"]
+            app = "app"
+            point = "widget"
+            command = ["\(Self.python)", "\(hold)", "40"]
+            priority = \(priority)
+            idle_exit = "10m"
+
+            """
+        }
+        try daemon.writeConfig(config + extraConfig(hold), supervisor: """
+        cgroup = "\(sandbox.memoryDirectory)"
+        memory_budget = "256M"
+        """)
+    }
+
+    deinit {
+        // The daemon first, so that it does not see its processes vanish under it.
+        if let daemonProcess {
+            daemonProcess.signal(SIGTERM)
+            _ = daemonProcess.wait(timeout: 10)
+        }
+        sandbox.remove()
+    }
+
+    /// Starts the daemon inside the sandbox's pids cgroup as well, and waits for `READY=1`.
+    ///
+    /// On v1 the daemon makes its pids groups below its own pids cgroup; here that is
+    /// the sandbox's, not one shared with every other daemon on the machine (which
+    /// removes the shared `extensions` pids group when it stops).
+    func start() throws {
+        let joinAndRun = #"[ -z "$1" ] || echo $$ > "$1/cgroup.procs" && shift && exec "$@""#
+        let process = try TestProcess(
+            "/bin/sh", ["-c", joinAndRun, "sh", sandbox.pidsDirectory ?? "", Binaries.path("extensiond"), "--config", daemon.configPath],
+            environment: ["NOTIFY_SOCKET": daemon.notify.path],
+            removing: ["WATCHDOG_USEC", "WATCHDOG_PID", "EXTENSIOND_SOCKET"],
+            outputIn: daemon.directory.path, name: "extensiond"
+        )
+        daemonProcess = process
+        guard daemon.notify.wait(for: "READY=1", timeout: 10) != nil else {
+            throw TestSupportError("extensiond did not send READY=1; stderr:\n\(process.stderr)")
+        }
+    }
+
+    /// Starts the daemon, waits for the host's 64M, then starts the idle extensions one
+    /// by one, each until it is idle and holds its 40M.
+    func startHostAndIdleExtensions() throws {
+        try start()
+        guard eventually(timeout: 10, { usage(of: "hosts/panel") >= 60 * Self.mebibyte }) else {
+            throw TestSupportError("the host did not reach 64M")
+        }
+        for name in Self.priorities.keys.sorted() {
+            try expectOK(daemon.control(ControlRequest(command: .start, names: [name])))
+            guard try eventually(timeout: 10, { try state(of: name) == "idle" && usage(of: "extensions/\(name)") >= 39 * Self.mebibyte }) else {
+                throw TestSupportError("\(name) did not become idle holding 40M; state \(try state(of: name) ?? "?")")
+            }
+        }
+    }
+
+    /// Starts the growing extension.
+    func startGrower() throws {
+        try expectOK(daemon.control(ControlRequest(command: .start, names: ["grower"])))
+    }
+
+    func state(of name: String) throws -> String? {
+        try daemon.control(ControlRequest(command: .status, names: [name])).status?.first?.state
+    }
+
+    func pid(of name: String) throws -> Int32? {
+        try daemon.control(ControlRequest(command: .status, names: [name])).status?.first?.pid
+    }
+
+    func events() throws -> [EventRecord] {
+        try daemon.control(ControlRequest(command: .events, options: ["count": "1000"])).events ?? []
+    }
+
+    /// `memory.usage_in_bytes` of a group below the tree's root (`""` for the root); 0 once it is gone.
+    func usage(of group: String) -> UInt64 {
+        let path = sandbox.memoryDirectory + (group.isEmpty ? "" : "/" + group) + "/memory.usage_in_bytes"
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return 0 }
+        return UInt64(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+
+    private func expectOK(_ response: ControlResponse) throws {
+        guard response.ok else { throw TestSupportError(response.error ?? "control request failed") }
+    }
+
+    /// Holds `argv[1]` MiB charged to its own memory cgroup; as an extension, sends `ready`
+    /// afterwards and appends what the supervisor sends to `argv[2]` (when given).
+    static let holdScript = #"""
+    import os, sys, time
+
+    def charged():
+        for line in open("/proc/self/cgroup"):
+            _, controllers, path = line.rstrip("\n").split(":", 2)
+            if "memory" in controllers.split(","):
+                return int(open("/sys/fs/cgroup/memory" + path + "/memory.usage_in_bytes").read())
+        return 0
+
+    held = b"x" * max(0, (int(sys.argv[1]) << 20) - charged())
+    fd = os.environ.get("EXTENSIOND_FD")
+    if fd is None:
+        while True:
+            time.sleep(3600)
+    os.write(int(fd), b'{"type":"ready","protocol":1}\n')
+    while True:
+        data = os.read(int(fd), 65536)
+        if not data or b'"terminate"' in data:
+            break
+        if len(sys.argv) > 2:
+            with open(sys.argv[2], "ab") as log:
+                log.write(data)
+    """#
+
+    /// Takes `argv[1]` MiB every `argv[2]` seconds up to `argv[3]` MiB, touching every page.
+    static let growScript = #"""
+    import sys, time
+
+    step, pause, total = int(sys.argv[1]) << 20, float(sys.argv[2]), int(sys.argv[3]) << 20
+    held = []
+    while len(held) * step < total:
+        held.append(b"x" * step)
+        time.sleep(pause)
+    while True:
+        time.sleep(3600)
+    """#
+}
