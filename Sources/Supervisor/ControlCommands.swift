@@ -81,7 +81,7 @@ extension Daemon {
         case .pressure:
             session.reply(ControlResponse(pressure: pressure.report()))
         case .version:
-            session.reply(ControlResponse(version: VersionInfo(daemon: extensiondVersion, protocolVersion: 1, cgroupBackend: supervisor.tree.version.rawValue)))
+            session.reply(ControlResponse(version: VersionInfo(daemon: extensiondVersion, protocolVersion: 1, cgroupBackend: cgroups.tree.version.rawValue)))
         case .pull, .refresh, .enable, .disable, .perform:
             handleExtensionCommand(request, session)
         case .open, .defaults:

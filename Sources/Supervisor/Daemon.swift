@@ -11,7 +11,9 @@ import Glibc
 import Logging
 import WireProtocol
 
-/// A running extensiond.
+/// A running extensiond: ``init(configuration:configPath:logger:echoOutput:)`` takes the
+/// runtime directory, prepares the cgroup tree and builds the components; ``run()`` opens
+/// the sockets and serves.
 public final class Daemon {
     let loop: EventLoop
     let configPath: String
@@ -20,17 +22,15 @@ public final class Daemon {
     let notifier = SystemdNotifier()
     let events: EventLog
     let registry: ProcessRegistry
-    private(set) var supervisor: ProcessSupervisor!
-    private(set) var extensions: ExtensionCoordinator!
-    private(set) var pressure: MemoryPressure!
-    private var lock: RuntimeDirectoryLock?
+    let cgroups: CgroupRoot
+    let supervisor: ProcessSupervisor
+    let extensions: ExtensionCoordinator
+    let pressure: MemoryPressure
+    private let lock: RuntimeDirectoryLock
     private var control: ControlServer?
     private(set) var hosts: HostServer?
     private var signalSources: [EventSource] = []
     private var stopping = false
-    /// Whether the cgroup root is extensiond's alone, so that limits on it touch nothing else.
-    private var ownsCgroupRoot = false
-
     /// Copy every process's output to stderr, prefixed with its name (a developer's terminal).
     private let echoOutput: Bool
 
@@ -39,17 +39,57 @@ public final class Daemon {
     public init(configuration: Configuration, configPath: String, logger: Logger, echoOutput: Bool = false) throws(SupervisorError) {
         EventLoop.blockChildSignal()
         Self.raiseFileLimit()
+        let settings = configuration.supervisor
+        let store = ExtensionStore(stateDirectory: settings.stateDirectory)
         do {
             loop = try EventLoop()
+            try FileSystem.createDirectories(settings.runtimeDirectory)
+            try FileSystem.createDirectories(settings.stateDirectory)
+            try FileSystem.createDirectories(settings.stateDirectory + "/logs", mode: 0o750)
+            try store.createDirectories()
         } catch {
             throw .system(error)
         }
+        lock = try RuntimeDirectoryLock(directory: settings.runtimeDirectory)
         self.configuration = configuration
         self.configPath = configPath
         self.logger = logger
         self.echoOutput = echoOutput
         events = EventLog(logger: logger)
-        registry = ProcessRegistry(configuration, logDirectory: configuration.supervisor.stateDirectory + "/logs")
+        registry = ProcessRegistry(configuration, logDirectory: settings.stateDirectory + "/logs")
+        do {
+            cgroups = try CgroupRoot(settings, events: events, logger: logger)
+        } catch {
+            throw .cgroup(error)
+        }
+        supervisor = ProcessSupervisor(loop: loop, tree: cgroups.tree, events: events, hostSocket: settings.runtimeDirectory + "/host.sock")
+        extensions = ExtensionCoordinator(loop: loop, supervisor: supervisor, registry: registry, events: events, store: store,
+                                          groups: GroupStore(stateDirectory: settings.stateDirectory))
+        pressure = MemoryPressure(loop: loop, tree: cgroups.tree, ownsRoot: cgroups.isOwned, registry: registry, events: events,
+                                  lastUsed: { [extensions] process in extensions.records[process.name]?.lastUsed })
+        connectComponents()
+    }
+
+    /// Who tells whom: launches, exits and messages flow from the supervisor to the
+    /// extension coordinator, the pressure response and the hosts.
+    private func connectComponents() {
+        extensions.configure(configuration.extensions, apps: configuration.apps)
+        extensions.onOpenURL = { [unowned self] url, source in (try? self.open(url, from: source)) != nil }
+        extensions.onPush = { [unowned self] _, snapshot in self.hosts?.push(snapshot) }
+        extensions.onTerminated = { [unowned self] name, reason in
+            self.hosts?.broadcast(.extensionTerminated(.init(extensionID: name, reason: TerminationReason(rawValue: reason))))
+        }
+        supervisor.groupContainers = { [unowned self] process in self.groupContainers(of: process) }
+        supervisor.onLaunched = { [unowned self] process in
+            self.extensions.launched(process)
+            self.pressure.launched(process)
+        }
+        supervisor.onExtensionMessage = { [unowned self] process, message in self.extensions.received(message, from: process) }
+        supervisor.onRunEnded = { [unowned self] process, reason in
+            self.extensions.runEnded(process, reason: reason)
+            self.pressure.runEnded(process)
+            self.notifier.status(self.summary)
+        }
     }
 
     /// Each running extension holds a few fds (pidfd, output pipe, socket, notification):
@@ -62,46 +102,10 @@ public final class Daemon {
         }
     }
 
-    /// Serves until SIGTERM or SIGINT; returns the process exit code.
+    /// Opens the sockets, arms pressure detection, starts what autostarts, tells systemd,
+    /// and serves until SIGTERM or SIGINT; returns the process exit code.
     public func run() throws(SupervisorError) -> Int32 {
         let settings = configuration.supervisor
-        do {
-            try FileSystem.createDirectories(settings.runtimeDirectory)
-            try FileSystem.createDirectories(settings.stateDirectory)
-            try FileSystem.createDirectories(settings.stateDirectory + "/logs", mode: 0o750)
-        } catch {
-            throw .system(error)
-        }
-        lock = try RuntimeDirectoryLock(directory: settings.runtimeDirectory)
-        let tree = try prepareCgroups()
-        supervisor = ProcessSupervisor(loop: loop, tree: tree, events: events, hostSocket: settings.runtimeDirectory + "/host.sock")
-        let store = ExtensionStore(stateDirectory: settings.stateDirectory)
-        do {
-            try store.createDirectories()
-        } catch {
-            throw .system(error)
-        }
-        extensions = ExtensionCoordinator(loop: loop, supervisor: supervisor, registry: registry, events: events, store: store,
-                                          groups: GroupStore(stateDirectory: settings.stateDirectory))
-        extensions.configure(configuration.extensions, apps: configuration.apps)
-        extensions.onOpenURL = { [unowned self] url, source in (try? self.open(url, from: source)) != nil }
-        supervisor.groupContainers = { [unowned self] process in self.groupContainers(of: process) }
-        pressure = MemoryPressure(loop: loop, tree: tree, ownsRoot: ownsCgroupRoot, registry: registry, events: events,
-                                  lastUsed: { [unowned self] process in self.extensions.records[process.name]?.lastUsed })
-        supervisor.onLaunched = { [unowned self] process in
-            self.extensions.launched(process)
-            self.pressure.launched(process)
-        }
-        supervisor.onExtensionMessage = { [unowned self] process, message in self.extensions.received(message, from: process) }
-        extensions.onPush = { [unowned self] _, snapshot in self.hosts?.push(snapshot) }
-        extensions.onTerminated = { [unowned self] name, reason in
-            self.hosts?.broadcast(.extensionTerminated(.init(extensionID: name, reason: TerminationReason(rawValue: reason))))
-        }
-        supervisor.onRunEnded = { [unowned self] process, reason in
-            self.extensions.runEnded(process, reason: reason)
-            self.pressure.runEnded(process)
-            self.notifier.status(self.summary)
-        }
         do {
             control = try ControlServer(loop: loop, path: settings.runtimeDirectory + "/control.sock") { [unowned self] request, session in
                 self.handle(request, session)
@@ -118,7 +122,7 @@ public final class Daemon {
         try pressure.apply(configuration)
         let watchdog = loop.enableWatchdog()
         logger.info("extensiond \(extensiondVersion) serving \(settings.runtimeDirectory)/control.sock", metadata: [
-            "config": "\(configPath)", "cgroup": "\(tree.root)", "backend": "\(tree.version)", "watchdog": "\(watchdog)",
+            "config": "\(configPath)", "cgroup": "\(cgroups.tree.root)", "backend": "\(cgroups.tree.version)", "watchdog": "\(watchdog)",
         ])
         echoOutputOfNewProcesses()
         startAutostarted()
@@ -127,34 +131,6 @@ public final class Daemon {
             return try loop.run()
         } catch {
             throw .system(error)
-        }
-    }
-
-    /// Finds the tree, makes its subtrees, sets the backstop and clears what a crashed
-    /// predecessor left behind.
-    private func prepareCgroups() throws(SupervisorError) -> CgroupTree {
-        do throws(CgroupError) {
-            let tree = try CgroupTree.detect(configuredRoot: configuration.supervisor.cgroup)
-            try tree.prepare()
-            let shared = try tree.root.processes().contains { $0 != getpid() }
-            // Under systemd the service's own cgroup limits belong to systemd, which resets
-            // them on every daemon-reload: MemoryMax= in the unit is the backstop there.
-            let systemdOwnsRoot = configuration.supervisor.cgroup == nil && getenv("INVOCATION_ID") != nil
-            ownsCgroupRoot = configuration.supervisor.cgroup != nil || (!shared && !systemdOwnsRoot)
-            if ownsCgroupRoot {
-                try tree.setMemoryBackstop(backstop(for: configuration.supervisor.memoryBudget))
-            } else if configuration.supervisor.memoryBudget != nil {
-                let reason = systemdOwnsRoot ? "systemd owns the service's cgroup (set MemoryMax= in a drop-in)"
-                    : "\(tree.root) is shared with other processes (set supervisor.cgroup to give extensiond its own)"
-                logger.notice("no hard limit set at memory_budget: \(reason)")
-            }
-            for stale in try tree.removeStaleGroups() {
-                let outcome = stale.failure.map { "could not be removed: \($0)" } ?? "removed"
-                events.record(.cleanup, stale.id, "stale \(stale.kind.rawValue) cgroup from a previous run: killed \(stale.killedProcesses.count) process(es), \(outcome)")
-            }
-            return tree
-        } catch {
-            throw .cgroup(error)
         }
     }
 
@@ -185,12 +161,6 @@ public final class Daemon {
         }
     }
 
-    /// The tree's hard limit: the budget plus room for the daemon itself (it lives in the
-    /// tree too), so that the watermarks, not the kernel, act first.
-    private func backstop(for budget: ByteSize?) -> UInt64? {
-        budget.map { $0.bytes + max(16 << 20, $0.bytes / 20) }
-    }
-
     private func startAutostarted() {
         for process in registry.ordered where process.definition.autostart && !process.isAlive {
             try? supervisor.start(process)
@@ -216,8 +186,8 @@ public final class Daemon {
         hosts = nil
         var remaining = registry.ordered.filter(\.isAlive).count
         let finish: () -> Void = { [unowned self] in
-            self.supervisor.tree.removeEmptySubtrees()
-            if self.ownsCgroupRoot { try? self.supervisor.tree.setMemoryBackstop(nil) }
+            self.cgroups.tree.removeEmptySubtrees()
+            try? self.cgroups.setBackstop(for: nil)
             self.signalSources.removeAll()
             self.loop.exit(code: 0)
         }
@@ -252,7 +222,7 @@ public final class Daemon {
         }
         extensions.configure(next.extensions, apps: next.apps)
         echoOutputOfNewProcesses()
-        if ownsCgroupRoot { try? supervisor.tree.setMemoryBackstop(backstop(for: next.supervisor.memoryBudget)) }
+        try? cgroups.setBackstop(for: next.supervisor.memoryBudget)
         do {
             try pressure.apply(next)
         } catch {

@@ -11,13 +11,6 @@ final class MemoryPressure {
     private let responder: PressureResponder
     private let warnings: MemoryWarnings
 
-    /// Called after the responder killed an extension, with its name and the reason
-    /// (`pressure`, `critical`), so that hosts can be sent `extensionTerminated`.
-    var onExtensionKilled: ((_ name: String, _ reason: String) -> Void)? {
-        get { responder.onExtensionKilled }
-        set { responder.onExtensionKilled = newValue }
-    }
-
     /// `ownsRoot`: the tree's root is extensiond's alone (v2 may then set its `memory.high`).
     /// `lastUsed`: when a process last served a request, if it has.
     init(loop: EventLoop, tree: CgroupTree, ownsRoot: Bool, registry: ProcessRegistry, events: EventLog,

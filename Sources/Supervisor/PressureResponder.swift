@@ -17,9 +17,6 @@ final class PressureResponder: PressureEnvironment {
     private var unfinished: [String: (kill: PressureKill, watermarks: PressureWatermarks?)] = [:]
     /// The tree's unmapped page cache at the last reading: the usage thresholds follow it.
     private(set) var unmappedCache: UInt64 = 0
-    /// Called after an extension was killed, with its name and the kill reason, so that
-    /// hosts can be told (`extensionTerminated`).
-    var onExtensionKilled: ((_ name: String, _ reason: String) -> Void)?
 
     /// A kill waits at most this long for the victim's cgroup to empty.
     static let emptyTimeout: Duration = .milliseconds(100)
@@ -88,7 +85,8 @@ final class PressureResponder: PressureEnvironment {
 
     /// Hook for every end of a run: records a kill that was waiting for its cgroup.
     func runEnded(_ process: SupervisedProcess) {
-        guard var (kill, watermarks) = unfinished.removeValue(forKey: process.name) else { return }
+        guard let (unfinishedKill, watermarks) = unfinished.removeValue(forKey: process.name) else { return }
+        var kill = unfinishedKill
         kill.empty = .current()
         record(kill, watermarks: watermarks)
     }
@@ -105,9 +103,6 @@ final class PressureResponder: PressureEnvironment {
                       "\(kill.level) memory pressure (\(kill.cause.map { "\($0.rawValue) trigger" } ?? "still, after the previous kill")), "
                           + "tree at \(Self.mebibytes(kill.treeUsageBytes))\(budget): killed \(kill.victim.band) holding \(Self.mebibytes(kill.victim.residentBytes))",
                       kill: record)
-        if registry[kill.victim.id]?.kind == .extension {
-            onExtensionKilled?(kill.victim.id, kill.reason)
-        }
     }
 
     private static func mebibytes(_ bytes: UInt64) -> String {

@@ -46,7 +46,7 @@ extension Daemon {
         return StatsReport(processes: entries, daemon: DaemonStats(
             rssBytes: memory?.residentBytes ?? 0, anonymousBytes: memory?.anonymousBytes ?? 0,
             cpuUserMs: cpu.user.wholeMicroseconds / 1000, cpuSystemMs: cpu.system.wholeMicroseconds / 1000,
-            cgroupBackend: supervisor.tree.version.rawValue, pressureLevel: "none"))
+            cgroupBackend: cgroups.tree.version.rawValue, pressureLevel: pressure.report().level))
     }
 }
 
