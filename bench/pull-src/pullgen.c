@@ -9,6 +9,10 @@
  *     percentiles (pull written → its snapshot read), answers that were not `cached`,
  *     and the CPU used by the daemon and by the generator meanwhile.
  *
+ *   pullgen once SOCKET EXTENSION
+ *     One pull; prints its answer (and fails unless it is a snapshot). The first pull
+ *     of an extension launches it.
+ *
  *   pullgen update SOCKET EXTENSION EXTENSION_BINARY COUNT GAP_US
  *     Update round trips, side by side: alternately one pull through the daemon that
  *     makes it call the extension (the extension must answer `newData` with the
@@ -279,7 +283,8 @@ static int run_cached(int argc, char **argv) {
     if (daemon_cpu_from >= 0 && daemon_cpu_until >= 0)
         printf(" daemon_cpu=%.2f daemon_cpu_us_per_pull=%.2f", (daemon_cpu_until - daemon_cpu_from) / measured,
                run.answers ? (daemon_cpu_until - daemon_cpu_from) * 1e6 / (double)run.answers : 0);
-    printf(" generator_cpu=%.2f\n", (own_cpu_until - own_cpu_from) / measured);
+    printf(" generator_cpu=%.2f generator_cpu_us_per_pull=%.2f\n", (own_cpu_until - own_cpu_from) / measured,
+           run.answers ? (own_cpu_until - own_cpu_from) * 1e6 / (double)run.answers : 0);
     return run.errors || run.not_cached || run.stray_ids ? 1 : 0;
 }
 
@@ -412,14 +417,30 @@ static int run_update(int argc, char **argv) {
     return failed ? 1 : 0;
 }
 
+static int run_once(int argc, char **argv) {
+    if (argc < 4) return 2;
+    static LineReader daemon;
+    daemon.fd = connect_unix(argv[2]);
+    char request[512];
+    int length = snprintf(request, sizeof request, pull_format, 1ull, argv[3]);
+    write_all(daemon.fd, request, (size_t)length);
+    uint64_t received;
+    char *line;
+    do line = read_line(&daemon, &received); while (!strstr(line, "\"id\":"));  /* skip pushes */
+    printf("%s\n", line);
+    return strstr(line, "\"type\":\"snapshot\"") ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
     signal(SIGPIPE, SIG_IGN);
     setvbuf(stdout, NULL, _IOLBF, 0);
     int status = 2;
     if (argc > 1 && strcmp(argv[1], "cached") == 0) status = run_cached(argc, argv);
+    else if (argc > 1 && strcmp(argv[1], "once") == 0) status = run_once(argc, argv);
     else if (argc > 1 && strcmp(argv[1], "update") == 0) status = run_update(argc, argv);
     if (status == 2)
         fprintf(stderr, "usage: pullgen cached SOCKET EXTENSION CONNECTIONS WINDOW SECONDS [DAEMON_PID]\n"
+                        "       pullgen once SOCKET EXTENSION\n"
                         "       pullgen update SOCKET EXTENSION EXTENSION_BINARY COUNT GAP_US\n");
     return status;
 }
