@@ -292,6 +292,7 @@ static int run_cached(int argc, char **argv) {
 
 typedef struct {
     int fd;
+    const char *peer;  /* for errors */
     char input[READ_BUFFER];
     size_t filled;
 } LineReader;
@@ -311,7 +312,7 @@ static char *read_line(LineReader *reader, uint64_t *received) {
         }
         ssize_t count = read(reader->fd, reader->input + reader->filled, sizeof reader->input - reader->filled);
         if (count < 0 && errno == EINTR) continue;
-        if (count <= 0) die("connection closed");
+        if (count <= 0) die(reader->peer);
         *received = now_ns();
         reader->filled += (size_t)count;
     }
@@ -377,6 +378,8 @@ static int run_update(int argc, char **argv) {
 
     static LineReader daemon, direct;
     daemon.fd = connect_unix(argv[2]);
+    daemon.peer = "host.sock closed by the daemon";
+    direct.peer = "socketpair closed by the direct extension";
     pid_t child;
     direct.fd = spawn_direct(argv[4], &child);
     uint64_t received = 0;
@@ -419,7 +422,7 @@ static int run_update(int argc, char **argv) {
 
 static int run_once(int argc, char **argv) {
     if (argc < 4) return 2;
-    static LineReader daemon;
+    static LineReader daemon = { .peer = "host.sock closed by the daemon" };
     daemon.fd = connect_unix(argv[2]);
     char request[512];
     int length = snprintf(request, sizeof request, pull_format, 1ull, argv[3]);
