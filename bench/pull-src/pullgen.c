@@ -13,14 +13,14 @@
  *     One pull; prints its answer (and fails unless it is a snapshot). The first pull
  *     of an extension launches it.
  *
- *   pullgen update SOCKET EXTENSION EXTENSION_BINARY COUNT GAP_US
+ *   pullgen update SOCKET EXTENSION EXTENSION_BINARY COUNT GAP_US [DAEMON_PID]
  *     Update round trips, side by side: alternately one pull through the daemon that
  *     makes it call the extension (the extension must answer `newData` with the
  *     timestamps of bench/pull-src/trivial_ext.c, and its snapshot must be fresh for
  *     less than GAP_US) and one `update` sent straight to a second copy of the
  *     extension over a socketpair, with GAP_US of sleep before each. Reports the round
  *     trip, the time inside the extension, and the difference (the time added outside
- *     it) for both paths.
+ *     it) for both paths, and the daemon's CPU time per update.
  *
  * Output: `key=value` fields, one line per measurement, for bench/pull to read.
  */
@@ -387,8 +387,11 @@ static int run_update(int argc, char **argv) {
 
     RoundTrips through_daemon = { .name = "daemon" }, straight = { .name = "direct" };
     unsigned long long cached = 0, failed = 0;
+    pid_t daemon_pid = argc > 7 ? (pid_t)atoi(argv[7]) : 0;
+    double daemon_cpu_from = -1;
     char request[512];
     for (long i = 0; i < count + warmup; i++) {
+        if (i == warmup) daemon_cpu_from = process_cpu_seconds(daemon_pid);
         sleep_us(gap);
         int length = snprintf(request, sizeof request, pull_format, (unsigned long long)i, extension);
         uint64_t sent = now_ns();
@@ -410,13 +413,17 @@ static int run_update(int argc, char **argv) {
         line = read_line(&direct, &received);
         if (i >= warmup) record(&straight, line, sent, received);
     }
+    double daemon_cpu_until = process_cpu_seconds(daemon_pid);
     write_all(direct.fd, "{\"type\":\"terminate\"}\n", 21);
     close(direct.fd);
     waitpid(child, NULL, 0);
 
     print_round_trips(&through_daemon);
     print_round_trips(&straight);
-    printf("mode=update_check cached=%llu failed=%llu\n", cached, failed);
+    printf("mode=update_check cached=%llu failed=%llu", cached, failed);
+    if (daemon_cpu_from >= 0 && daemon_cpu_until >= 0)
+        printf(" daemon_cpu_us_per_update=%.1f", (daemon_cpu_until - daemon_cpu_from) * 1e6 / (double)count);
+    printf("\n");
     return failed ? 1 : 0;
 }
 
@@ -444,6 +451,6 @@ int main(int argc, char **argv) {
     if (status == 2)
         fprintf(stderr, "usage: pullgen cached SOCKET EXTENSION CONNECTIONS WINDOW SECONDS [DAEMON_PID]\n"
                         "       pullgen once SOCKET EXTENSION\n"
-                        "       pullgen update SOCKET EXTENSION EXTENSION_BINARY COUNT GAP_US\n");
+                        "       pullgen update SOCKET EXTENSION EXTENSION_BINARY COUNT GAP_US [DAEMON_PID]\n");
     return status;
 }
