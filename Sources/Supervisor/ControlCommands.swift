@@ -86,8 +86,6 @@ extension Daemon {
             handleExtensionCommand(request, session)
         case .open, .defaults:
             handleGroupCommand(request, session)
-        default:
-            session.reply(.failure("'\(request.command.rawValue)' is not available in this version of the daemon"))
         }
     }
 

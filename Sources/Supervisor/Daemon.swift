@@ -186,6 +186,7 @@ public final class Daemon {
         hosts = nil
         var remaining = registry.ordered.filter(\.isAlive).count
         let finish: () -> Void = { [unowned self] in
+            self.extensions.saveRecords()
             self.cgroups.tree.removeEmptySubtrees()
             try? self.cgroups.setBackstop(for: nil)
             self.signalSources.removeAll()

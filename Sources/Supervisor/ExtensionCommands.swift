@@ -60,7 +60,7 @@ extension Daemon {
                     }
                 }
             default:
-                session.reply(.failure("'\(request.command.rawValue)' is not available in this version of the daemon"))
+                session.reply(.failure("internal: '\(request.command.rawValue)' is not an extension command"))
             }
         } catch {
             session.reply(.failure(error.description))

@@ -16,6 +16,9 @@ final class ExtensionCoordinator {
     private let store: ExtensionStore
     private(set) var records: [String: ExtensionRecord] = [:]
     private var nextPullToken: UInt64 = 0
+    /// Records changed since they were last written, and the timer that writes them.
+    private var unsaved: Set<String> = []
+    private var persistTimer: EventSource?
     /// Ids of `begin` requests (updates use the engine's ids).
     private var nextActionID: UInt64 = 0
     private var random = SystemRandomNumberGenerator()
@@ -204,11 +207,37 @@ final class ExtensionCoordinator {
             case .armTimer(let instant):
                 armRefreshTimer(record, at: instant)
             case .persist:
-                do {
-                    try store.saveRecord(record.engine.record, for: record.id, now: now)
-                } catch {
-                    events.record(.error, record.id, "could not save the snapshot: \(error)")
-                }
+                schedulePersist(record)
+            }
+        }
+    }
+
+    // MARK: Persistence
+
+    /// How long a changed record may wait to be written: one write (two fsyncs) per
+    /// extension per interval, off the path of the update that changed it.
+    static let persistDelay = Duration.seconds(1)
+
+    private func schedulePersist(_ record: ExtensionRecord) {
+        unsaved.insert(record.id)
+        guard persistTimer == nil else { return }
+        persistTimer = try? loop.addTimer(after: Self.persistDelay, accuracy: .milliseconds(250)) { [unowned self] in
+            self.persistTimer = nil
+            self.saveRecords()
+        }
+    }
+
+    /// Writes every record changed since the last write (at once: also at shutdown).
+    func saveRecords() {
+        persistTimer = nil
+        let ids = unsaved
+        unsaved.removeAll()
+        for id in ids.sorted() {
+            guard let record = records[id] else { continue }
+            do {
+                try store.saveRecord(record.engine.record, for: id, now: now)
+            } catch {
+                events.record(.error, id, "could not save the snapshot: \(error)")
             }
         }
     }

@@ -11,7 +11,7 @@ extension SupervisedProcess {
         guard let run else { return status }
         status.pid = run.pid
         status.uptimeMs = now.since(run.launchedAt).wholeMicroseconds / 1000
-        status.rssBytes = try? ProcessMemory.read(pid: run.pid).residentBytes
+        status.rssBytes = try? ProcessMemory.residentBytes(pid: run.pid)
         status.memoryCurrentBytes = try? run.group.memoryUsage()
         return status
     }

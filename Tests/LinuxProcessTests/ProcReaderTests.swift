@@ -76,3 +76,20 @@ import Glibc
         #expect(after.user >= before.user && after.system >= before.system)
     }
 }
+
+/// `/proc/PID/statm`: the resident size alone, for status of many processes.
+@Suite struct StatmReaderTests {
+    @Test func residentPagesBecomeBytes() throws {
+        let page = UInt64(sysconf(Int32(_SC_PAGESIZE)))
+        #expect(try ProcessMemory.parseResident(statm: "5000 1234 300 10 0 900 0\n", path: "t") == 1234 * page)
+        #expect(throws: ProcessError.self) { try ProcessMemory.parseResident(statm: "5000\n", path: "t") }
+        #expect(throws: ProcessError.self) { try ProcessMemory.parseResident(statm: "a b c\n", path: "t") }
+    }
+
+    @Test func agreesWithStatusForThisProcess() throws {
+        let statm = try ProcessMemory.residentBytes(pid: getpid())
+        let status = try ProcessMemory.read().residentBytes
+        // Read a moment apart: equal within a few MiB of churn.
+        #expect(statm > 0 && (statm > status ? statm - status : status - statm) < 8 << 20)
+    }
+}
