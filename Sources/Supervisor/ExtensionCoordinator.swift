@@ -320,7 +320,8 @@ final class ExtensionCoordinator {
 
     func received(_ message: ExtensionToSupervisor, from process: SupervisedProcess) {
         guard let record = records[process.name] else { return }
-        if process.state == .starting, case .ready = message {} else if process.state == .starting {
+        let isReady = if case .ready = message { true } else { false }
+        if process.state == .starting && !isReady {
             return violation(process, "\(message.type) before ready")
         }
         switch message {
