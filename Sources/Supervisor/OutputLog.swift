@@ -71,7 +71,7 @@ final class OutputLog {
     func lastLines(_ count: Int) -> [String] {
         var lines: [String] = []
         for file in [path + ".1", path] {
-            lines += Self.read(file).split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+            lines += String(decoding: FileSystem.read(file) ?? [], as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
         }
         return Array(lines.suffix(count))
     }
@@ -113,19 +113,5 @@ final class OutputLog {
         fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o640)
         var info = stat()
         size = fd >= 0 && fstat(fd, &info) == 0 ? UInt64(info.st_size) : 0
-    }
-
-    private static func read(_ path: String) -> String {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return "" }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count <= 0 { break }
-            bytes += chunk[..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

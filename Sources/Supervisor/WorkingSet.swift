@@ -27,7 +27,7 @@ enum WorkingSet {
     /// read); `nil` when even the usage cannot be read.
     static func read(_ group: ControlGroup) -> Reading? {
         guard let usage = try? group.memoryUsage() else { return nil }
-        guard let stat = read(group.description + "/memory.stat") else { return Reading(usage: usage, workingSet: usage) }
+        guard let stat = FileSystem.read(group.description + "/memory.stat").map({ String(decoding: $0, as: UTF8.self) }) else { return Reading(usage: usage, workingSet: usage) }
         return Reading(usage: usage, workingSet: bytes(usage: usage, stat: stat, version: group.version))
     }
 
@@ -52,20 +52,5 @@ enum WorkingSet {
             if fields.count == 2, let value = UInt64(fields[1]) { values[String(fields[0])] = value }
         }
         return values
-    }
-
-    private static func read(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = Glibc.read(fd, &chunk, chunk.count)
-            if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { return nil }
-            if count == 0 { return String(decoding: bytes, as: UTF8.self) }
-            bytes += chunk[..<count]
-        }
     }
 }
