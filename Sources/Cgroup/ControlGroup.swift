@@ -47,6 +47,10 @@ public struct ControlGroup: Sendable, CustomStringConvertible {
 
     // MARK: Readings
 
+    /// The file ``memoryUsage()`` reads (`memory.current`, or v1 `memory.usage_in_bytes`),
+    /// for callers that keep it open (see `CounterFile`).
+    public var memoryUsagePath: String { backend.memoryFile(.usage, of: name) }
+
     /// Memory charged to the group now, descendants included.
     public func memoryUsage() throws(CgroupError) -> UInt64 {
         try CgroupFiles.readNumber(backend.memoryFile(.usage, of: name))

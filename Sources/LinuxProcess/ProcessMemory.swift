@@ -21,21 +21,8 @@ public struct ProcessMemory: Equatable, Sendable {
         return try parse(status: readKernelFile(path), path: path)
     }
 
-    /// Only the resident size of `pid`, from `/proc/PID/statm`: a fraction of the kernel's
-    /// work for `status`, for readings of many processes at once.
-    public static func residentBytes(pid: pid_t) throws(ProcessError) -> UInt64 {
-        let path = "/proc/\(pid)/statm"
-        return try parseResident(statm: readKernelFile(path), path: path)
-    }
-
-    /// The resident pages (second field) of a `/proc/PID/statm` text, in bytes.
-    static func parseResident(statm: String, path: String) throws(ProcessError) -> UInt64 {
-        let fields = statm.utf8.split(separator: UInt8(ascii: " "))
-        guard fields.count >= 2, let pages = UInt64(String(decoding: fields[1], as: UTF8.self)) else {
-            throw .malformed(path: path, expected: "\"size resident shared …\" in pages")
-        }
-        return pages * UInt64(sysconf(Int32(_SC_PAGESIZE)))
-    }
+    /// The size of the pages `/proc/PID/statm` counts in.
+    public static let pageSize = UInt64(sysconf(Int32(_SC_PAGESIZE)))
 
     /// Parses the text of a `/proc/PID/status` file; `path` names it in errors.
     static func parse(status: String, path: String) throws(ProcessError) -> ProcessMemory {

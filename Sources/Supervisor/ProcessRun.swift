@@ -25,6 +25,9 @@ final class ProcessRun {
     var onEnd: [() -> Void] = []
     /// The extension's channel on fd 3, for extensions.
     var channel: ExtensionChannel?
+    /// `/proc/PID/statm` and the group's usage file, opened at the first status and kept.
+    lazy var residentPages = try? CounterFile(path: "/proc/\(pid)/statm")
+    lazy var groupUsage = try? CounterFile(path: group.memoryUsagePath)
 
     var pid: pid_t { process.pid }
 
@@ -44,5 +47,7 @@ final class ProcessRun {
         output = nil
         channel?.close()
         channel = nil
+        residentPages = nil
+        groupUsage = nil
     }
 }

@@ -11,8 +11,8 @@ extension SupervisedProcess {
         guard let run else { return status }
         status.pid = run.pid
         status.uptimeMs = now.since(run.launchedAt).wholeMicroseconds / 1000
-        status.rssBytes = try? ProcessMemory.residentBytes(pid: run.pid)
-        status.memoryCurrentBytes = try? run.group.memoryUsage()
+        status.rssBytes = (try? run.residentPages?.number(at: 1)).map { $0 * ProcessMemory.pageSize }
+        status.memoryCurrentBytes = try? run.groupUsage?.number()
         return status
     }
 }

@@ -77,17 +77,29 @@ import Glibc
     }
 }
 
-/// `/proc/PID/statm`: the resident size alone, for status of many processes.
-@Suite struct StatmReaderTests {
-    @Test func residentPagesBecomeBytes() throws {
-        let page = UInt64(sysconf(Int32(_SC_PAGESIZE)))
-        #expect(try ProcessMemory.parseResident(statm: "5000 1234 300 10 0 900 0\n", path: "t") == 1234 * page)
-        #expect(throws: ProcessError.self) { try ProcessMemory.parseResident(statm: "5000\n", path: "t") }
-        #expect(throws: ProcessError.self) { try ProcessMemory.parseResident(statm: "a b c\n", path: "t") }
+/// Kernel files of numbers kept open and re-read (`status` of many processes).
+@Suite struct CounterFileTests {
+    @Test func readsTheFieldAskedForEachTimeAnew() throws {
+        let path = "/tmp/counter-file-\(getpid())-\(UInt32.random(in: 0 ... .max))"
+        defer { unlink(path) }
+        func write(_ text: String) {
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            _ = text.utf8CString.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count - 1) }
+            close(fd)
+        }
+        write("5000 1234 300\n")
+        let file = try CounterFile(path: path)
+        #expect(try file.number(at: 1) == 1234)
+        write("42\n")
+        #expect(try file.number() == 42)
+        #expect(throws: ProcessError.self) { try file.number(at: 1) }
+        write("x y\n")
+        #expect(throws: ProcessError.self) { try file.number() }
+        #expect(throws: ProcessError.self) { try CounterFile(path: path + ".absent") }
     }
 
-    @Test func agreesWithStatusForThisProcess() throws {
-        let statm = try ProcessMemory.residentBytes(pid: getpid())
+    @Test func statmAgreesWithStatusForThisProcess() throws {
+        let statm = try CounterFile(path: "/proc/self/statm").number(at: 1) * ProcessMemory.pageSize
         let status = try ProcessMemory.read().residentBytes
         // Read a moment apart: equal within a few MiB of churn.
         #expect(statm > 0 && (statm > status ? statm - status : status - statm) < 8 << 20)
