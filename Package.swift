@@ -40,7 +40,9 @@ let package = Package(
         .target(name: "EventLoop", dependencies: ["CSystemd", "CLinux"], swiftSettings: eventLoopLanguageMode),
 
         // Pure model and policy: no I/O, no clocks of their own.
-        .target(name: "ExtensiondPolicy"),
+        // Cross-module optimisation lets the daemon specialise the generic refresh engine
+        // on its hot path (a cached pull); the policy is not part of the SDK's graph.
+        .target(name: "ExtensiondPolicy", swiftSettings: [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]),
         .target(name: "ExtensiondConfig", dependencies: [.product(name: "TOMLKit", package: "TOMLKit")]),
 
         // Protocols.

@@ -49,7 +49,15 @@ import Testing
         #expect(try number(sandbox.memoryDirectory + "/extensions/widget/memory.limit_in_bytes") == 24 << 20)
         #expect(host.memoryLimitBytes == 48 << 20)
         #expect(widget.memoryLimitBytes == 24 << 20)
-        #expect(widget.memoryCurrentBytes != nil)
+        // Status figures are the kernel's: RSS as /proc/PID/status has it, usage as the group's file.
+        let widgetRSS = try #require(widget.rssBytes)
+        let procRSS = try #require(try String(contentsOfFile: "/proc/\(widgetPid)/status", encoding: .utf8)
+            .split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
+            .flatMap { UInt64($0.split(separator: " ", omittingEmptySubsequences: true)[1]) }) * 1024
+        #expect(widgetRSS > 0 && (widgetRSS > procRSS ? widgetRSS - procRSS : procRSS - widgetRSS) < 4 << 20)
+        let usage = UInt64(try number(sandbox.memoryDirectory + "/extensions/widget/memory.usage_in_bytes"))
+        let reported = try #require(widget.memoryCurrentBytes)
+        #expect(reported > 0 && (reported > usage ? reported - usage : usage - reported) < 4 << 20)
 
         #expect(try number("/proc/\(widgetPid)/oom_score_adj") == 1000)
         let daemonPid = try #require(daemon.process?.pid)
