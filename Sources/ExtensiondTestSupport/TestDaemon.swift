@@ -145,8 +145,8 @@ public final class TestDaemon: @unchecked Sendable {
     }
 
     /// A new host connection to `host.sock`.
-    public func connectHost() throws -> HostClient {
-        try HostClient(path: hostSocket)
+    public func connectHost() throws -> TestHost {
+        try TestHost(path: hostSocket)
     }
 
     /// Runs `supervisorctl --socket <control.sock> arguments…`.

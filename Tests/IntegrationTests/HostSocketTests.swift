@@ -244,7 +244,7 @@ import WireProtocol
 
     // MARK: Helpers
 
-    private func list(_ host: HostClient, id: RequestID) throws -> [SupervisorToHost.ExtensionInfo] {
+    private func list(_ host: TestHost, id: RequestID) throws -> [SupervisorToHost.ExtensionInfo] {
         try host.send(.list(.init(id: id)))
         guard case .extensions(let answer) = try host.receive(matching: { $0.answerID == id }) else {
             throw TestSupportError("list \(id) was not answered with extensions")
@@ -256,12 +256,12 @@ import WireProtocol
         Dictionary(uniqueKeysWithValues: try list(try bed.daemon.connectHost(), id: 99).map { ($0.id, $0.enabled) })
     }
 
-    private func perform(_ host: HostClient, _ id: String, _ items: [Item], id requestID: RequestID) throws -> SupervisorToHost {
+    private func perform(_ host: TestHost, _ id: String, _ items: [Item], id requestID: RequestID) throws -> SupervisorToHost {
         try host.send(.perform(.init(id: requestID, extensionID: id, items: items)))
         return try host.receive { $0.answerID == requestID }
     }
 
-    private func subscribeAnswer(_ host: HostClient, to id: String, id requestID: RequestID) throws -> SupervisorToHost {
+    private func subscribeAnswer(_ host: TestHost, to id: String, id requestID: RequestID) throws -> SupervisorToHost {
         try host.send(.subscribe(.init(id: requestID, extensions: [id])))
         return try host.receive { $0.answerID == requestID }
     }

@@ -3,7 +3,7 @@ import WireProtocol
 
 /// A host on `host.sock`, for tests: sends ``HostToSupervisor`` messages (or raw bytes)
 /// and reads ``SupervisorToHost`` messages with a timeout. Blocking, one thread.
-public final class HostClient: @unchecked Sendable {
+public final class TestHost: @unchecked Sendable {
     private let fd: Int32
     private var framer = LineFramer()
     /// Messages read while waiting for another one, in arrival order.
