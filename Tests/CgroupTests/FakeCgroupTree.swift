@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import ExtensiondTestSupport
 import Glibc
 #endif
 
@@ -50,7 +51,7 @@ final class FakeCgroupTree {
     }
 
     func read(_ relativePath: String) -> String? {
-        fileText("\(root)/\(relativePath)")
+        readTextFile("\(root)/\(relativePath)")
     }
 
     deinit {

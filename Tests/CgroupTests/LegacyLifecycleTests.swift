@@ -1,3 +1,4 @@
+import ExtensiondTestSupport
 import Cgroup
 import LinuxProcess
 import Testing
@@ -38,11 +39,11 @@ import Glibc
         let threshold = try group.usageThreshold(8 << 20)
         #expect(try threshold.acknowledge() == 0)
 
-        let output = OutputChannel()
+        let output = DescriptorPair.socketPair()
         let grower = try Spawner.spawn(SpawnRequest(
             executable: "/usr/bin/python3",
             arguments: ["-c", "import time\nb=bytearray(32<<20)\nprint('grown',flush=True)\ntime.sleep(30)"],
-            cgroup: group.spawnPlacement, standardOutput: output.writeEnd
+            cgroup: group.spawnPlacement, standardOutput: output.childEnd
         ))
         defer { reap(grower) }
         #expect(try threshold.wait(timeout: .seconds(10)))
@@ -61,10 +62,10 @@ import Glibc
     @Test func killLeavesNoChildOrGrandchildAliveAndTheGroupIsRemoved() throws {
         let fixture = try LegacyFixture()
         let group = try fixture.tree.group(.extensions, id: "tree")
-        let output = OutputChannel()
+        let output = DescriptorPair.socketPair()
         let shell = try spawnShell(
             "(sleep 300 & sleep 300 & echo inner; wait) & sleep 300 & echo outer; wait",
-            in: group, output: output.writeEnd
+            in: group, output: output.childEnd
         )
         defer { reap(shell) }
         #expect(Set(output.readLines(2)) == ["inner", "outer"])

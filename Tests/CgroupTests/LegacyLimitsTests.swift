@@ -1,3 +1,4 @@
+import ExtensiondTestSupport
 import Cgroup
 import Testing
 #if canImport(Glibc)
@@ -24,24 +25,24 @@ import Glibc
         let directory = group.directories[0]
         try group.setMemoryMax(24 << 20)
         try group.setMemoryHigh(20 << 20)
-        #expect(fileText("\(directory)/memory.limit_in_bytes") == "\(24 << 20)\n")
-        #expect(fileText("\(directory)/memory.soft_limit_in_bytes") == "\(20 << 20)\n")
+        #expect(readTextFile("\(directory)/memory.limit_in_bytes") == "\(24 << 20)\n")
+        #expect(readTextFile("\(directory)/memory.soft_limit_in_bytes") == "\(20 << 20)\n")
         #expect(try group.memoryMax() == 24 << 20)
         try group.setMemoryMax(nil)
         #expect(try group.memoryMax() == nil)
 
         if let pidsDirectory = fixture.sandbox.pidsDirectory {
             try group.setPidsMax(16)
-            #expect(fileText("\(pidsDirectory)/extensions/limits/pids.max") == "16\n")
+            #expect(readTextFile("\(pidsDirectory)/extensions/limits/pids.max") == "16\n")
             try group.setPidsMax(nil)
-            #expect(fileText("\(pidsDirectory)/extensions/limits/pids.max") == "max\n")
+            #expect(readTextFile("\(pidsDirectory)/extensions/limits/pids.max") == "max\n")
         }
     }
 
     @Test func backstopLimitsTheWholeTree() throws {
         let fixture = try LegacyFixture()
         try fixture.tree.setMemoryBackstop(300 << 20)
-        #expect(fileText("\(fixture.sandbox.memoryDirectory)/memory.limit_in_bytes") == "\(300 << 20)\n")
+        #expect(readTextFile("\(fixture.sandbox.memoryDirectory)/memory.limit_in_bytes") == "\(300 << 20)\n")
     }
 
     @Test func pidsMaxStopsForks() throws {
@@ -80,7 +81,7 @@ import Glibc
 
     @Test func detectionOnThisMachineChoosesV1InTheOwnMemoryCgroup() throws {
         let tree = try CgroupTree.detect()
-        let own = try #require(fileText("/proc/self/cgroup")?.split(separator: "\n").first { $0.contains(":memory:") })
+        let own = try #require(readTextFile("/proc/self/cgroup")?.split(separator: "\n").first { $0.contains(":memory:") })
         let path = own.split(separator: ":", maxSplits: 2)[2]
         #expect(tree.version == .v1)
         #expect(tree.root.directories.first == "/sys/fs/cgroup/memory\(path == "/" ? "" : path)")

@@ -1,3 +1,4 @@
+import ExtensiondTestSupport
 import Cgroup
 import LinuxProcess
 import Testing
@@ -24,7 +25,7 @@ import Glibc
 
         deinit {
             for directory in ["\(root)/extensions/e", "\(root)/extensions", root] {
-                if let text = fileText("\(directory)/cgroup.procs"), !text.isEmpty {
+                if let text = readTextFile("\(directory)/cgroup.procs"), !text.isEmpty {
                     let fd = open("\(directory)/cgroup.kill", O_WRONLY | O_CLOEXEC)
                     if fd >= 0 { _ = write(fd, "1", 1); close(fd) }
                 }
@@ -42,8 +43,8 @@ import Glibc
         let scratch = try Scratch()
         let group = try scratch.tree.group(.extensions, id: "e")
         let population = try #require(try group.populationWatch())
-        let output = OutputChannel()
-        let shell = try spawnShell("sleep 300 & echo started; wait", in: group, output: output.writeEnd)
+        let output = DescriptorPair.socketPair()
+        let shell = try spawnShell("sleep 300 & echo started; wait", in: group, output: output.childEnd)
         defer { reap(shell) }
         #expect(output.readLines(1) == ["started"])
 
@@ -52,13 +53,13 @@ import Glibc
         let unifiedPath = try #require(unified).path
         #expect("/sys/fs/cgroup/unified\(unifiedPath)" == "\(scratch.root)/extensions/e")
         #expect(try group.processes().count == 2)
-        #expect(fileText("\(scratch.root)/extensions/e/cgroup.events")?.hasPrefix("populated 1") == true)
+        #expect(readTextFile("\(scratch.root)/extensions/e/cgroup.events")?.hasPrefix("populated 1") == true)
         try population.acknowledge()
 
         #expect(try group.kill().count == 2)
         #expect(try group.waitUntilEmpty(timeout: .seconds(5)))
         #expect(try population.wait(timeout: .seconds(5)))
-        #expect(fileText("\(scratch.root)/extensions/e/cgroup.events")?.hasPrefix("populated 0") == true)
+        #expect(readTextFile("\(scratch.root)/extensions/e/cgroup.events")?.hasPrefix("populated 0") == true)
         #expect(try shell.descriptor.waitForExit() == .killed(signal: SIGKILL, dumpedCore: false))
         try group.remove()
         #expect(!directoryExists("\(scratch.root)/extensions/e"))

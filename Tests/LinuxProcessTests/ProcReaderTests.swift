@@ -1,3 +1,4 @@
+import ExtensiondTestSupport
 @testable import LinuxProcess
 import Testing
 #if canImport(Glibc)
