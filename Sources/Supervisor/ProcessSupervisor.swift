@@ -233,7 +233,7 @@ final class ProcessSupervisor {
         guard let run = process.run else { return }
         let ranFor = MonotonicInstant.current().since(run.launchedAt)
         oomNoticed(process)
-        if let rss = try? run.group.memoryPeak() { process.statistics.peakRSSBytes = max(process.statistics.peakRSSBytes, rss) }
+        if let peak = try? run.group.memoryPeak() { process.statistics.peakMemoryBytes = max(process.statistics.peakMemoryBytes, peak) }
         retire(run, of: process)
         let reason = run.stopReason ?? "exited"
         events.record(.exit, process.name, reason: reason, "pid \(run.pid) \(exit.description) after \(ranFor.formatted)")

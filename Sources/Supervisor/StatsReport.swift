@@ -13,6 +13,7 @@ extension Daemon {
             var stats = ProcessStats(name: process.name, kind: process.kind)
             stats.launches = process.statistics.launches
             stats.peakRSSBytes = process.statistics.peakRSSBytes
+            stats.memoryPeakBytes = process.statistics.peakMemoryBytes
             stats.kills = process.statistics.kills
             if let latency = process.statistics.lastLaunchLatency {
                 let micros = UInt64(latency.wholeMicroseconds)
@@ -20,9 +21,10 @@ extension Daemon {
             }
             if let run = process.run {
                 stats.rssBytes = try? ProcessMemory.read(pid: run.pid).residentBytes
-                stats.peakRSSBytes = max(process.statistics.peakRSSBytes, stats.rssBytes ?? 0)
+                process.statistics.peakRSSBytes = max(process.statistics.peakRSSBytes, stats.rssBytes ?? 0)
+                stats.peakRSSBytes = process.statistics.peakRSSBytes
                 stats.memoryCurrentBytes = try? run.group.memoryUsage()
-                stats.memoryPeakBytes = try? run.group.memoryPeak()
+                stats.memoryPeakBytes = max(process.statistics.peakMemoryBytes, (try? run.group.memoryPeak()) ?? 0)
             }
             if let record = extensions.records[process.name] {
                 let counters = record.statistics

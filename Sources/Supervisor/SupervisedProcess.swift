@@ -72,6 +72,8 @@ struct ProcessStatistics {
     var launches = 0
     /// spawn → running (hosts, apps) or spawn → `ready` (extensions).
     var lastLaunchLatency: Duration?
+    /// The highest RSS seen by `stats`, and the highest cgroup usage of ended runs.
     var peakRSSBytes: UInt64 = 0
+    var peakMemoryBytes: UInt64 = 0
     var kills: [String: Int] = [:]
 }
