@@ -29,6 +29,7 @@ public final class Daemon {
     private let lock: RuntimeDirectoryLock
     private var control: ControlServer?
     private(set) var hosts: HostServer?
+    private var metrics: MetricsServer?
     private var signalSources: [EventSource] = []
     private var stopping = false
     /// Copy every process's output to stderr, prefixed with its name (a developer's terminal).
@@ -111,6 +112,11 @@ public final class Daemon {
                 self.handle(request, session)
             }
             hosts = try HostServer(loop: loop, path: settings.runtimeDirectory + "/host.sock", extensions: extensions)
+            if let address = settings.metricsListen {
+                metrics = try MetricsServer(loop: loop, address: address) { [unowned self] in
+                    MetricsText.render(self.statsReport(for: self.registry.ordered), self.pressure.report())
+                }
+            }
             signalSources = [
                 try loop.addSignal(SIGTERM) { [unowned self] _ in self.shutdown() },
                 try loop.addSignal(SIGINT) { [unowned self] _ in self.shutdown() },
@@ -184,6 +190,8 @@ public final class Daemon {
         control = nil
         hosts?.close()
         hosts = nil
+        metrics?.close()
+        metrics = nil
         var remaining = registry.ordered.filter(\.isAlive).count
         let finish: () -> Void = { [unowned self] in
             self.extensions.saveRecords()
@@ -214,8 +222,9 @@ public final class Daemon {
         }
         if next.supervisor.runtimeDirectory != configuration.supervisor.runtimeDirectory
             || next.supervisor.stateDirectory != configuration.supervisor.stateDirectory
-            || next.supervisor.cgroup != configuration.supervisor.cgroup {
-            logger.warning("runtime_dir, state_dir and cgroup changes take effect at the next start")
+            || next.supervisor.cgroup != configuration.supervisor.cgroup
+            || next.supervisor.metricsListen != configuration.supervisor.metricsListen {
+            logger.warning("runtime_dir, state_dir, cgroup and metrics_listen changes take effect at the next start")
         }
         configuration = next
         for removed in registry.apply(next) {
