@@ -29,6 +29,13 @@ public struct CgroupTree: Sendable {
     /// On v1 the pids groups live below the daemon's own pids cgroup; with a
     /// configured root, in a child of it named like the root's last component.
     public static func detect(configuredRoot: String? = nil) throws(CgroupError) -> CgroupTree {
+        // Checked first, so that a wrong root leaves nothing created (say, in the pids hierarchy).
+        if let configuredRoot {
+            var info = stat()
+            guard stat(configuredRoot + "/cgroup.procs", &info) == 0 else {
+                throw .systemCall("use configured cgroup", path: configuredRoot, errno: errno)
+            }
+        }
         let memberships: [CgroupMembership]
         switch Result(catching: { () throws(ProcessError) in try CgroupMembership.read() }) {
         case .success(let read):

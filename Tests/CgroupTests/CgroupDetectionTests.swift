@@ -1,3 +1,4 @@
+import Glibc
 @testable import Cgroup
 import LinuxProcess
 import Testing
@@ -59,5 +60,17 @@ import Testing
         let mounts = CgroupDetection.parseMounts(Self.hybridMounts + "\ngarbage line\n")
         #expect(mounts.map(\.mountPoint) == ["/sys/fs/cgroup/memory", "/sys/fs/cgroup/pids", "/sys/fs/cgroup/unified"])
         #expect(mounts.map(\.isUnified) == [false, false, true])
+    }
+}
+
+/// A configured root must be a cgroup that exists; nothing is created when it is not.
+@Suite struct ConfiguredRootTests {
+    @Test func aMissingConfiguredRootIsRefusedWithItsPath() throws {
+        let name = "extensiond-no-such-group-\(getpid())"
+        let missing = "/sys/fs/cgroup/memory/" + name
+        #expect(throws: CgroupError.systemCall("use configured cgroup", path: missing, errno: ENOENT)) {
+            try CgroupTree.detect(configuredRoot: missing)
+        }
+        #expect(access("/sys/fs/cgroup/pids/" + name, F_OK) != 0)
     }
 }
