@@ -1,10 +1,16 @@
-# extensiond — set-up, demo, tests and install. See README.md.
+# extensiond — set-up, demo, tests, install and packaging. See README.md.
 PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
 CONFIG ?= config/extensiond.toml
+# The name the CLI is installed as, and FORCE=1 to install it over (or in front of in
+# PATH) a supervisorctl that is not ours; DEBUG_FILES=1 keeps the debug info apart.
+CTL ?= supervisorctl
+FORCE ?=
+DEBUG_FILES ?=
+RELEASE = -c release --static-swift-stdlib
 
-.PHONY: deps build demo test bench install clean
+.PHONY: deps build demo test fuzz bench release install deb clean vm-test
 
 # Installs what a fresh Debian machine lacks (run as root, or with sudo available).
 deps:
@@ -22,23 +28,35 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --disable-xctest
 
+# Structure-aware fuzzing of every protocol of a real daemon (docs/ARCHITECTURE.md).
+FUZZ_MESSAGES ?= 1000000
+fuzz: deps
+	$(SWIFT) build --product extensiond-fuzz
+	$(SWIFT) build --product extensiond
+	.build/debug/extensiond-fuzz --messages $(FUZZ_MESSAGES)
+
 bench: deps
 	bench/run
 
-install: deps
-	$(SWIFT) build -c release --static-swift-stdlib --product extensiond
-	$(SWIFT) build -c release --static-swift-stdlib --product supervisorctl
-	install -D -m 0755 .build/release/extensiond $(DESTDIR)$(PREFIX)/bin/extensiond
-	install -D -m 0755 .build/release/supervisorctl $(DESTDIR)$(PREFIX)/bin/supervisorctl
-	install -d $(DESTDIR)/etc/extensiond/extensiond.d
-	test -e $(DESTDIR)/etc/extensiond/extensiond.toml || install -m 0644 config/system.toml $(DESTDIR)/etc/extensiond/extensiond.toml
-	sed 's|/usr/local|$(PREFIX)|g' units/extensiond.service > units/.extensiond.service.tmp
-	install -D -m 0644 units/.extensiond.service.tmp $(DESTDIR)$(PREFIX)/lib/systemd/system/extensiond.service
-	rm -f units/.extensiond.service.tmp
-	install -D -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/extensiond/README.md
+release: deps
+	$(SWIFT) build $(RELEASE) --product extensiond
+	$(SWIFT) build $(RELEASE) --product supervisorctl
+
+# Stripped binaries, man pages, completions, the unit, a config (never over an existing
+# one) and the docs: scripts/install-files.
+install: release
+	BIN="$$($(SWIFT) build $(RELEASE) --show-bin-path)" DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" \
+	    CTL="$(CTL)" FORCE="$(FORCE)" DEBUG_FILES="$(DEBUG_FILES)" scripts/install-files
+
+# .build/deb/extensiond_<version>-1_<arch>.deb: scripts/build-deb.
+deb: release
+	BIN="$$($(SWIFT) build $(RELEASE) --show-bin-path)" scripts/build-deb .build/deb
 
 clean:
 	rm -rf .build
-# extensiond under a real systemd (PID 1) with cgroup v2, in a throw-away VM: tests/vm/README.md.
+
+# extensiond under a real systemd (PID 1) with cgroup v2, in a throw-away VM:
+# tests/vm/README.md. TEST names a directory of tests/vm/ (default unit-smoke).
+TEST ?= unit-smoke
 vm-test:
-	scripts/vm-test
+	scripts/vm-test $(TEST)

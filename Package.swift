@@ -2,16 +2,14 @@
 //
 // The layout of Sources/ is the architecture (see docs/ARCHITECTURE.md):
 //   pure policy      ExtensiondPolicy
-//   model            ExtensiondConfig
-//   Linux adapters   CLinux (C shim), CSystemd (libsystemd), Cgroup, LinuxProcess, EventLoop
-//   protocols        WireProtocol (extension + host sockets), ControlProtocol (supervisorctl)
+//   model            ExtensiondConfig (uses the policy's values), TOML (the config files' parser)
+//   Linux adapters   CLinux (C shim), CSystemd (libsystemd), Cgroup, LinuxProcess, Sockets, EventLoop,
+//                    Journal
+//   protocols        WireProtocol (extension + host sockets), ControlProtocol (supervisorctl),
+//                    PrometheusText (the metrics exposition format)
 //   daemon wiring    Supervisor, extensiond
 //   clients          supervisorctl, ExtensionSDK, demos
 import PackageDescription
-
-/// Single-threaded sd-event code: C callbacks re-enter Swift on the loop
-/// thread, which Swift 6's static isolation checking cannot see.
-let eventLoopLanguageMode: [SwiftSetting] = [.swiftLanguageMode(.v5)]
 
 let package = Package(
     name: "extensiond",
@@ -22,7 +20,6 @@ let package = Package(
         .library(name: "ExtensiondTestSupport", targets: ["ExtensiondTestSupport"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
@@ -37,38 +34,41 @@ let package = Package(
         .target(name: "CLinux"),
         .target(name: "Cgroup", dependencies: ["CLinux", "LinuxProcess"]),
         .target(name: "LinuxProcess", dependencies: ["CLinux"]),
-        .target(name: "EventLoop", dependencies: ["CSystemd", "CLinux"], swiftSettings: eventLoopLanguageMode),
+        .target(name: "Sockets"),
+        .target(name: "EventLoop", dependencies: ["CSystemd", "CLinux", "Sockets"]),
+        .target(name: "Journal", dependencies: ["CSystemd"]),
 
         // Pure model and policy: no I/O, no clocks of their own.
         // Cross-module optimisation lets the daemon specialise the generic refresh engine
         // on its hot path (a cached pull); the policy is not part of the SDK's graph.
         .target(name: "ExtensiondPolicy", swiftSettings: [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]),
-        .target(name: "ExtensiondConfig", dependencies: [.product(name: "TOMLKit", package: "TOMLKit")]),
+        .target(name: "TOML"),
+        .target(name: "ExtensiondConfig", dependencies: ["TOML", "ExtensiondPolicy"]),
 
         // Protocols.
         .target(name: "WireProtocol"),
         .target(name: "ControlProtocol", dependencies: ["WireProtocol"]),
+        .target(name: "PrometheusText"),
 
         // Daemon wiring.
         .target(
             name: "Supervisor",
             dependencies: [
-                "ExtensiondConfig", "ExtensiondPolicy", "Cgroup", "LinuxProcess", "EventLoop",
-                "WireProtocol", "ControlProtocol",
+                "ExtensiondConfig", "ExtensiondPolicy", "Cgroup", "LinuxProcess", "EventLoop", "Sockets",
+                "WireProtocol", "ControlProtocol", "PrometheusText", "Journal",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
-            ],
-            swiftSettings: eventLoopLanguageMode
+            ]
         ),
         .executableTarget(
             name: "extensiond",
-            dependencies: ["Supervisor", "ExtensiondConfig", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["Supervisor", "ExtensiondConfig", "ControlProtocol", "Journal", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
         // Clients.
         .executableTarget(
             name: "supervisorctl",
-            dependencies: ["ControlProtocol", "WireProtocol", "EventLoop", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["ControlProtocol", "WireProtocol", "Sockets", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .target(name: "ExtensionSDK", dependencies: ["WireProtocol"]),
         .target(name: "HostClient", dependencies: ["WireProtocol"]),
@@ -79,12 +79,20 @@ let package = Package(
         // Test support: a real daemon in a throw-away cgroup, runtime and state dir.
         .target(name: "ExtensiondTestSupport", dependencies: ["ControlProtocol", "WireProtocol"]),
 
+        // Structure-aware fuzzing of a real daemon (`make fuzz`).
+        .executableTarget(name: "extensiond-fuzz", dependencies: ["ExtensiondTestSupport"], path: "fuzz"),
+
+        .testTarget(name: "TOMLTests", dependencies: ["TOML", "ExtensiondTestSupport"]),
         .testTarget(name: "ExtensiondConfigTests", dependencies: ["ExtensiondConfig", "ExtensiondTestSupport"]),
         .testTarget(name: "ExtensiondPolicyTests", dependencies: ["ExtensiondPolicy", "ExtensiondTestSupport"]),
         .testTarget(name: "CgroupTests", dependencies: ["Cgroup", "ExtensiondTestSupport"]),
         .testTarget(name: "LinuxProcessTests", dependencies: ["LinuxProcess", "Cgroup", "ExtensiondTestSupport"]),
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "ExtensionSDK", "ExtensiondTestSupport"]),
         .testTarget(name: "IntegrationTests", dependencies: ["ExtensiondTestSupport", "ControlProtocol", "WireProtocol"]),
-        .testTarget(name: "SupervisorTests", dependencies: ["Supervisor", "ExtensiondPolicy", "ExtensiondConfig", "EventLoop", "ControlProtocol", "ExtensiondTestSupport"]),
+        .testTarget(name: "SupervisorTests", dependencies: [
+            "Supervisor", "ExtensiondPolicy", "ExtensiondConfig", "EventLoop", "ControlProtocol", "ExtensiondTestSupport", "WireProtocol",
+            "PrometheusText", "Journal",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
     ]
 )

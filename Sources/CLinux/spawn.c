@@ -12,13 +12,18 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/close_range.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <net/if.h>
 #include <linux/sched.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -120,6 +125,38 @@ static void install_fds(const struct ext_spawn_request *request, int *report_fd)
         report_failure(*report_fd, EXT_SPAWN_STEP_CLOSE_FDS, 0);
 }
 
+/* A new network namespace has only `lo`, and it is down: bring it up. */
+static int isolate_network(void)
+{
+    if (syscall(SYS_unshare, CLONE_NEWNET) != 0)
+        return -1;
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    struct ifreq request;
+    memset(&request, 0, sizeof request);
+    memcpy(request.ifr_name, "lo", 3);
+    int status = ioctl(fd, SIOCGIFFLAGS, &request);
+    if (status == 0) {
+        request.ifr_flags |= IFF_UP;
+        status = ioctl(fd, SIOCSIFFLAGS, &request);
+    }
+    int error = errno;
+    close(fd);
+    errno = error;
+    return status;
+}
+
+/* no_new_privs, Landlock: everything but the seccomp filter, which comes last so that
+   the calls of the set-up itself are not filtered. */
+static void enter_sandbox(const struct ext_spawn_request *request, int report_fd)
+{
+    if (request->no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        report_failure(report_fd, EXT_SPAWN_STEP_NO_NEW_PRIVS, 0);
+    if (request->landlock_ruleset_fd >= 0 && syscall(SYS_landlock_restrict_self, request->landlock_ruleset_fd, 0) != 0)
+        report_failure(report_fd, EXT_SPAWN_STEP_LANDLOCK, 0);
+}
+
 static void __attribute__((noreturn))
 run_child(const struct ext_spawn_request *request, int report_fd, pid_t parent)
 {
@@ -146,6 +183,10 @@ run_child(const struct ext_spawn_request *request, int report_fd, pid_t parent)
     if (request->set_oom_score_adj && write_decimal("/proc/self/oom_score_adj", request->oom_score_adj) != 0)
         report_failure(report_fd, EXT_SPAWN_STEP_OOM_SCORE_ADJ, 0);
 
+    /* Needs CAP_SYS_ADMIN and CAP_NET_ADMIN: before the credentials change. */
+    if (request->isolate_network && isolate_network() != 0)
+        report_failure(report_fd, EXT_SPAWN_STEP_NETWORK, 0);
+
     if (request->set_credentials) {
         if (syscall(SYS_setgroups, request->group_count, request->groups) != 0)
             report_failure(report_fd, EXT_SPAWN_STEP_SETGROUPS, 0);
@@ -158,7 +199,12 @@ run_child(const struct ext_spawn_request *request, int report_fd, pid_t parent)
     if (request->working_directory != NULL && chdir(request->working_directory) != 0)
         report_failure(report_fd, EXT_SPAWN_STEP_CHDIR, 0);
 
+    enter_sandbox(request, report_fd);
     install_fds(request, &report_fd);
+
+    if (request->seccomp_program != NULL
+        && syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, request->seccomp_program) != 0)
+        report_failure(report_fd, EXT_SPAWN_STEP_SECCOMP, 0);
 
     execve(request->path, request->argv, request->envp);
     report_failure(report_fd, EXT_SPAWN_STEP_EXEC, 0);

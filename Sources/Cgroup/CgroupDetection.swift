@@ -6,7 +6,8 @@ import LinuxProcess
 /// v2 is chosen only when the unified hierarchy offers the memory controller
 /// to the daemon's cgroup (on hybrid systems it usually offers none);
 /// otherwise v1 with the memory hierarchy, plus the pids hierarchy if mounted
-/// (below the daemon's own pids cgroup; in a child named like a configured root).
+/// (below the daemon's own pids cgroup; in a child named like a configured root, or
+/// in the daemon's own child group).
 enum CgroupDetection {
     /// Where a tree lives.
     enum Location: Equatable {
@@ -24,11 +25,16 @@ enum CgroupDetection {
     }
 
     /// Chooses the backend; `configuredRoot` replaces the daemon's own cgroup
-    /// (of the unified or the memory hierarchy).
+    /// (of the unified or the memory hierarchy). On v1 without a configured root,
+    /// `ownChild` names a child of the daemon's own cgroups (memory and pids) that
+    /// holds the tree instead of them, so that daemons sharing a cgroup never share
+    /// a tree. v2 ignores it: a v2 cgroup holding processes cannot give its children
+    /// controllers, so there the daemon's cgroup must be delegated to it.
     static func locate(
         memberships: [CgroupMembership],
         mounts: [Mount],
         configuredRoot: String?,
+        ownChild: String? = nil,
         controllersOf: (String) -> String?
     ) throws(CgroupError) -> Location {
         if let unified = mounts.first(where: \.isUnified),
@@ -42,13 +48,21 @@ enum CgroupDetection {
         guard let memory = legacyDirectory(of: "memory", memberships: memberships, mounts: mounts) else {
             throw .noMemoryController("neither the unified hierarchy offers memory nor is a v1 memory hierarchy mounted and joined")
         }
-        var pids = legacyDirectory(of: "pids", memberships: memberships, mounts: mounts)
-        if let configuredRoot, let ownPids = pids, let name = configuredRoot.split(separator: "/").last {
+        let pids = legacyDirectory(of: "pids", memberships: memberships, mounts: mounts)
+        if let configuredRoot {
             // A configured root gets its own pids group too, named like it, so that two
             // daemons with different roots never share (or clean up) each other's groups.
-            pids = ownPids + "/" + name
+            let name = configuredRoot.split(separator: "/").last.map(String.init)
+            return .legacy(memoryRoot: configuredRoot, pidsRoot: pids.map { ownPids in name.map { ownPids + "/" + $0 } ?? ownPids })
         }
-        return .legacy(memoryRoot: configuredRoot ?? memory, pidsRoot: pids)
+        guard let ownChild else { return .legacy(memoryRoot: memory, pidsRoot: pids) }
+        return .legacy(memoryRoot: memory + "/" + ownChild, pidsRoot: pids.map { $0 + "/" + ownChild })
+    }
+
+    /// The daemon's own v1 memory and pids cgroups (where it returns before removing a
+    /// tree it lives in).
+    static func legacyHome(memberships: [CgroupMembership], mounts: [Mount]) -> [String] {
+        ["memory", "pids"].compactMap { legacyDirectory(of: $0, memberships: memberships, mounts: mounts) }
     }
 
     /// The cgroup mounts listed in a mountinfo text.

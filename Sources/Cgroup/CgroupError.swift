@@ -20,6 +20,8 @@ public enum CgroupError: Error, CustomStringConvertible, Equatable, Sendable {
     case stillPopulated(path: String, processes: [pid_t])
     /// A group id that cannot be a cgroup directory name.
     case invalidIdentifier(String, reason: String)
+    /// Another process owns the tree: it is in the tree's `supervisor` leaf.
+    case inUse(path: String, processes: [pid_t])
 
     /// What failed, where, and why.
     public var description: String {
@@ -37,6 +39,9 @@ public enum CgroupError: Error, CustomStringConvertible, Equatable, Sendable {
                 + (errno == EINVAL ? " (the window must be 0.5-10 s, and a multiple of 2 s without CAP_SYS_RESOURCE)" : "")
         case let .stillPopulated(path, processes):
             "\(path) still holds processes \(processes.map(String.init).joined(separator: " "))"
+        case let .inUse(path, processes):
+            "\(path) holds \(processes.map(String.init).joined(separator: " ")): another extensiond owns this cgroup tree "
+                + "(give each daemon its own supervisor.cgroup, or leave it unset)"
         case let .invalidIdentifier(id, reason):
             "cgroup name \(id.debugDescription): \(reason)"
         }

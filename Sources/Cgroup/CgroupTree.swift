@@ -8,6 +8,11 @@ import Glibc
 /// whichever cgroup version the system provides.
 public struct CgroupTree: Sendable {
     let backend: any CgroupBackend
+    /// The daemon's own cgroups, where ``release()`` moves it back to (v1).
+    private var home: [String] = []
+    /// Directories made for this tree alone (a daemon's own child group, the pids group of
+    /// a configured root), removed by ``release()`` after the subtrees.
+    private var madeRoots: [String] = []
 
     /// The leaf the daemon itself lives in on v2.
     static let supervisorName = "supervisor"
@@ -23,12 +28,14 @@ public struct CgroupTree: Sendable {
     }
 
     /// The tree in the daemon's own cgroup, or at `configuredRoot` (an absolute
-    /// directory of the unified or the v1 memory hierarchy), with the backend
-    /// detected from `/proc/self/cgroup` and `/proc/self/mountinfo`.
+    /// directory of the unified or the v1 memory hierarchy), or on v1 in `ownChild`, a
+    /// child of the daemon's own cgroups named for this daemon (see
+    /// ``childName(runtimeDirectory:)``), with the backend detected from
+    /// `/proc/self/cgroup` and `/proc/self/mountinfo`.
     ///
     /// On v1 the pids groups live below the daemon's own pids cgroup; with a
     /// configured root, in a child of it named like the root's last component.
-    public static func detect(configuredRoot: String? = nil) throws(CgroupError) -> CgroupTree {
+    public static func detect(configuredRoot: String? = nil, ownChild: String? = nil) throws(CgroupError) -> CgroupTree {
         // Checked first, so that a wrong root leaves nothing created (say, in the pids hierarchy).
         if let configuredRoot {
             var info = stat()
@@ -46,14 +53,43 @@ public struct CgroupTree: Sendable {
             throw .malformed(path: path, content: (try? CgroupFiles.read(path)) ?? "", expected: expected)
         }
         let mounts = CgroupDetection.parseMounts(try CgroupFiles.read("/proc/self/mountinfo"))
+        if let ownChild { try validate(ownChild) }
         let location = try CgroupDetection.locate(
-            memberships: memberships, mounts: mounts, configuredRoot: configuredRoot,
+            memberships: memberships, mounts: mounts, configuredRoot: configuredRoot, ownChild: ownChild,
             controllersOf: { try? CgroupFiles.read($0) }
         )
         switch location {
-        case .unified(let root): return CgroupTree(unifiedRoot: root)
-        case let .legacy(memoryRoot, pidsRoot): return CgroupTree(memoryRoot: memoryRoot, pidsRoot: pidsRoot)
+        case .unified(let root):
+            return CgroupTree(unifiedRoot: root)
+        case let .legacy(memoryRoot, pidsRoot):
+            var tree = CgroupTree(memoryRoot: memoryRoot, pidsRoot: pidsRoot)
+            tree.home = CgroupDetection.legacyHome(memberships: memberships, mounts: mounts)
+            tree.madeRoots = (configuredRoot == nil ? [memoryRoot] : []) + [pidsRoot].compactMap { $0 }
+            tree.madeRoots.removeAll { tree.home.contains($0) }
+            return tree
         }
+    }
+
+    /// The name of the child group that holds a daemon's tree when its own cgroup was
+    /// not delegated to it: `extensiond@` and the runtime directory escaped as systemd
+    /// escapes paths (`/run/x-1` becomes `extensiond@run-x\x2d1`). One daemon per runtime
+    /// directory (its lock) makes it one daemon per group.
+    public static func childName(runtimeDirectory: String) -> String {
+        let path = runtimeDirectory.split(separator: "/").joined(separator: "/")
+        var name = "extensiond@"
+        for (index, byte) in path.utf8.enumerated() {
+            let keep = (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ":")
+                || (byte == UInt8(ascii: ".") && index > 0)
+            if byte == UInt8(ascii: "/") {
+                name += "-"
+            } else if keep {
+                name.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                name += (byte < 0x10 ? "\\x0" : "\\x") + String(byte, radix: 16)
+            }
+        }
+        return name
     }
 
     /// The backend in use.
@@ -94,16 +130,62 @@ public struct CgroupTree: Sendable {
         try root.setMemoryMax(bytes)
     }
 
-    /// Removes the empty `hosts`, `apps` and `extensions` subtrees at shutdown (and
-    /// `supervisor` on v1, where the daemon never moved into it). Groups still in use
-    /// are left alone; the next start's ``removeStaleGroups(timeout:)`` takes them.
-    public func removeEmptySubtrees() {
+    /// Makes the tree the calling daemon's: refuses it while another process is in its
+    /// `supervisor` leaf (another extensiond owns it), prepares it (``prepare()``) and on
+    /// v1 moves the caller into that leaf too (on v2 ``prepare()`` did). Its membership
+    /// is the owner mark the kernel keeps: it ends when the daemon exits, however it
+    /// exits, so a tree whose leaf is empty has no owner and its groups are stale.
+    public func claim() throws(CgroupError) {
+        try checkNoOtherOwner()
+        try prepare()
+        guard version == .v1 else { return }
+        let own = getpid()
+        for directory in supervisor.directories {
+            try CgroupFiles.write("\(own)", to: directory + "/cgroup.procs")
+        }
+        do throws(CgroupError) {
+            try checkNoOtherOwner()
+        } catch {
+            returnHome()
+            throw error
+        }
+    }
+
+    private func checkNoOtherOwner() throws(CgroupError) {
+        let own = getpid()
+        let members: [pid_t]
+        do throws(CgroupError) {
+            members = try supervisor.processes()
+        } catch .systemCall(_, _, ENOENT) {
+            return  // a new tree
+        }
+        let others = members.filter { $0 != own }
+        guard others.isEmpty else { throw .inUse(path: supervisor.description, processes: others) }
+    }
+
+    /// Undoes ``claim()`` at a clean stop: moves the daemon back to its own cgroups (v1),
+    /// removes the empty `hosts`, `apps` and `extensions` subtrees, `supervisor` on v1 and
+    /// the groups made for this tree alone. Groups still in use are left alone; the next
+    /// start's ``removeStaleGroups(timeout:)`` takes them.
+    public func release() {
         var names = CgroupKind.allCases.map(\.rawValue)
-        if version == .v1 { names.append(Self.supervisorName) }
+        if version == .v1 {
+            returnHome()
+            names.append(Self.supervisorName)
+        }
         for name in names {
             for directory in ControlGroup(name: name, backend: backend).directories {
                 rmdir(directory)
             }
+        }
+        for directory in madeRoots.reversed() {
+            rmdir(directory)
+        }
+    }
+
+    private func returnHome() {
+        for directory in home {
+            try? CgroupFiles.write("\(getpid())", to: directory + "/cgroup.procs")
         }
     }
 

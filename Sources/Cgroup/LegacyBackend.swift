@@ -33,9 +33,10 @@ struct LegacyBackend: CgroupBackend {
         .joinBeforeExec(procsFiles: directories(of: group).map { "\($0)/cgroup.procs" })
     }
 
-    /// No controllers to enable and no internal-process rule: the daemon may
-    /// stay in the root, so only the directories are made.
+    /// No controllers to enable and no internal-process rule, so only the directories
+    /// are made (the roots too: a daemon's own child group is made here).
     func prepare(supervisor: String, subtrees: [String]) throws(CgroupError) {
+        try CgroupFiles.makeDirectory(memoryRoot)
         if let pidsRoot { try CgroupFiles.makeDirectory(pidsRoot) }
         for group in [supervisor] + subtrees {
             for directory in directories(of: group) {

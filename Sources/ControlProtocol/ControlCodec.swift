@@ -6,24 +6,31 @@ import Foundation
 
 /// Encodes and decodes control messages, one JSON object per line.
 public enum ControlCodec {
-    /// Longest request line the daemon reads; longer ones get an error reply.
-    public static let maxRequestBytes = 64 * 1024
-    /// Longest response line the client reads.
-    public static let maxResponseBytes = 16 * 1024 * 1024
-
     /// `value` as JSON followed by a newline.
     public static func line(_ value: some Encodable) -> [UInt8] {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        var bytes = (try? encoder.encode(value)).map { Array($0) } ?? Array(#"{"ok":false,"error":"internal: response could not be encoded"}"#.utf8)
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var bytes = (try? encoder.encode(value)).map { Array($0) } ?? line(ControlResponse.failure("internal: the answer could not be encoded"))
         bytes.append(UInt8(ascii: "\n"))
         return bytes
+    }
+
+    /// `response` as one line, or an error answer when the line would exceed
+    /// ``ControlLimits/answerBytes``: a client is never left without an answer.
+    public static func answerLine(_ response: ControlResponse) -> [UInt8] {
+        let bytes = line(response)
+        guard bytes.count > ControlLimits.answerBytes else { return bytes }
+        return line(ControlResponse.failure(
+            "the answer (\(bytes.count) bytes) exceeds the \(ControlLimits.answerBytes)-byte limit of the control protocol; ask for fewer lines or names",
+            code: .tooLarge))
     }
 
     /// Decodes one line (without its newline), with an error that says what was wrong.
     public static func decode<T: Decodable>(_ type: T.Type, from line: some Collection<UInt8>) throws(ControlDecodingError) -> T {
         do {
             return try JSONDecoder().decode(T.self, from: Data(line))
+        } catch let error as ControlDecodingError {
+            throw error
         } catch let DecodingError.dataCorrupted(context) {
             let message = context.codingPath.isEmpty
                 ? "not valid JSON"
@@ -32,7 +39,7 @@ public enum ControlCodec {
         } catch let DecodingError.keyNotFound(key, context) {
             throw ControlDecodingError(message: "missing field \(path(context.codingPath + [key]))")
         } catch let DecodingError.typeMismatch(type, context) {
-            throw ControlDecodingError(message: "field \(path(context.codingPath)) should be \(type)")
+            throw ControlDecodingError(message: context.codingPath.isEmpty ? "not a JSON object" : "field \(path(context.codingPath)) should be \(type)")
         } catch let DecodingError.valueNotFound(type, context) {
             throw ControlDecodingError(message: "field \(path(context.codingPath)) should be \(type), not null")
         } catch {
@@ -49,4 +56,6 @@ public enum ControlCodec {
 public struct ControlDecodingError: Error, Sendable, CustomStringConvertible {
     public var message: String
     public var description: String { message }
+
+    public init(message: String) { self.message = message }
 }

@@ -9,49 +9,47 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// The commands the daemon accepts on its control socket.
-public enum ControlCommand: String, Codable, Sendable, CaseIterable {
-    case status, stats, events, start, stop, restart, enable, disable
-    case pull, refresh, perform, open, defaults, tail, reload, pressure, version
-}
+/// The version of the answers' layout, `schema` in every answer (and every `--json`
+/// output). Raised when a key is renamed or removed or its meaning changes; adding a
+/// key keeps it.
+public let controlSchemaVersion = 1
 
-/// One request: a command, the names it applies to, and command-specific options.
-public struct ControlRequest: Codable, Sendable, Equatable {
-    public var command: ControlCommand
-    public var names: [String]
-    public var options: [String: String]
-
-    public init(command: ControlCommand, names: [String] = [], options: [String: String] = [:]) {
-        self.command = command
-        self.names = names
-        self.options = options
-    }
-}
-
-/// One response. `ok` false carries `error`; the other fields belong to the command asked.
-public struct ControlResponse: Codable, Sendable, Equatable {
+/// One answer. `ok` false carries `error` and `code`; the other fields belong to the
+/// command asked and are `null` otherwise. Every key is always present.
+public struct ControlResponse: Codable, CompleteKeys, Sendable, Equatable {
+    public var schema: Int = controlSchemaVersion
     public var ok: Bool
     /// What went wrong, naming the input at fault.
     public var error: String?
-    /// A human-readable line for commands without structured output.
+    /// What kind of failure, for the client's exit code.
+    public var code: ControlErrorCode?
+    /// A human-readable line (or lines) for commands without structured output.
     public var message: String?
     public var status: [ProcessStatus]?
     public var version: VersionInfo?
     public var events: [EventRecord]?
-    /// Output lines (`tail`).
+    /// Output lines (`tail`, `maintail`, `perform`).
     public var lines: [String]?
     public var pull: PullReport?
     public var stats: StatsReport?
     public var pressure: PressureReport?
-    /// Set on the last response of a stream, so the client knows to stop reading.
+    /// `pid`: the process's pid (null when it is not running), or the daemon's.
+    public var pid: Int32?
+    /// `avail`: every name in the running config or the config file.
+    public var available: [AvailableProcess]?
+    /// `reread` and `update`: how the config file differs from the running config.
+    public var changes: ConfigChanges?
+    /// Set on the last answer of a stream, so the client knows to stop reading.
     public var done: Bool?
 
-    public init(ok: Bool = true, error: String? = nil, message: String? = nil,
+    public init(ok: Bool = true, error: String? = nil, code: ControlErrorCode? = nil, message: String? = nil,
                 status: [ProcessStatus]? = nil, version: VersionInfo? = nil,
                 events: [EventRecord]? = nil, lines: [String]? = nil, pull: PullReport? = nil,
-                stats: StatsReport? = nil, pressure: PressureReport? = nil, done: Bool? = nil) {
+                stats: StatsReport? = nil, pressure: PressureReport? = nil, pid: Int32? = nil,
+                available: [AvailableProcess]? = nil, changes: ConfigChanges? = nil, done: Bool? = nil) {
         self.ok = ok
         self.error = error
+        self.code = code
         self.message = message
         self.status = status
         self.version = version
@@ -60,12 +58,58 @@ public struct ControlResponse: Codable, Sendable, Equatable {
         self.pull = pull
         self.stats = stats
         self.pressure = pressure
+        self.pid = pid
+        self.available = available
+        self.changes = changes
         self.done = done
     }
 
     /// A failed request.
-    public static func failure(_ error: String) -> ControlResponse {
-        ControlResponse(ok: false, error: error)
+    public static func failure(_ error: String, code: ControlErrorCode = .failed) -> ControlResponse {
+        ControlResponse(ok: false, error: error, code: code)
+    }
+}
+
+/// Why a request failed.
+public enum ControlErrorCode: String, Codable, Sendable, CaseIterable {
+    /// The request was not valid: not JSON, an unknown command, a field out of bounds.
+    case badRequest
+    /// A name matched no configured host, app or extension.
+    case unknownName
+    /// The command was understood but did not succeed (`ERROR (already started)`…).
+    case failed
+    /// The answer would exceed ``ControlLimits/answerBytes``.
+    case tooLarge
+    /// The peer may not run this command.
+    case refused
+}
+
+/// One line of `supervisorctl avail`.
+public struct AvailableProcess: Codable, CompleteKeys, Sendable, Equatable {
+    public var name: String
+    public var kind: ProcessKind
+    /// In the running config; false for a name only the config file has (until `update`).
+    public var inUse: Bool
+    public var autostart: Bool
+
+    public init(name: String, kind: ProcessKind, inUse: Bool, autostart: Bool) {
+        self.name = name
+        self.kind = kind
+        self.inUse = inUse
+        self.autostart = autostart
+    }
+}
+
+/// The names the config file adds, changes and removes against the running config.
+public struct ConfigChanges: Codable, CompleteKeys, Sendable, Equatable {
+    public var added: [String]
+    public var changed: [String]
+    public var removed: [String]
+
+    public init(added: [String] = [], changed: [String] = [], removed: [String] = []) {
+        self.added = added
+        self.changed = changed
+        self.removed = removed
     }
 }
 
@@ -75,9 +119,11 @@ public enum ProcessKind: String, Codable, Sendable, CaseIterable {
 }
 
 /// One line of `supervisorctl status`.
-public struct ProcessStatus: Codable, Sendable, Equatable {
+public struct ProcessStatus: Codable, CompleteKeys, Sendable, Equatable {
     public var name: String
     public var kind: ProcessKind
+    /// Started with the daemon: `status` without names exits 3 when such a process is not running.
+    public var autostart: Bool = false
     /// `stopped`, `starting`, `running`, `idle`, `backoff`, `exited` or `fatal`.
     public var state: String
     public var pid: Int32?
@@ -101,15 +147,22 @@ public struct ProcessStatus: Codable, Sendable, Equatable {
 }
 
 /// `supervisorctl version`: both sides' versions.
-public struct VersionInfo: Codable, Sendable, Equatable {
+public struct VersionInfo: Codable, CompleteKeys, Sendable, Equatable {
     public var daemon: String
+    /// supervisorctl's own version, filled in by supervisorctl (null from the daemon).
+    public var client: String?
     public var protocolVersion: Int
     public var cgroupBackend: String?
+    /// Who supervised processes run as and how they are sandboxed, in words, such as
+    /// "per-app users from 61000-61999; Landlock ABI 7".
+    public var isolation: String?
 
-    public init(daemon: String, protocolVersion: Int, cgroupBackend: String? = nil) {
+    public init(daemon: String, client: String? = nil, protocolVersion: Int, cgroupBackend: String? = nil, isolation: String? = nil) {
         self.daemon = daemon
+        self.client = client
         self.protocolVersion = protocolVersion
         self.cgroupBackend = cgroupBackend
+        self.isolation = isolation
     }
 }
 

@@ -1,5 +1,5 @@
 /// One entry of the daemon's event log (`supervisorctl events`).
-public struct EventRecord: Codable, Sendable, Equatable {
+public struct EventRecord: Codable, CompleteKeys, Sendable, Equatable {
     /// Increases by one per event; lets `events -f` resume without gaps.
     public var sequence: UInt64
     /// Wall-clock time, milliseconds since the Unix epoch.
@@ -32,7 +32,7 @@ public enum EventKind: String, Codable, Sendable, CaseIterable {
 }
 
 /// The figures of one kill, like Android lmkd's killinfo.
-public struct KillRecord: Codable, Sendable, Equatable {
+public struct KillRecord: Codable, CompleteKeys, Sendable, Equatable {
     /// `idleExtension`, `activeExtension`, `backgroundApp`…
     public var band: String
     public var rssBytes: UInt64?
@@ -47,6 +47,10 @@ public struct KillRecord: Codable, Sendable, Equatable {
     public var signalUs: UInt64
     /// When the victim's cgroup was seen empty; nil if it did not empty in time.
     public var emptyUs: UInt64?
+    /// The daemon's last reading of the tree below the low watermark before the decision,
+    /// when it had one: the crossing came after it, so `signalUs` minus this bounds the
+    /// time from crossing to kill from above, however late the daemon was scheduled.
+    public var lastBelowLowUs: UInt64?
 
     public init(band: String, triggerUs: UInt64, decisionUs: UInt64, signalUs: UInt64, emptyUs: UInt64? = nil) {
         self.band = band

@@ -1,7 +1,7 @@
 import WireProtocol
 
 /// `supervisorctl pull`: the snapshot a host would get, and where it came from.
-public struct PullReport: Codable, Sendable, Equatable {
+public struct PullReport: Codable, CompleteKeys, Sendable, Equatable {
     public var extensionID: String
     /// `newData`, `noData`, `failed` or `cached` (the host protocol's `result`).
     public var result: String
@@ -30,7 +30,7 @@ public struct PullReport: Codable, Sendable, Equatable {
 }
 
 /// `supervisorctl stats`: per process, then the daemon itself.
-public struct StatsReport: Codable, Sendable, Equatable {
+public struct StatsReport: Codable, CompleteKeys, Sendable, Equatable {
     public var processes: [ProcessStats]
     public var daemon: DaemonStats
 
@@ -41,7 +41,7 @@ public struct StatsReport: Codable, Sendable, Equatable {
 }
 
 /// The counters and latencies of one host, app or extension.
-public struct ProcessStats: Codable, Sendable, Equatable {
+public struct ProcessStats: Codable, CompleteKeys, Sendable, Equatable {
     public var name: String
     public var kind: ProcessKind
     public var rssBytes: UInt64?
@@ -71,7 +71,7 @@ public struct ProcessStats: Codable, Sendable, Equatable {
 }
 
 /// Percentiles of a latency distribution, in microseconds.
-public struct Latency: Codable, Sendable, Equatable {
+public struct Latency: Codable, CompleteKeys, Sendable, Equatable {
     public var count: Int
     public var p50: UInt64
     public var p90: UInt64
@@ -88,7 +88,7 @@ public struct Latency: Codable, Sendable, Equatable {
 }
 
 /// The daemon's own figures.
-public struct DaemonStats: Codable, Sendable, Equatable {
+public struct DaemonStats: Codable, CompleteKeys, Sendable, Equatable {
     public var rssBytes: UInt64
     public var anonymousBytes: UInt64
     public var cpuUserMs: Int64
@@ -109,10 +109,12 @@ public struct DaemonStats: Codable, Sendable, Equatable {
 }
 
 /// `supervisorctl pressure`: budget use, watermarks, PSI, and what detects pressure here.
-public struct PressureReport: Codable, Sendable, Equatable {
+public struct PressureReport: Codable, CompleteKeys, Sendable, Equatable {
     public var cgroupBackend: String
     public var budgetBytes: UInt64?
     public var usageBytes: UInt64
+    /// `pressure.warn`: extensions are warned when usage crosses it.
+    public var warnBytes: UInt64?
     public var lowBytes: UInt64?
     public var criticalBytes: UInt64?
     /// `none`, `low` or `critical`.
@@ -122,11 +124,12 @@ public struct PressureReport: Codable, Sendable, Equatable {
     /// The detection mechanisms armed on this kernel and backend, e.g. `v1 usage threshold eventfd`.
     public var mechanisms: [String]
 
-    public init(cgroupBackend: String, budgetBytes: UInt64?, usageBytes: UInt64, lowBytes: UInt64?, criticalBytes: UInt64?,
-                level: String, psi: [String: Double], mechanisms: [String]) {
+    public init(cgroupBackend: String, budgetBytes: UInt64?, usageBytes: UInt64, warnBytes: UInt64?, lowBytes: UInt64?,
+                criticalBytes: UInt64?, level: String, psi: [String: Double], mechanisms: [String]) {
         self.cgroupBackend = cgroupBackend
         self.budgetBytes = budgetBytes
         self.usageBytes = usageBytes
+        self.warnBytes = warnBytes
         self.lowBytes = lowBytes
         self.criticalBytes = criticalBytes
         self.level = level

@@ -24,9 +24,19 @@ enum NoticeText {
         "\(TimeOfDay.now()) \(notice.extensionID) terminated (\(notice.reason.rawValue))"
     }
 
+    /// `07:30:05 com.example.demo.widget has no content`
+    static func hasContent(_ notice: SupervisorToHost.HasContentChanged) -> String {
+        "\(TimeOfDay.now()) \(notice.extensionID) \(notice.hasContent ? "has content again" : "has no content")"
+    }
+
     /// `07:30:05 openURL demo://details opened by com.example.demo`
     static func openURL(_ notice: SupervisorToHost.OpenURL) -> String {
         "\(TimeOfDay.now()) openURL \(notice.url) opened by \(notice.app)"
+    }
+
+    /// `07:30:05 open (request 5): done` or `…: refused: no app handles the URL scheme 'x'`
+    static func openResult(_ result: SupervisorToHost.OpenResult) -> String {
+        "\(TimeOfDay.now()) open (request \(result.id)): " + (result.success ? "done" : "refused: \(result.error ?? "no reason given")")
     }
 
     /// `07:30:05 error (request 4): unknown extension "x"`

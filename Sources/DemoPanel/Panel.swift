@@ -59,8 +59,12 @@ struct Panel {
         case .snapshot(let snapshot): Console.line(NoticeText.snapshot(snapshot))
         case .extensionTerminated(let notice): Console.line(NoticeText.terminated(notice))
         case .openURL(let notice): Console.line(NoticeText.openURL(notice))
+        case .openResult(let result): Console.line(NoticeText.openResult(result))
         case .error(let error): Console.error(NoticeText.error(error))
-        case .completed: break  // the panel performs no actions
+        case .hasContentChanged(let notice):
+            Console.line(NoticeText.hasContent(notice))
+            try refresh()
+        case .completed, .defaultsResult, .reloadResult: break  // the panel performs no actions and is no app
         }
     }
 

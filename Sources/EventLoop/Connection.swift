@@ -1,7 +1,15 @@
+// sd-daemon.h also includes <sys/socket.h>; clang may credit the socket constants to
+// CSystemd instead of Glibc, so both are imported for them to resolve either way.
+import CSystemd
 import Glibc
+import Sockets
 
 /// A non-blocking stream connection on the loop: bytes in through `onData`,
 /// bytes out through ``send(_:)`` with a bounded queue.
+///
+/// The queue holds only what the peer has not read yet: written bytes are dropped from
+/// its front as they go (not only once it empties), and a queue that grew for a burst
+/// gives its memory back once drained.
 public final class Connection {
     public let fd: Int32
     private var source: EventSource?
@@ -11,6 +19,8 @@ public final class Connection {
     private let maxQueued: Int
     private let onData: (Connection, UnsafeRawBufferPointer) -> Void
     private let onClose: (Connection) -> Void
+    /// Called when everything queued has been written (the peer caught up).
+    public var onDrained: (() -> Void)?
 
     /// Shared read buffer: the loop is single-threaded, one read at a time.
     nonisolated(unsafe) private static var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
@@ -41,12 +51,17 @@ public final class Connection {
     /// Whether the connection is still open.
     public var isOpen: Bool { source != nil }
 
+    /// Bytes queued and not yet accepted by the kernel.
+    public var queuedByteCount: Int { outbox.count - outboxStart }
+
+    /// A drained queue keeps at most this much capacity; a written prefix at least this
+    /// long (and at least half the queue) is dropped from the front.
+    private static let compactionBytes = 64 * 1024
+
     /// Queues `bytes`; a peer that does not read more than the queue limit is dropped.
     public func send(_ bytes: some Collection<UInt8>) {
         guard isOpen else { return }
         if outboxStart == outbox.count {
-            outbox.removeAll(keepingCapacity: true)
-            outboxStart = 0
             // Fast path: write straight away, queue only what the kernel refused.
             let written = Array(bytes).withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
             if written == bytes.count { return }
@@ -62,6 +77,19 @@ public final class Connection {
     /// Closes once everything queued has been written.
     public func closeWhenFlushed() {
         if outboxStart == outbox.count { close() } else { closeAfterFlush = true }
+    }
+
+    /// Gives up on a peer that stopped reading: drops what is queued except the rest of
+    /// the line being written (so that the peer's next line is whole), queues `farewell`
+    /// (a line) and closes once it is written, or at the owner's ``close()``.
+    public func abandon(sending farewell: some Collection<UInt8>) {
+        guard isOpen else { return }
+        if let newline = outbox[outboxStart...].firstIndex(of: UInt8(ascii: "\n")) {
+            outbox.removeSubrange((newline + 1)...)
+        }
+        closeAfterFlush = true
+        send(farewell)
+        if outboxStart == outbox.count { close() }
     }
 
     /// Reads what the peer has already written (at most `maxReads` buffers), now, without
@@ -94,9 +122,21 @@ public final class Connection {
                 return close()
             }
             outboxStart += written
+            compact()
         }
+        outbox.removeAll(keepingCapacity: outbox.capacity <= Self.compactionBytes)
+        outboxStart = 0
         source?.setIOEvents(.readable)
-        if closeAfterFlush { close() }
+        if closeAfterFlush { return close() }
+        onDrained?()
+    }
+
+    /// Drops the written prefix once it is most of the queue: each byte is moved at most
+    /// once more, and a peer that stays a little behind does not pin what it already read.
+    private func compact() {
+        guard outboxStart >= Self.compactionBytes, outboxStart * 2 >= outbox.count else { return }
+        outbox.removeSubrange(0..<outboxStart)
+        outboxStart = 0
     }
 
     /// Reads per wake-up (256 KiB): a peer that floods gets its turn like every other

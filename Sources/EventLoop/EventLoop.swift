@@ -5,10 +5,14 @@
 /// extensions, hosts or policies: it only turns kernel events into callbacks.
 import CSystemd
 import Glibc
+import Sockets
 
 /// One sd-event loop. Every callback runs on the thread that calls ``run()``.
 public final class EventLoop {
     let event: OpaquePointer
+    /// A timer that never fires, added at once: sd-event opens a clock's timerfd with its
+    /// first timer, and a daemon out of descriptors must still be able to arm timers.
+    private var clockHolder: EventSource?
 
     /// Creates a loop. `SIGCHLD` must be blocked before any child source is added;
     /// ``blockChildSignal()`` does it and should run before threads exist.
@@ -16,6 +20,7 @@ public final class EventLoop {
         var event: OpaquePointer?
         try SystemError.check(sd_event_new(&event), "sd_event_new")
         self.event = event!
+        clockHolder = try addTimer(at: MonotonicInstant(microseconds: .max - 1), accuracy: .seconds(3600)) {}
     }
 
     deinit { sd_event_unref(event) }

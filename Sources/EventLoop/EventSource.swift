@@ -1,5 +1,6 @@
 import CSystemd
 import Glibc
+import Sockets
 
 /// A registered source of events. The callback fires while the source is alive;
 /// dropping the last reference (or ``cancel()``) removes it from the loop.

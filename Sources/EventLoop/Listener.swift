@@ -1,12 +1,28 @@
 import Glibc
+import Sockets
 
 /// A listening socket on the loop that hands each accepted fd to a callback: a UNIX
 /// socket at a path, or a TCP address.
+///
+/// Out of file descriptors (`EMFILE`, `ENFILE`), a pending connection would leave the
+/// socket readable and the loop spinning on it. The listener keeps one descriptor in
+/// reserve for that moment: it frees it, accepts the connection and closes it at once (the
+/// peer sees the end of the stream), and takes the reserve again. If even that fails, it
+/// stops listening for ``pauseAfterExhaustion``.
 public final class Listener {
     /// The socket file of a UNIX listener, removed on ``close()``.
     public let path: String?
+    /// Connections closed at once because the daemon had no descriptor left for them.
+    public private(set) var refusedCount = 0
     private let fd: Int32
+    private let loop: EventLoop
+    private let onAccept: (Int32) -> Void
     private var source: EventSource?
+    private var reserve: Int32 = -1
+    private var resume: EventSource?
+
+    /// How long the listener stops when no descriptor can be had even to refuse a connection.
+    public static let pauseAfterExhaustion = Duration.milliseconds(100)
 
     /// Binds `path` (see ``UnixSocket/listen(path:mode:)``) and accepts on `loop`.
     public convenience init(loop: EventLoop, path: String, mode: mode_t, onAccept: @escaping (Int32) -> Void) throws(SystemError) {
@@ -20,18 +36,15 @@ public final class Listener {
 
     private init(loop: EventLoop, listening: Int32, path: String?, onAccept: @escaping (Int32) -> Void) throws(SystemError) {
         self.path = path
+        self.loop = loop
+        self.onAccept = onAccept
         fd = listening
+        reserve = Self.openReserve()
         do throws(SystemError) {
-            source = try loop.addIO(fd: listening, events: .readable) { _ in
-                while true {
-                    let client = accept(listening, nil, nil)
-                    if client < 0 { return }
-                    _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-                    onAccept(client)
-                }
-            }
+            source = try loop.addIO(fd: listening, events: .readable) { [unowned self] _ in self.acceptPending() }
         } catch {
             Glibc.close(listening)
+            if reserve >= 0 { Glibc.close(reserve) }
             throw error
         }
     }
@@ -41,9 +54,61 @@ public final class Listener {
         guard let source else { return }
         source.cancel()
         self.source = nil
+        resume = nil
         Glibc.close(fd)
+        if reserve >= 0 { Glibc.close(reserve) }
+        reserve = -1
         if let path { unlink(path) }
     }
 
     deinit { close() }
+
+    private func acceptPending() {
+        while source != nil {
+            let client = accept(fd, nil, nil)
+            if client >= 0 {
+                // One thread: no fork can come between accept() and FD_CLOEXEC.
+                _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+                onAccept(client)
+            } else if errno == EINTR || errno == ECONNABORTED {
+                continue
+            } else if errno == EMFILE || errno == ENFILE {
+                guard let refused = refuseOne() else { return pause() }
+                if !refused { return }
+            } else {
+                return
+            }
+        }
+    }
+
+    /// Accepts one connection with the reserved descriptor and closes it at once: true if
+    /// one was refused, false if none was pending, nil if no descriptor could be had.
+    private func refuseOne() -> Bool? {
+        if reserve < 0 { reserve = Self.openReserve() }
+        guard reserve >= 0 else { return nil }
+        Glibc.close(reserve)
+        let client = accept(fd, nil, nil)
+        let failure = errno
+        if client >= 0 { Glibc.close(client) }
+        reserve = Self.openReserve()
+        if client >= 0 {
+            refusedCount += 1
+            return true
+        }
+        return failure == EAGAIN || failure == EWOULDBLOCK ? false : nil
+    }
+
+    private func pause() {
+        source?.setIOEvents([])
+        resume = try? loop.addTimer(after: Self.pauseAfterExhaustion) { [unowned self] in
+            self.resume = nil
+            self.source?.setIOEvents(.readable)
+        }
+        // Without a timer the listener would stay stopped: better to spin than to go deaf.
+        if resume == nil { source?.setIOEvents(.readable) }
+    }
+
+    private static func openReserve() -> Int32 {
+        open("/dev/null", O_RDONLY | O_CLOEXEC)
+    }
 }

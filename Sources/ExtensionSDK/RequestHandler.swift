@@ -49,12 +49,26 @@ struct ActionHandler<A: Action>: RequestHandler {
     mutating func answer(_ request: SupervisorToExtension, context: ExtensionContext) -> ExtensionToSupervisor? {
         switch request {
         case .begin(let begin):
-            return .complete(.init(id: begin.id, items: action.perform(items: begin.items, context: context)))
+            do {
+                return .complete(.init(id: begin.id, items: try action.perform(items: begin.items, context: context)))
+            } catch {
+                return .cancel(.init(id: begin.id, error: Self.bounded("\(error)")))
+            }
         case .update(let update):
             return .result(.init(id: update.id, result: .failed, error: "an action extension has no content"))
         default:
             return nil
         }
+    }
+
+    /// `text` cut to the bound of `cancel`'s `error`, on a character boundary.
+    static func bounded(_ text: String) -> String {
+        var bytes = 0
+        let end = text.firstIndex { character in
+            bytes += character.utf8.count
+            return bytes > ExtensionToSupervisor.Cancel.maxErrorLength
+        }
+        return String(text[..<(end ?? text.endIndex)])
     }
 
     mutating func memoryWarning(_ warning: SupervisorToExtension.MemoryWarning, context: ExtensionContext) {

@@ -1,3 +1,5 @@
+import ExtensiondPolicy
+
 /// The typed configuration of extensiond (DESIGN §5 "Config").
 ///
 /// This module owns the config model, its parsing from TOML (one file plus drop-ins),
@@ -19,6 +21,8 @@ public struct Configuration: Sendable, Equatable {
     public var apps: [AppSpec]
     /// `[extensions.ID]` with `[defaults]` applied, sorted by id.
     public var extensions: [ExtensionSpec]
+    /// The built-in type identifiers and those `[types]` declares.
+    public var types: TypeHierarchy
 
     /// A configuration of the given parts; every part defaults to the built-in defaults.
     public init(
@@ -27,8 +31,10 @@ public struct Configuration: Sendable, Equatable {
         hosts: [HostSpec] = [],
         apps: [AppSpec] = [],
         extensions: [ExtensionSpec] = [],
+        types: TypeHierarchy = TypeHierarchy(),
         sources: [String] = []
     ) {
+        self.types = types
         self.sources = sources
         self.supervisor = supervisor
         self.pressure = pressure
@@ -54,6 +60,18 @@ public struct SupervisorSettings: Sendable, Equatable {
     public var logMaxSize: ByteSize = ByteSize(1 << 20)
     /// …keeping this many files (the live one included).
     public var logFiles: Int = 3
+    /// Where per-app uids and per-group gids come from (`"61000-61999"`).
+    public var userRange: ClosedRange<UInt32> = 61_000...61_999
+    /// Refuse to start a sandboxed process when the kernel lacks Landlock; `false`: start it
+    /// with the parts of the sandbox that are available, and record an event.
+    public var sandboxRequired: Bool = true
+    /// Members of this group may run the reading commands of `control.sock`; `nil`: only root
+    /// (and the admins).
+    public var controlGroup: String?
+    /// Members of this group may also run the changing commands; `nil`: only root.
+    public var adminGroup: String?
+    /// Peers of `host.sock` that are not supervised processes are accepted as hosts.
+    public var externalHosts: Bool = true
 
     /// The built-in defaults.
     public init() {}
@@ -61,6 +79,9 @@ public struct SupervisorSettings: Sendable, Equatable {
 
 /// `[pressure]`: when the kill policy starts to act.
 public struct PressureSettings: Sendable, Equatable {
+    /// Share of `memory_budget` whose crossing warns every running extension; `nil`: 75%,
+    /// or 90% of `low` when that is less.
+    public var warn: Share?
     /// Share of `memory_budget` above which idle extensions are killed.
     public var low: Share = Share(0.85)
     /// Share of `memory_budget` above which active extensions are killed too.
@@ -86,6 +107,8 @@ public struct LaunchSpec: Sendable, Equatable {
     public var environment: [String: String] = [:]
     /// Absolute (relative paths are resolved like commands); `nil`: the daemon's.
     public var workingDirectory: String?
+    /// Where stdout and stderr lines go; `nil`: `both` under systemd, `file` otherwise.
+    public var output: OutputDestination?
 
     /// A launch of `command` with the daemon's user, environment and directory.
     public init(command: [String]) { self.command = command }
@@ -106,6 +129,22 @@ public struct ResourceLimits: Sendable, Equatable {
         self.memoryHigh = memoryHigh
         self.pidsMax = pidsMax
     }
+}
+
+/// `[extensions.ID.sandbox]` and `[apps.ID.sandbox]`: the file-system and system-call
+/// sandbox of docs/SECURITY.md.
+public struct SandboxSettings: Sendable, Equatable {
+    /// On by default for extensions, off for apps.
+    public var enabled: Bool
+    /// `false`: a network namespace of its own with loopback only.
+    public var network: Bool = true
+    /// Extra paths it may read (absolute).
+    public var read: [String] = []
+    /// Extra paths it may read and write (absolute).
+    public var write: [String] = []
+
+    /// A sandbox that is `enabled` or not, with the network and no extra paths.
+    public init(enabled: Bool) { self.enabled = enabled }
 }
 
 /// `restart_*` of a host or app: crash restarts with full-jitter exponential backoff,
@@ -136,6 +175,8 @@ public struct HostSpec: Sendable, Equatable, Identifiable {
     public var stopTimeout: Duration = .seconds(2)
     /// How it is restarted after exiting on its own.
     public var restart: RestartSettings = .init()
+    /// The extensions it may pull, subscribe to and perform; `nil`: all.
+    public var extensions: [String]?
 
     /// An entry with the built-in defaults for everything but identity and launch.
     public init(id: String, launch: LaunchSpec) {
@@ -162,6 +203,8 @@ public struct AppSpec: Sendable, Equatable, Identifiable {
     public var stopTimeout: Duration = .seconds(2)
     /// How it is restarted after exiting on its own (autostarted apps only).
     public var restart: RestartSettings = .init()
+    /// Its sandbox: off unless configured.
+    public var sandbox = SandboxSettings(enabled: false)
 
     /// An entry with the built-in defaults for everything but identity and launch.
     public init(id: String, launch: LaunchSpec) {
@@ -201,6 +244,8 @@ public struct ExtensionSpec: Sendable, Equatable, Identifiable {
     public var refresh: RefreshSettings = .init()
     /// Action/share points: the maximum number of items accepted per type.
     public var activation: [String: Int] = [:]
+    /// Its sandbox: on unless turned off.
+    public var sandbox = SandboxSettings(enabled: true)
 
     /// An entry with the built-in defaults for everything but identity and launch.
     public init(id: String, app: String, point: ExtensionPoint, launch: LaunchSpec) {

@@ -6,6 +6,9 @@ public enum RefreshAction<Payload: Sendable>: Sendable {
     case startUpdate(UpdateRequest)
     /// Reply to these pulls.
     case answer(PullAnswer<Payload>)
+    /// The update that revalidates these pulls' expired snapshot finished: tell their
+    /// hosts its outcome (they were answered already, from the cache).
+    case revalidated(PullAnswer<Payload>)
     /// Push the new snapshot to the subscribed hosts.
     case pushSnapshot(Snapshot<Payload>)
     /// The update in flight missed its deadline: kill the extension (reason `deadline`).
@@ -15,6 +18,17 @@ public enum RefreshAction<Payload: Sendable>: Sendable {
     case armTimer(Instant?)
     /// ``RefreshEngine/record`` changed: save it (coalescing writes is fine).
     case persist
+    /// Tell the app that asked for a ``RefreshEvent/reload`` whether it was scheduled.
+    case reloadAnswer(ReloadAnswer)
+}
+
+/// The answer to a ``RefreshEvent/reload``.
+public enum ReloadAnswer: Sendable, Hashable {
+    /// An update starts now, or follows the one in flight.
+    case scheduled
+    /// The budget has no token; the next one comes at this instant (`nil`: never, with a
+    /// zero budget or burst).
+    case refused(nextToken: Instant?)
 }
 
 extension RefreshAction: Equatable where Payload: Equatable {}
@@ -56,13 +70,18 @@ public struct PullAnswer<Payload: Sendable>: Sendable {
     public var result: PullResult
     /// The snapshot and its age, freshness and error, as of the answer.
     public var state: SnapshotState<Payload>
+    /// A cached answer from an expired snapshot while an update revalidates it (the
+    /// wire's `expired`): a ``RefreshAction/revalidated(_:)`` follows.
+    public var isRevalidating: Bool
 
     /// An answer to `pulls`.
-    public init(pulls: [PullToken], delivery: PullDelivery, result: PullResult, state: SnapshotState<Payload>) {
+    public init(pulls: [PullToken], delivery: PullDelivery, result: PullResult, state: SnapshotState<Payload>,
+                isRevalidating: Bool = false) {
         self.pulls = pulls
         self.delivery = delivery
         self.result = result
         self.state = state
+        self.isRevalidating = isRevalidating
     }
 }
 

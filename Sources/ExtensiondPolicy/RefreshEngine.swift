@@ -7,12 +7,18 @@
 ///   is fresh, or when no update is in flight and the last update started
 ///   less than `pullCooldown` ago. A pull while an update is in flight joins
 ///   it (`coalesced`); otherwise it starts one (`updated`). One update at a time.
+///   A pull that does not wait, of an expired snapshot, is answered at once from
+///   the cache instead of joining or starting the update, and hears its outcome
+///   afterwards (stale-while-revalidate).
 /// * An update not answered by its deadline fails and the extension is
 ///   killed; answers to anything but the update in flight are discarded.
 /// * Scheduled refreshes follow the reload hint, the (stretched) interval
 ///   minus a random spread of up to `jitter`, or the backoff after a failure,
 ///   but never start closer than `minInterval` to the previous update start,
 ///   and each spends a budget token (without one, they wait for the next).
+/// * A reload asked by the app spends a budget token (none: refused) and starts an
+///   update at once, or follows the update in flight once it is answered (one
+///   follow-up at most: later reloads join it without spending).
 /// * Fresh: there is a snapshot, the last update did not fail, and the last
 ///   success (`newData` or `noData`) is younger than the current interval.
 ///
@@ -75,15 +81,21 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
 
         var actions: [RefreshAction<Payload>]
         switch event {
-        case .pull(let token):
-            actions = pull(token, at: now)
+        case .pull(let token, let waits):
+            actions = pull(token, waits: waits, at: now)
         case .manualRefresh:
             actions = inFlight == nil ? start(.manual, pulls: [], at: now) : []
+        case .reload:
+            actions = reload(at: now)
         case .timerFired:
             actions = timerFired(at: now, using: &generator)
         case .updateFinished(let id, let result, let reload):
             let isAwaited = inFlight?.request.id == id
+            let reloadFollows = isAwaited && inFlight?.reloadFollows == true
             actions = isAwaited ? finish(result, reload: reload, at: now, using: &generator) : []
+            // Its token was spent when asked. After a deadline or an exit the failure's
+            // retry takes its place instead.
+            if reloadFollows { actions += start(.schedule, pulls: [], at: now) }
         case .extensionExited(let reason):
             actions = finish(.failed(reason), reload: .atEnd, at: now, using: &generator)
         case .reconfigured(let parameters):
@@ -104,18 +116,39 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
 
     // MARK: - Events
 
-    private mutating func pull(_ token: PullToken, at now: Instant) -> [RefreshAction<Payload>] {
+    private mutating func pull(_ token: PullToken, waits: Bool, at now: Instant) -> [RefreshAction<Payload>] {
         if state(at: now).isFresh {
             return [cachedAnswer(to: token, at: now)]
         }
+        // Without a snapshot there is nothing to answer at once: the pull waits.
+        let revalidates = !waits && record.snapshot != nil
         if inFlight != nil {
-            inFlight?.pulls.append(token)
-            return []
+            guard revalidates else {
+                inFlight?.pulls.append(token)
+                return []
+            }
+            inFlight?.revalidating.append(token)
+            return [cachedAnswer(to: token, at: now, revalidating: true)]
         }
         if let lastAttempt = record.schedule.lastAttemptAt, now < lastAttempt + parameters.pullCooldown {
             return [cachedAnswer(to: token, at: now)]
         }
-        return start(.pull, pulls: [token], at: now)
+        guard revalidates else { return start(.pull, pulls: [token], at: now) }
+        return [cachedAnswer(to: token, at: now, revalidating: true)] + start(.pull, pulls: [], revalidating: [token], at: now)
+    }
+
+    private mutating func reload(at now: Instant) -> [RefreshAction<Payload>] {
+        if inFlight?.reloadFollows == true { return [.reloadAnswer(.scheduled)] }
+        // Looked at before taking, so that a refusal changes nothing to persist.
+        guard record.schedule.bucket.tokens(at: now) >= 1, record.schedule.bucket.tryTake(at: now) else {
+            return [.reloadAnswer(.refused(nextToken: record.schedule.bucket.nextAvailable(at: now)))]
+        }
+        guard inFlight == nil else {
+            // The update in flight may have read what the app is about to change: another follows.
+            inFlight?.reloadFollows = true
+            return [.reloadAnswer(.scheduled)]
+        }
+        return start(.schedule, pulls: [], at: now) + [.reloadAnswer(.scheduled)]
     }
 
     private mutating func timerFired(
@@ -146,6 +179,7 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
     private mutating func start(
         _ reason: UpdateReason,
         pulls: [PullToken],
+        revalidating: [PullToken] = [],
         at now: Instant
     ) -> [RefreshAction<Payload>] {
         let id = UpdateID(record.schedule.lastUpdateID.rawValue &+ 1)
@@ -153,7 +187,7 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
         record.schedule.lastUpdateID = id
         record.schedule.lastAttemptAt = now
         record.schedule.nextRefresh = nil  // planned again when this update finishes
-        inFlight = InFlightUpdate(request: request, pulls: pulls)
+        inFlight = InFlightUpdate(request: request, pulls: pulls, revalidating: revalidating)
         return [.startUpdate(request)]
     }
 
@@ -236,11 +270,14 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
         if !waiting.isEmpty {
             actions.append(.answer(PullAnswer(pulls: Array(waiting), delivery: .coalesced, result: result, state: state)))
         }
+        if !update.revalidating.isEmpty {
+            actions.append(.revalidated(PullAnswer(pulls: update.revalidating, delivery: .updated, result: result, state: state)))
+        }
         return actions
     }
 
-    private func cachedAnswer(to token: PullToken, at now: Instant) -> RefreshAction<Payload> {
-        .answer(PullAnswer(pulls: [token], delivery: .cached, result: .cached, state: state(at: now)))
+    private func cachedAnswer(to token: PullToken, at now: Instant, revalidating: Bool = false) -> RefreshAction<Payload> {
+        .answer(PullAnswer(pulls: [token], delivery: .cached, result: .cached, state: state(at: now), isRevalidating: revalidating))
     }
 
     // MARK: - Derived values
@@ -257,10 +294,14 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
 }
 
 /// The update being waited for and the pulls waiting on it, the one that
-/// started it (if any) first. Not persisted: the extension dies with the daemon.
+/// started it (if any) first, the pulls answered from the expired snapshot it
+/// revalidates, and whether an app's reload follows it. Not persisted: the
+/// extension dies with the daemon.
 private struct InFlightUpdate: Sendable {
     var request: UpdateRequest
     var pulls: [PullToken]
+    var revalidating: [PullToken]
+    var reloadFollows = false
 }
 
 extension Int {

@@ -1,9 +1,16 @@
 /// Something that happened to one extension, fed to ``RefreshEngine/handle(_:at:using:)``.
 public enum RefreshEvent<Payload: Sendable>: Sendable {
     /// A host pulled the extension; the token comes back in exactly one ``RefreshAction/answer(_:)``.
-    case pull(PullToken)
+    /// A pull that `waits` is answered after an update when the snapshot is not fresh; one
+    /// that does not is answered at once from an expired snapshot while an update
+    /// revalidates it (stale-while-revalidate), and hears the update's outcome in
+    /// ``RefreshAction/revalidated(_:)``.
+    case pull(PullToken, waits: Bool = true)
     /// Someone asked for an update (`supervisorctl refresh`).
     case manualRefresh
+    /// The containing app asked for an update now (WidgetKit's `reloadTimelines`): it
+    /// spends a budget token, and is answered by exactly one ``RefreshAction/reloadAnswer(_:)``.
+    case reload
     /// The timer last armed by ``RefreshAction/armTimer(_:)`` went off.
     case timerFired
     /// The extension answered update `id`. Answers to anything but the update

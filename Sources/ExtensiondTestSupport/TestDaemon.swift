@@ -9,18 +9,30 @@ public final class TestDaemon: @unchecked Sendable {
     public let notify: NotifySocket
     /// The daemon's cgroup root: every test daemon gets its own, with a hard limit.
     public let sandbox: CgroupSandbox
+    /// Whether the config names ``sandbox`` as `supervisor.cgroup`; without it the daemon
+    /// makes its tree where it was started (see ``start(environment:readyTimeout:wrapper:)``).
+    public let sandboxIsRoot: Bool
     public private(set) var process: TestProcess?
 
     public var runtimeDirectory: String { directory.file("run") }
     public var stateDirectory: String { directory.file("state") }
     public var controlSocket: String { runtimeDirectory + "/control.sock" }
     public var hostSocket: String { runtimeDirectory + "/host.sock" }
+    /// A directory every supervised process may write to, as far as file modes go (mode 1777,
+    /// like /tmp): apps and extensions run under uids of their own. A sandboxed extension
+    /// still needs it in its `sandbox.write`.
+    public var sharedDirectory: String { directory.file("shared") }
 
     /// Writes a config with `[supervisor]` pointing at the temporary directories and
-    /// the sandbox cgroup (unless `supervisor` sets `cgroup` itself), plus `supervisor`
-    /// lines, followed by `body`.
-    public init(config body: String = "", supervisor: String = "") throws {
+    /// the sandbox cgroup (unless `supervisor` sets `cgroup` itself or `sandboxIsRoot` is
+    /// false), plus `supervisor` lines, followed by `body`.
+    public init(config body: String = "", supervisor: String = "", sandboxIsRoot: Bool = true) throws {
+        self.sandboxIsRoot = sandboxIsRoot
         directory = try TemporaryDirectory()
+        // Supervised processes run under their own uids: they must reach the scripts here.
+        chmod(directory.path, 0o755)
+        mkdir(directory.file("shared"), 0o777)
+        chmod(directory.file("shared"), 0o1777)
         sandbox = try CgroupSandbox()
         notify = try NotifySocket(path: directory.file("notify.sock"))
         configPath = directory.file("extensiond.toml")
@@ -32,6 +44,7 @@ public final class TestDaemon: @unchecked Sendable {
     public init(restarting previous: TestDaemon) {
         directory = previous.directory
         sandbox = previous.sandbox
+        sandboxIsRoot = previous.sandboxIsRoot
         notify = previous.notify
         configPath = previous.configPath
     }
@@ -46,7 +59,7 @@ public final class TestDaemon: @unchecked Sendable {
 
     /// Replaces the config file (e.g. before a reload).
     public func writeConfig(_ body: String, supervisor: String = "") throws {
-        let cgroup = supervisor.contains("cgroup") ? "" : "cgroup = \"\(sandbox.memoryDirectory)\""
+        let cgroup = supervisor.contains("cgroup") || !sandboxIsRoot ? "" : "cgroup = \"\(sandbox.memoryDirectory)\""
         let header = """
         [supervisor]
         runtime_dir = "\(runtimeDirectory)"
@@ -58,15 +71,18 @@ public final class TestDaemon: @unchecked Sendable {
         try directory.write("extensiond.toml", header + body)
     }
 
-    /// Starts the daemon and waits for `READY=1`; returns that notification.
+    /// Starts the daemon and waits for `READY=1`; returns that notification. A `wrapper`
+    /// command, when given, runs first and is passed the daemon's command line to exec.
     @discardableResult
-    public func start(environment: [String: String] = [:], readyTimeout: Double = 10) throws -> String {
+    public func start(environment: [String: String] = [:], readyTimeout: Double = 10, wrapper: [String] = []) throws -> String {
         // What an earlier daemon on this notify socket said (a READY=1 after a reload) is not about this one.
         while notify.receive(timeout: 0) != nil {}
+        let command = wrapper + [Binaries.path("extensiond"), "--config", configPath]
         let process = try TestProcess(
-            Binaries.path("extensiond"), ["--config", configPath],
+            command[0], Array(command.dropFirst()),
             environment: ["NOTIFY_SOCKET": notify.path].merging(environment) { _, new in new },
-            removing: ["WATCHDOG_USEC", "WATCHDOG_PID", "EXTENSIOND_SOCKET"],
+            // A test runner started by systemd must not make every test daemon a service.
+            removing: ["WATCHDOG_USEC", "WATCHDOG_PID", "EXTENSIOND_SOCKET", "JOURNAL_STREAM", "INVOCATION_ID"],
             outputIn: directory.path, name: "extensiond"
         )
         self.process = process
@@ -162,12 +178,12 @@ public struct CommandResult: Sendable {
     public var stderr: String
 }
 
-/// Runs a command to completion (at most 30 s) and returns its output.
-public func runCommand(_ executable: String, _ arguments: [String], environment: [String: String] = [:], in directory: TemporaryDirectory) throws -> CommandResult {
+/// Runs a command to completion (at most `timeout` seconds) and returns its output.
+public func runCommand(_ executable: String, _ arguments: [String], environment: [String: String] = [:], in directory: TemporaryDirectory, timeout: Double = 30) throws -> CommandResult {
     let name = "cmd-\(UInt32.random(in: 0 ... .max))"
     let process = try TestProcess(executable, arguments, environment: environment, outputIn: directory.path, name: name)
-    guard let code = process.wait(timeout: 30) else {
-        throw TestSupportError("\(executable) \(arguments) did not finish in 30 s")
+    guard let code = process.wait(timeout: timeout) else {
+        throw TestSupportError("\(executable) \(arguments) did not finish in \(timeout) s")
     }
     return CommandResult(exitCode: code, stdout: process.stdout, stderr: process.stderr)
 }

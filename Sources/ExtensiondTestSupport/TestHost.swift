@@ -50,9 +50,11 @@ public final class TestHost: @unchecked Sendable {
         }
     }
 
-    /// Sends `pull` and returns the `snapshot` or `error` answering it.
-    public func pull(_ extensionID: String, id: RequestID, mode: DisplayMode = .compact, timeout: Double = 5) throws -> SupervisorToHost {
-        try send(.pull(.init(id: id, extensionID: extensionID, mode: mode, maxSize: Size(width: 320, height: 160))))
+    /// Sends `pull` and returns the `snapshot` or `error` answering it. `wait: true`: an
+    /// expired snapshot is answered by its update rather than at once.
+    public func pull(_ extensionID: String, id: RequestID, mode: DisplayMode = .compact, wait: Bool? = nil,
+                     timeout: Double = 5) throws -> SupervisorToHost {
+        try send(.pull(.init(id: id, extensionID: extensionID, mode: mode, maxSize: Size(width: 320, height: 160), wait: wait)))
         return try receive(timeout: timeout) { $0.answerID == id }
     }
 
@@ -91,17 +93,4 @@ public final class TestHost: @unchecked Sendable {
 
     /// The daemon closed the connection.
     private struct PeerClosed: Error {}
-}
-
-extension SupervisorToHost {
-    /// The `id` of the request this message answers, if it answers one.
-    public var answerID: RequestID? {
-        switch self {
-        case .extensions(let message): message.id
-        case .snapshot(let message): message.id
-        case .completed(let message): message.id
-        case .error(let message): message.id
-        case .extensionTerminated, .openURL: nil
-        }
-    }
 }

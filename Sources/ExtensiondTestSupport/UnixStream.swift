@@ -1,7 +1,7 @@
 import Glibc
 
 /// A connected `AF_UNIX` stream socket to `path`.
-func connectUnixStream(to path: String) throws -> Int32 {
+public func connectUnixStream(to path: String) throws -> Int32 {
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { throw TestSupportError("socket: \(String(cString: strerror(errno)))") }
     var address = sockaddr_un()

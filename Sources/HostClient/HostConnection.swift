@@ -4,12 +4,15 @@ import Glibc
 import WireProtocol
 
 /// A host's connection to `host.sock`: blocking writes, and reads that the caller can
-/// multiplex with poll(2) on ``descriptor``.
+/// multiplex with poll(2) on ``descriptor``; ``request(_:)`` waits for one answer.
 ///
 /// ```swift
 /// let connection = try HostConnection(path: HostSocket.path { getenv($0).map { String(cString: $0) } })
 /// try connection.send(.list(.init(id: 1)))
 /// for message in try connection.receive() { ... }
+/// // A containing app: write what its widget reads, then have it reload.
+/// _ = try connection.request(.defaults(.init(id: 2, group: "group.demo", op: .set, key: "city", value: "Oslo")))
+/// _ = try connection.request(.reloadExtensions(.init(id: 3, extensions: ["demo.widget"])))
 /// ```
 public final class HostConnection {
     /// The socket's path.
@@ -18,6 +21,8 @@ public final class HostConnection {
     public let descriptor: Int32
     private var framer = LineFramer()
     private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    /// Messages read by ``request(_:)`` while it waited for its answer, for ``receive()``.
+    private var heldMessages: [SupervisorToHost] = []
 
     /// Connects to `path`. While nothing listens there yet (no socket file, or connections
     /// refused, as before the daemon binds it), tries again every `interval` until
@@ -62,9 +67,36 @@ public final class HostConnection {
         }
     }
 
+    /// Sends a request that carries an `id` and reads until the message answering it (its
+    /// answer or an `error` with that `id`). What arrives before it (pushes, other answers)
+    /// is returned by the next ``receive()``, in order. A request without `id` throws
+    /// ``HostConnectionError/unanswerable(_:)`` and is not sent.
+    public func request(_ message: HostToSupervisor) throws(HostConnectionError) -> SupervisorToHost {
+        guard let id = message.requestID else { throw .unanswerable(message.type) }
+        try send(message)
+        while true {
+            var messages = try readLines()
+            if let index = messages.firstIndex(where: { $0.answerID == id }) {
+                let answer = messages.remove(at: index)
+                heldMessages += messages
+                return answer
+            }
+            heldMessages += messages
+        }
+    }
+
     /// Reads once, blocking until something arrives, and returns the messages completed by
-    /// it in arrival order: none when only part of a line arrived.
+    /// it in arrival order: none when only part of a line arrived. Messages held back by
+    /// ``request(_:)`` come first, without reading.
     public func receive() throws(HostConnectionError) -> [SupervisorToHost] {
+        guard heldMessages.isEmpty else {
+            defer { heldMessages.removeAll() }
+            return heldMessages
+        }
+        return try readLines()
+    }
+
+    private func readLines() throws(HostConnectionError) -> [SupervisorToHost] {
         var count: Int
         repeat {
             count = readBuffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }

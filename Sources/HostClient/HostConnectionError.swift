@@ -13,6 +13,8 @@ public enum HostConnectionError: Error, CustomStringConvertible {
     case io(operation: String, errno: Int32)
     /// The supervisor sent something that is not a valid host-protocol message.
     case protocolViolation(ProtocolError)
+    /// ``HostConnection/request(_:)`` of a message without `id`, whose answer could not be told apart.
+    case unanswerable(String)
 
     public var description: String {
         switch self {
@@ -20,6 +22,7 @@ public enum HostConnectionError: Error, CustomStringConvertible {
         case .closed: "the supervisor closed the connection"
         case .io(let operation, let code): "\(operation): \(String(cString: strerror(code)))"
         case .protocolViolation(let error): "the supervisor sent an invalid message: \(error)"
+        case .unanswerable(let type): "a \(type) without id has no answer to wait for"
         }
     }
 }

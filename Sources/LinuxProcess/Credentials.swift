@@ -4,13 +4,13 @@ import Glibc
 
 /// The numeric user, group and supplementary groups a child switches to,
 /// resolved from names in the parent (the child must not touch NSS).
-struct Credentials: Equatable {
-    let uid: uid_t
-    let gid: gid_t
-    let groups: [gid_t]
+public struct Credentials: Equatable, Sendable {
+    public let uid: uid_t
+    public let gid: gid_t
+    public let groups: [gid_t]
 
     /// `nil` when neither user nor group is given: the child keeps the spawner's.
-    static func resolve(user: String?, group: String?) throws(SpawnError) -> Credentials? {
+    public static func resolve(user: String?, group: String?) throws(SpawnError) -> Credentials? {
         guard user != nil || group != nil else { return nil }
         let account = try user.map { (name) throws(SpawnError) in try lookUpUser(name) }
         let explicitGroup = try group.map { (name) throws(SpawnError) in try lookUpGroup(name) }

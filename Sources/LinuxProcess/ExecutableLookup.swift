@@ -3,12 +3,12 @@ import Glibc
 #endif
 
 /// Finds the file a bare command name refers to, as a shell would, before the fork.
-enum ExecutableLookup {
-    static let defaultSearchPath = "/usr/local/bin:/usr/bin:/bin"
+public enum ExecutableLookup {
+    public static let defaultSearchPath = "/usr/local/bin:/usr/bin:/bin"
 
     /// `executable` itself when it contains a slash (exec reports any problem);
     /// otherwise the first executable regular file named so in `PATH`.
-    static func resolve(_ executable: String, environment: [String: String]) throws(SpawnError) -> String {
+    public static func resolve(_ executable: String, environment: [String: String]) throws(SpawnError) -> String {
         guard !executable.isEmpty else {
             throw SpawnError(.resolveExecutable, "\"\"", reason: "the command is empty")
         }

@@ -8,11 +8,14 @@ public struct ProcessMemory: Equatable, Sendable {
     public let residentBytes: UInt64
     /// `RssAnon`: resident anonymous pages, the memory the process itself allocated.
     public let anonymousBytes: UInt64
+    /// `VmHWM`: the highest `VmRSS` of the process's life, kept by the kernel.
+    public let peakResidentBytes: UInt64?
 
     /// Creates a reading from byte counts.
-    public init(residentBytes: UInt64, anonymousBytes: UInt64) {
+    public init(residentBytes: UInt64, anonymousBytes: UInt64, peakResidentBytes: UInt64? = nil) {
         self.residentBytes = residentBytes
         self.anonymousBytes = anonymousBytes
+        self.peakResidentBytes = peakResidentBytes
     }
 
     /// Reads the memory of `pid` (`nil`: this process).
@@ -28,9 +31,12 @@ public struct ProcessMemory: Equatable, Sendable {
     static func parse(status: String, path: String) throws(ProcessError) -> ProcessMemory {
         var resident: UInt64?
         var anonymous: UInt64?
+        var peak: UInt64?
         // Bytes, not Strings: `status` of 200 processes is read for every status request.
         for line in status.utf8.split(separator: UInt8(ascii: "\n")) {
-            if line.starts(with: "VmRSS:".utf8) {
+            if line.starts(with: "VmHWM:".utf8) {
+                peak = kibibytes(line.dropFirst("VmHWM:".utf8.count))
+            } else if line.starts(with: "VmRSS:".utf8) {
                 resident = kibibytes(line.dropFirst("VmRSS:".utf8.count))
             } else if line.starts(with: "RssAnon:".utf8) {
                 anonymous = kibibytes(line.dropFirst("RssAnon:".utf8.count))
@@ -41,7 +47,7 @@ public struct ProcessMemory: Equatable, Sendable {
         guard let resident, let anonymous else {
             throw .malformed(path: path, expected: "VmRSS and RssAnon lines (\"VmRSS: <n> kB\")")
         }
-        return ProcessMemory(residentBytes: resident, anonymousBytes: anonymous)
+        return ProcessMemory(residentBytes: resident, anonymousBytes: anonymous, peakResidentBytes: peak)
     }
 
     /// `"   1234 kB"` in bytes.

@@ -27,6 +27,13 @@ public struct SpawnError: Error, CustomStringConvertible, Equatable, Sendable {
         case standardIO = "set up stdin/stdout/stderr of"
         case extensionSocket = "place the extension socket at fd 3 of"
         case closeDescriptors = "close inherited fds of"
+        case landlockRuleset = "create the Landlock ruleset"
+        case landlockRule = "allow in the Landlock ruleset"
+        case seccompProgram = "build the seccomp filter"
+        case isolateNetwork = "isolate the network of"
+        case noNewPrivileges = "set no_new_privs of"
+        case landlock = "enter the Landlock sandbox in"
+        case seccomp = "install the seccomp filter in"
         case exec = "exec"
     }
 

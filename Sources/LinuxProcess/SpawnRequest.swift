@@ -42,6 +42,10 @@ public struct SpawnRequest: Sendable, Equatable {
     public var standardOutput: Int32?
     /// The child's fd 2; `nil` is `/dev/null`.
     public var standardError: Int32?
+    /// Groups added to the user's supplementary groups (app groups).
+    public var supplementaryGroups: [UInt32]
+    /// The sandbox entered after the credentials change; `nil`: none.
+    public var sandbox: SpawnSandbox?
 
     /// Creates a request; every option defaults to "inherit" or "none".
     public init(
@@ -55,7 +59,9 @@ public struct SpawnRequest: Sendable, Equatable {
         oomScoreAdjustment: Int32? = nil,
         extensionSocket: Int32? = nil,
         standardOutput: Int32? = nil,
-        standardError: Int32? = nil
+        standardError: Int32? = nil,
+        supplementaryGroups: [UInt32] = [],
+        sandbox: SpawnSandbox? = nil
     ) {
         self.executable = executable
         self.arguments = arguments
@@ -68,5 +74,7 @@ public struct SpawnRequest: Sendable, Equatable {
         self.extensionSocket = extensionSocket
         self.standardOutput = standardOutput
         self.standardError = standardError
+        self.supplementaryGroups = supplementaryGroups
+        self.sandbox = sandbox
     }
 }

@@ -22,7 +22,16 @@ public enum Spawner {
         let workingDirectory = try request.workingDirectory.map { (directory) throws(SpawnError) in
             try CStringList([directory], what: "working directory")
         }
-        let credentials = try Credentials.resolve(user: request.user, group: request.group)
+        var credentials = try Credentials.resolve(user: request.user, group: request.group)
+        if !request.supplementaryGroups.isEmpty {
+            let base = credentials ?? Credentials(uid: getuid(), gid: getgid(), groups: [getgid()])
+            credentials = Credentials(uid: base.uid, gid: base.gid, groups: base.groups + request.supplementaryGroups.filter { !base.groups.contains($0) })
+        }
+        var seccompProgram: UnsafeRawPointer?
+        if request.sandbox?.denySystemCalls == true {
+            seccompProgram = ext_seccomp_deny_list()
+            guard seccompProgram != nil else { throw SpawnError(.seccompProgram, "for this architecture", errno: errno) }
+        }
 
         var procsFiles: CStringList?
         var cgroupDirectory: Int32 = -1
@@ -52,6 +61,10 @@ public enum Spawner {
         cRequest.stdout_fd = request.standardOutput ?? -1
         cRequest.stderr_fd = request.standardError ?? -1
         cRequest.extension_fd = request.extensionSocket ?? -1
+        cRequest.no_new_privs = request.sandbox == nil ? 0 : 1
+        cRequest.isolate_network = request.sandbox?.isolateNetwork == true ? 1 : 0
+        cRequest.landlock_ruleset_fd = request.sandbox?.fileSystem?.fileDescriptor ?? -1
+        cRequest.seccomp_program = seccompProgram
 
         var result = ext_spawn_result()
         let groups = credentials?.groups ?? []
@@ -61,7 +74,7 @@ public enum Spawner {
             return ext_spawn(&cRequest, &result)
         }
         // Keep the strings alive until the child has exec'ed.
-        withExtendedLifetime((path, argv, envp, workingDirectory, procsFiles)) {}
+        withExtendedLifetime((path, argv, envp, workingDirectory, procsFiles, request.sandbox)) {}
         guard status == 0 else {
             throw failure(of: result, request: request, executablePath: executablePath)
         }
@@ -94,6 +107,10 @@ public enum Spawner {
         case EXT_SPAWN_STEP_STDIO: (.standardIO, child)
         case EXT_SPAWN_STEP_EXTENSION_FD: (.extensionSocket, child)
         case EXT_SPAWN_STEP_CLOSE_FDS: (.closeDescriptors, child)
+        case EXT_SPAWN_STEP_NETWORK: (.isolateNetwork, child)
+        case EXT_SPAWN_STEP_NO_NEW_PRIVS: (.noNewPrivileges, child)
+        case EXT_SPAWN_STEP_LANDLOCK: (.landlock, "\(child) (ABI \(request.sandbox?.fileSystem?.abi ?? 0))")
+        case EXT_SPAWN_STEP_SECCOMP: (.seccomp, child)
         default: (.exec, child)
         }
         return SpawnError(subject.0, subject.1, errno: result.error)

@@ -1,87 +1,88 @@
 import ControlProtocol
 import EventLoop
+import Glibc
 
-/// The daemon's answers to `supervisorctl`.
+/// The daemon's answers to `supervisorctl`: the commands on processes. The others are in
+/// ``handleLogCommand(_:_:)``, ``handleConfigCommand(_:_:)``,
+/// ``handleExtensionCommand(_:_:)`` and ``handleGroupCommand(_:_:)``.
 extension Daemon {
     func handle(_ request: ControlRequest, _ session: ControlSession) {
-        switch request.command {
-        case .status:
-            selecting(request, session) { processes in
+        switch request {
+        case .status(let selection):
+            selecting(selection, session) { processes in
                 let now = loop.now
                 session.reply(ControlResponse(status: processes.map { process in
                     var status = process.status(now: now)
                     if let record = extensions.records[process.name] { record.annotate(&status, now: now) }
+                    if let error = defaultsStorageError(of: process) { status.error = (status.error.map { $0 + "; " } ?? "") + error }
                     return status
                 }))
             }
-        case .stats:
-            selecting(request, session) { processes in
+        case .stats(let selection):
+            selecting(selection, session) { processes in
                 session.reply(ControlResponse(stats: statsReport(for: processes)))
             }
-        case .start:
-            selecting(request, session, requireNames: true) { processes in
-                var failures: [String] = []
-                for process in processes {
+        case .start(let selection):
+            selecting(selection, session) { processes in
+                session.reply(each(processes, named: selection) { process in
+                    guard !process.isAlive else { return .alreadyDone("already started") }
                     do {
                         try supervisor.startByHand(process)
+                        return .done("started")
                     } catch {
-                        failures.append("\(process.name): \(error)")
+                        return .failed("\(error)")
                     }
-                }
-                session.reply(failures.isEmpty
-                    ? ControlResponse(message: "started \(processes.map(\.name).joined(separator: ", "))")
-                    : .failure(failures.joined(separator: "\n")))
+                })
             }
-        case .stop, .restart:
-            selecting(request, session, requireNames: true) { processes in
-                let restart = request.command == .restart
-                stopAll(processes) { [unowned self] in
-                    var failures: [String] = []
-                    if restart {
-                        for process in processes {
-                            do { try supervisor.startByHand(process) } catch { failures.append("\(process.name): \(error)") }
+        case .stop(let selection), .restart(let selection):
+            let restart = request.command == .restart
+            selecting(selection, session) { processes in
+                let running = processes.filter { $0.isAlive || $0.state == .backoff }
+                stopAll(restart ? processes : running) { [unowned self] in
+                    session.reply(each(processes, named: selection) { process in
+                        guard restart else { return running.contains { $0 === process } ? .done("stopped") : .alreadyDone("not running") }
+                        do {
+                            try supervisor.startByHand(process)
+                            return .done("restarted")
+                        } catch {
+                            return .failed("\(error)")
                         }
-                    }
-                    let verb = restart ? "restarted" : "stopped"
-                    session.reply(failures.isEmpty
-                        ? ControlResponse(message: "\(verb) \(processes.map(\.name).joined(separator: ", "))")
-                        : .failure(failures.joined(separator: "\n")))
+                    })
                 }
             }
-        case .tail:
-            guard request.names.count == 1, let process = registry[request.names[0]] else {
-                return session.reply(.failure(request.names.count == 1 ? UnknownNameError(name: request.names[0]).description : "tail takes exactly one name"))
+        case .signal(let request):
+            let number = SignalName.number(request.signal) ?? SIGTERM
+            selecting(NameSelection(request.names), session) { processes in
+                session.reply(each(processes, named: NameSelection(request.names)) { process in
+                    guard let run = process.run else { return .alreadyDone("not running") }
+                    do {
+                        try run.process.descriptor.send(signal: number)
+                        return .done("signalled \(request.signal)")
+                    } catch {
+                        return .failed("\(error)")
+                    }
+                })
             }
-            let count = Int(request.options["lines"] ?? "") ?? 20
-            let follow = request.options["follow"] == "true"
-            if follow {
-                session.stream(ControlResponse(lines: process.output.lastLines(count)))
-                let token = session
-                process.output.follow(token) { line in session.stream(ControlResponse(lines: [String(line.dropLast())])) }
-                session.onEnd = { [unowned process] in process.output.unfollow(token) }
-            } else {
-                session.reply(ControlResponse(lines: process.output.lastLines(count), done: true))
+        case .pid(let request):
+            guard let name = request.name else { return session.reply(ControlResponse(pid: getpid())) }
+            guard let process = registry[name] else { return session.reply(.failure(UnknownNameError(name: name).description, code: .unknownName)) }
+            session.reply(ControlResponse(pid: process.run?.pid))
+        case .clear(let selection):
+            selecting(selection, session) { processes in
+                session.reply(each(processes, named: selection) { process in
+                    process.output.clear()
+                    return .done("cleared")
+                })
             }
-        case .events:
-            let count = Int(request.options["count"] ?? "") ?? 50
-            if request.options["follow"] == "true" {
-                session.stream(ControlResponse(events: events.recent(count)))
-                let token = session
-                events.follow(token) { event in session.stream(ControlResponse(events: [event])) }
-                session.onEnd = { [unowned self] in self.events.unfollow(token) }
-            } else {
-                session.reply(ControlResponse(events: events.recent(count), done: true))
-            }
-        case .reload:
-            if let errors = reload() {
-                session.reply(.failure("the configuration was not reloaded; the daemon keeps running with the old one:\n\(errors)"))
-            } else {
-                session.reply(ControlResponse(message: "reloaded: \(summary)"))
-            }
+        case .tail, .events, .maintail:
+            handleLogCommand(request, session)
+        case .avail, .reload, .reread, .update:
+            handleConfigCommand(request, session)
         case .pressure:
             session.reply(ControlResponse(pressure: pressure.report()))
         case .version:
-            session.reply(ControlResponse(version: VersionInfo(daemon: extensiondVersion, protocolVersion: 1, cgroupBackend: cgroups.tree.version.rawValue)))
+            session.reply(ControlResponse(version: VersionInfo(daemon: extensiondVersion, protocolVersion: 1, cgroupBackend: cgroups.tree.version.rawValue,
+                                                             isolation: supervisor.isolation.summary)))
         case .pull, .refresh, .enable, .disable, .perform:
             handleExtensionCommand(request, session)
         case .open, .defaults:
@@ -89,23 +90,47 @@ extension Daemon {
         }
     }
 
-    /// Resolves the request's names (all when none, unless `requireNames`) or answers with the error.
-    private func selecting(_ request: ControlRequest, _ session: ControlSession, requireNames: Bool = false, _ body: ([SupervisedProcess]) -> Void) {
-        if requireNames && request.names.isEmpty {
-            return session.reply(.failure("\(request.command.rawValue) needs at least one name, or all"))
-        }
+    /// Resolves the selection's names (globs, `APP:*`, all when none) or answers with the error.
+    func selecting(_ selection: NameSelection, _ session: ControlSession, _ body: ([SupervisedProcess]) -> Void) {
         do {
-            body(try registry.select(request.names))
+            body(try registry.select(selection.names))
         } catch {
-            session.reply(.failure(error.description))
+            session.reply(.failure(error.description, code: .unknownName))
         }
+    }
+
+    /// What a command did to one process.
+    enum Outcome {
+        case done(String)
+        /// Nothing to do: an error for a process named exactly, skipped for `all` or a pattern.
+        case alreadyDone(String)
+        case failed(String)
+    }
+
+    /// Applies `body` to each process; one line per process (`w1: started`,
+    /// `w2: ERROR (already started)`), failed when any line is an error.
+    func each(_ processes: [SupervisedProcess], named selection: NameSelection, _ body: (SupervisedProcess) -> Outcome) -> ControlResponse {
+        var done: [String] = []
+        var errors: [String] = []
+        for process in processes {
+            switch body(process) {
+            case .done(let what): done.append("\(process.name): \(what)")
+            case .alreadyDone(let why) where selection.names.contains(process.name): errors.append("\(process.name): ERROR (\(why))")
+            case .alreadyDone: break
+            case .failed(let why): errors.append("\(process.name): ERROR (\(why))")
+            }
+        }
+        let message = done.isEmpty ? nil : done.joined(separator: "\n")
+        return errors.isEmpty
+            ? ControlResponse(message: message ?? "nothing to do")
+            : ControlResponse(ok: false, error: errors.joined(separator: "\n"), code: .failed, message: message)
     }
 
     private func stopAll(_ processes: [SupervisedProcess], then completion: @escaping () -> Void) {
         var remaining = processes.count
         guard remaining > 0 else { return completion() }
         for process in processes {
-            supervisor.stop(process, reason: "manual") {
+            supervisor.stop(process, reason: .manual) {
                 remaining -= 1
                 if remaining == 0 { completion() }
             }

@@ -8,7 +8,9 @@ import ControlProtocol
 import EventLoop
 import ExtensiondConfig
 import Glibc
+import Journal
 import Logging
+import PrometheusText
 import WireProtocol
 
 /// A running extensiond: ``init(configuration:configPath:logger:echoOutput:)`` takes the
@@ -26,6 +28,8 @@ public final class Daemon {
     let supervisor: ProcessSupervisor
     let extensions: ExtensionCoordinator
     let pressure: MemoryPressure
+    /// The daemon's own last log lines (`maintail`).
+    let logRing: DaemonLogRing
     private let lock: RuntimeDirectoryLock
     private var control: ControlServer?
     private(set) var hosts: HostServer?
@@ -34,12 +38,21 @@ public final class Daemon {
     private var stopping = false
     /// Copy every process's output to stderr, prefixed with its name (a developer's terminal).
     private let echoOutput: Bool
+    /// Running as a systemd service: output goes to the journal by default, events are
+    /// structured journal entries.
+    private let systemdService: Bool
+    /// Where output lines go for `output = "journal"` or `"both"`.
+    private let journal: JournalWriting
 
     /// A daemon for an already validated configuration loaded from `configPath`.
-    /// `echoOutput` copies the supervised processes' output to stderr as well.
-    public init(configuration: Configuration, configPath: String, logger: Logger, echoOutput: Bool = false) throws(SupervisorError) {
+    /// `logRing` is where `logger`'s handler keeps the last lines; `echoOutput` copies the
+    /// supervised processes' output to stderr as well; `systemdService` sends output and
+    /// events to `journal` (the system's by default).
+    public init(configuration: Configuration, configPath: String, logger: Logger, logRing: DaemonLogRing = DaemonLogRing(),
+                echoOutput: Bool = false, systemdService: Bool = false, journal: JournalWriting = SystemdJournal()) throws(SupervisorError) {
         EventLoop.blockChildSignal()
         Self.raiseFileLimit()
+        Self.raiseSchedulingPriority(logger: logger)
         let settings = configuration.supervisor
         let store = ExtensionStore(stateDirectory: settings.stateDirectory)
         do {
@@ -55,18 +68,26 @@ public final class Daemon {
         self.configuration = configuration
         self.configPath = configPath
         self.logger = logger
+        self.logRing = logRing
         self.echoOutput = echoOutput
+        self.systemdService = systemdService
+        self.journal = journal
         events = EventLog(logger: logger)
+        if systemdService { events.journal = EventJournal(journal: journal) }
+        Self.removeTemporaryFiles(of: settings.stateDirectory, events: events)
         registry = ProcessRegistry(configuration, logDirectory: settings.stateDirectory + "/logs")
         do {
             cgroups = try CgroupRoot(settings, events: events, logger: logger)
         } catch {
             throw .cgroup(error)
         }
-        supervisor = ProcessSupervisor(loop: loop, tree: cgroups.tree, events: events, hostSocket: settings.runtimeDirectory + "/host.sock")
-        extensions = ExtensionCoordinator(loop: loop, supervisor: supervisor, registry: registry, events: events, store: store,
-                                          groups: GroupStore(stateDirectory: settings.stateDirectory))
-        pressure = MemoryPressure(loop: loop, tree: cgroups.tree, ownsRoot: cgroups.isOwned, registry: registry, events: events,
+        let isolation = Isolation(configuration: configuration, groups: GroupStore(stateDirectory: settings.stateDirectory, events: events),
+                                  runsAsRoot: geteuid() == 0, events: events)
+        supervisor = ProcessSupervisor(loop: loop, tree: cgroups.tree, events: events, isolation: isolation,
+                                       hostSocket: settings.runtimeDirectory + "/host.sock")
+        extensions = ExtensionCoordinator(clock: loop, processes: SupervisedExtensions(supervisor: supervisor, registry: registry),
+                                          events: events, store: store, groups: isolation.groups)
+        pressure = MemoryPressure(loop: loop, tree: cgroups.tree, throttle: cgroups.throttle, registry: registry, supervisor: supervisor, events: events,
                                   lastUsed: { [extensions] process in extensions.records[process.name]?.lastUsed })
         connectComponents()
     }
@@ -74,24 +95,56 @@ public final class Daemon {
     /// Who tells whom: launches, exits and messages flow from the supervisor to the
     /// extension coordinator, the pressure response and the hosts.
     private func connectComponents() {
-        extensions.configure(configuration.extensions, apps: configuration.apps)
+        extensions.configure(configuration.extensions, apps: configuration.apps, types: configuration.types)
         extensions.onOpenURL = { [unowned self] url, source in (try? self.open(url, from: source)) != nil }
         extensions.onPush = { [unowned self] _, snapshot in self.hosts?.push(snapshot) }
         extensions.onTerminated = { [unowned self] name, reason in
-            self.hosts?.broadcast(.extensionTerminated(.init(extensionID: name, reason: TerminationReason(rawValue: reason))))
+            self.hosts?.extensionTerminated(name, reason: reason)
         }
-        supervisor.groupContainers = { [unowned self] process in self.groupContainers(of: process) }
+        extensions.onHasContentChanged = { [unowned self] id, value in self.hosts?.hasContentChanged(id, to: value) }
         supervisor.onLaunched = { [unowned self] process in
-            self.extensions.launched(process)
+            self.extensions.launched(process.name)
             self.pressure.launched(process)
         }
-        supervisor.onExtensionMessage = { [unowned self] process, message in self.extensions.received(message, from: process) }
+        supervisor.onExtensionMessage = { [unowned self] process, message in self.extensions.received(message, from: process.name) }
         supervisor.onRunEnded = { [unowned self] process, reason in
-            self.extensions.runEnded(process, reason: reason)
+            self.extensions.runEnded(process.name, reason: reason)
+            if process.kind == .app { self.hosts?.appStopped(process.name) }
             self.pressure.runEnded(process)
             self.notifier.status(self.summary)
         }
     }
+
+    /// What a daemon killed while writing left behind: never read, and never written
+    /// through (see ``FileSystem/writeAtomically(_:to:mode:)``). The lock is held: no
+    /// other daemon is writing there.
+    private static func removeTemporaryFiles(of stateDirectory: String, events: EventLog) {
+        for directory in [stateDirectory, stateDirectory + "/extensions", stateDirectory + "/defaults"] {
+            for name in FileSystem.removeTemporaryFiles(in: directory) {
+                events.record(.cleanup, nil, "removed \(directory)/\(name), left by a daemon killed while writing it")
+            }
+        }
+    }
+
+    /// The pressure response must run within 100 ms of a crossing on a CPU that busy
+    /// processes share (as lmkd runs above the apps it kills): the daemon takes nice
+    /// ``niceValue``, and reset-on-fork gives every process it starts the default nice 0.
+    /// Without CAP_SYS_NICE it keeps its nice and says so.
+    private static func raiseSchedulingPriority(logger: Logger) {
+        // SCHED_RESET_ON_FORK (sched.h, not imported into Swift).
+        let resetOnFork: Int32 = 0x4000_0000
+        var parameters = sched_param(sched_priority: 0)
+        guard sched_setscheduler(0, SCHED_OTHER | resetOnFork, &parameters) == 0 else {
+            logger.notice("scheduling: keeps its nice, reset-on-fork refused: \(String(cString: strerror(errno)))")
+            return
+        }
+        if setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceValue) != 0 {
+            logger.notice("scheduling: keeps its nice (\(niceValue) needs CAP_SYS_NICE): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// The daemon's nice value.
+    static let niceValue: Int32 = -10
 
     /// Each running extension holds a few fds (pidfd, output pipe, socket, notification):
     /// take the hard limit rather than the 1024 soft default.
@@ -108,28 +161,47 @@ public final class Daemon {
     public func run() throws(SupervisorError) -> Int32 {
         let settings = configuration.supervisor
         do {
-            control = try ControlServer(loop: loop, path: settings.runtimeDirectory + "/control.sock") { [unowned self] request, session in
+            control = try ControlServer(loop: loop, path: settings.runtimeDirectory + "/control.sock",
+                                        access: ControlAccess(settings)) { [unowned self] request, session in
                 self.handle(request, session)
             }
-            hosts = try HostServer(loop: loop, path: settings.runtimeDirectory + "/host.sock", extensions: extensions)
+            control?.onRefused = { [unowned self] _, refusal in self.events.record(.error, nil, "control.sock: \(refusal)") }
+            control?.isSupervised = { [unowned self] pid in self.supervisedProcess(pid, among: ProcessKind.allCases) != nil }
+            hosts = try HostServer(loop: loop, path: settings.runtimeDirectory + "/host.sock", extensions: extensions, events: events,
+                                   openInApp: { [unowned self] url, app, source throws(OpenURLError) in
+                                       try self.open(url, from: source, onlyIn: app)
+                                   }) { [unowned self] pid in
+                self.hostPeer(pid)
+            }
+            applyHostRules()
             if let address = settings.metricsListen {
                 metrics = try MetricsServer(loop: loop, address: address) { [unowned self] in
-                    MetricsText.render(self.statsReport(for: self.registry.ordered), self.pressure.report())
+                    ExpositionText.render(self.metricFamilies())
                 }
             }
             signalSources = [
                 try loop.addSignal(SIGTERM) { [unowned self] _ in self.shutdown() },
                 try loop.addSignal(SIGINT) { [unowned self] _ in self.shutdown() },
-                try loop.addSignal(SIGHUP) { [unowned self] _ in _ = self.reload() },
+                try loop.addSignal(SIGHUP) { [unowned self] _ in _ = try? self.reload() },
             ]
         } catch {
+            releaseCgroups()
             throw .system(error)
         }
-        try pressure.apply(configuration)
+        do {
+            try pressure.apply(configuration)
+        } catch {
+            releaseCgroups()
+            throw error
+        }
         let watchdog = loop.enableWatchdog()
         logger.info("extensiond \(extensiondVersion) serving \(settings.runtimeDirectory)/control.sock", metadata: [
             "config": "\(configPath)", "cgroup": "\(cgroups.tree.root)", "backend": "\(cgroups.tree.version)", "watchdog": "\(watchdog)",
         ])
+        if geteuid() != 0 || supervisor.isolation.landlockABI == 0 {
+            logger.warning("isolation: \(supervisor.isolation.summary)")
+        }
+        routeOutput()
         echoOutputOfNewProcesses()
         startAutostarted()
         notifier.ready(status: summary)
@@ -140,19 +212,32 @@ public final class Daemon {
         }
     }
 
-    /// The group containers a process may use: its app's (an app's own for an app).
-    private func groupContainers(of process: SupervisedProcess) -> [String: String] {
-        let appID = process.definition.extensionSpec?.app ?? (process.kind == .app ? process.name : nil)
-        guard let app = configuration.apps.first(where: { $0.id == appID }) else { return [:] }
-        var containers: [String: String] = [:]
-        for group in app.groups {
-            do {
-                containers[group] = try extensions.groups.container(group)
-            } catch {
-                events.record(.error, process.name, "group container \(group): \(error)")
-            }
+    /// Points each process's output at the files, the journal or both (`output`).
+    private func routeOutput() {
+        for process in registry.ordered {
+            let destination = process.definition.launch.output ?? .defaultFor(systemdService: systemdService)
+            process.output.writesFiles = destination.writesFiles
+            process.output.journal = destination.sendsToJournal ? OutputJournal(journal: journal, name: process.name, kind: process.kind) : nil
+            process.output.onDrop = { [unowned self, name = process.name] message in self.events.record(.error, name, reason: "output", message) }
         }
-        return containers
+    }
+
+    /// The supervised host or app whose cgroup holds `pid`; anyone else is an external host.
+    private func hostPeer(_ pid: pid_t) -> HostPeer {
+        guard let process = supervisedProcess(pid, among: [.host, .app]) else { return .external(pid) }
+        return process.kind == .app ? .app(process.name) : .host(process.name)
+    }
+
+    /// The supervised process of one of `kinds` whose cgroup holds `pid`.
+    private func supervisedProcess(_ pid: pid_t, among kinds: [ProcessKind]) -> SupervisedProcess? {
+        registry.ordered.first { process in
+            kinds.contains(process.kind) && (try? process.run?.group.processes().contains(pid)) == true
+        }
+    }
+
+    private func applyHostRules() {
+        hosts?.hosts = Dictionary(configuration.hosts.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        hosts?.externalHosts = configuration.supervisor.externalHosts
     }
 
     /// With `echoOutput`, follows each process's output log (once per process).
@@ -161,7 +246,7 @@ public final class Daemon {
         for process in registry.ordered {
             let prefix = process.name + " | "
             process.output.follow(self) { line in
-                let text = prefix + line
+                let text = prefix + line.text + "\n"
                 _ = text.utf8.withContiguousStorageIfAvailable { write(STDERR_FILENO, $0.baseAddress, $0.count) }
             }
         }
@@ -195,30 +280,45 @@ public final class Daemon {
         var remaining = registry.ordered.filter(\.isAlive).count
         let finish: () -> Void = { [unowned self] in
             self.extensions.saveRecords()
-            self.cgroups.tree.removeEmptySubtrees()
-            try? self.cgroups.setBackstop(for: nil)
+            self.releaseCgroups()
             self.signalSources.removeAll()
             self.loop.exit(code: 0)
         }
         guard remaining > 0 else { return finish() }
         for process in registry.ordered where process.isAlive {
-            supervisor.stop(process, reason: "shutdown") {
+            supervisor.stop(process, reason: .shutdown) {
                 remaining -= 1
                 if remaining == 0 { finish() }
             }
         }
     }
 
-    /// Rereads the config; on any error keeps the old one and returns the error.
-    func reload() -> ConfigurationErrors? {
+    /// Lifts the backstop and gives the cgroup tree up (``CgroupTree/release()``): at a
+    /// clean stop, or when the start fails before anything was launched.
+    private func releaseCgroups() {
+        try? cgroups.setBackstop(for: nil)
+        cgroups.tree.release()
+    }
+
+    /// Reads the config file without applying it.
+    func readConfiguration() throws(ConfigurationErrors) -> Configuration {
+        try ConfigurationLoader.load(path: configPath)
+    }
+
+    /// Rereads the config and applies it: removed processes are stopped, new autostart
+    /// ones started, changed ones take their new definition at their next start; with
+    /// `restartingChanged` (`update`) changed ones that run are restarted now (extensions
+    /// stopped: they relaunch on demand). On any error keeps the old config.
+    @discardableResult
+    func reload(restartingChanged: Bool = false) throws(ConfigurationErrors) -> ConfigChanges {
         notifier.reloading()
         defer { notifier.reloaded(status: summary) }
         let next: Configuration
         do {
-            next = try ConfigurationLoader.load(path: configPath)
+            next = try readConfiguration()
         } catch {
             logger.error("reload failed, keeping the running configuration: \(error)")
-            return error
+            throw error
         }
         if next.supervisor.runtimeDirectory != configuration.supervisor.runtimeDirectory
             || next.supervisor.stateDirectory != configuration.supervisor.stateDirectory
@@ -226,11 +326,21 @@ public final class Daemon {
             || next.supervisor.metricsListen != configuration.supervisor.metricsListen {
             logger.warning("runtime_dir, state_dir, cgroup and metrics_listen changes take effect at the next start")
         }
+        let changes = registry.changes(to: next)
         configuration = next
-        for removed in registry.apply(next) {
-            supervisor.stop(removed, reason: "removed")
+        supervisor.isolation.apply(next)
+        applyHostRules()
+        do {
+            try control?.apply(ControlAccess(next.supervisor))
+        } catch {
+            events.record(.error, nil, "control.sock after reload: \(error)")
         }
-        extensions.configure(next.extensions, apps: next.apps)
+        for removed in registry.apply(next) {
+            supervisor.isolation.forget(removed.name)
+            supervisor.stop(removed, reason: .removed)
+        }
+        extensions.configure(next.extensions, apps: next.apps, types: next.types)
+        routeOutput()
         echoOutputOfNewProcesses()
         try? cgroups.setBackstop(for: next.supervisor.memoryBudget)
         do {
@@ -238,8 +348,18 @@ public final class Daemon {
         } catch {
             events.record(.error, nil, "pressure detection after reload: \(error)")
         }
+        if restartingChanged {
+            for process in changes.changed.compactMap({ registry[$0] }) where process.isAlive {
+                supervisor.stop(process, reason: .changed) { [unowned self, unowned process] in
+                    if process.kind != .extension { try? self.supervisor.start(process) }
+                }
+            }
+        }
         startAutostarted()
-        events.record(.reload, nil, "reloaded \(configPath): \(summary)")
-        return nil
+        let counts = [("HOSTS", next.hosts.count), ("APPS", next.apps.count), ("EXTENSIONS", next.extensions.count),
+                      ("ADDED", changes.added.count), ("CHANGED", changes.changed.count), ("REMOVED", changes.removed.count)]
+        events.record(.reload, nil, "reloaded \(configPath): \(summary); added \(changes.added.count), changed \(changes.changed.count), removed \(changes.removed.count)",
+                      figures: [("CONFIG", configPath)] + counts.map { ($0.0, "\($0.1)") })
+        return changes
     }
 }

@@ -1,5 +1,6 @@
 import EventLoop
 import Glibc
+import Sockets
 import WireProtocol
 
 /// The daemon's end of an extension's fd-3 socket: framed, decoded messages in,
@@ -31,6 +32,11 @@ final class ExtensionChannel {
     func close() {
         connection?.close()
         connection = nil
+    }
+
+    /// Delivers what the extension has already written, now, without waiting for the loop.
+    func readPending() {
+        connection?.drain(maxReads: 1)
     }
 
     private func receive(_ bytes: UnsafeRawBufferPointer) {

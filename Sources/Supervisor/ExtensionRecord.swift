@@ -2,7 +2,6 @@ import ControlProtocol
 import EventLoop
 import ExtensiondConfig
 import ExtensiondPolicy
-import Histogram
 import WireProtocol
 
 /// The daemon's memory of one extension across its runs: refresh state, the request
@@ -15,11 +14,14 @@ final class ExtensionRecord {
     var enabled: Bool
     /// `false` after `setHasContent false`: hosts hide the extension.
     var hasContent = true
-    var refreshTimer: EventSource?
-    var startTimer: EventSource?
-    var idleTimer: EventSource?
+    var refreshTimer: (any CoordinatorTimer)?
+    var startTimer: (any CoordinatorTimer)?
+    var idleTimer: (any CoordinatorTimer)?
     /// Pulls waiting for the engine's answer.
     var pendingPulls: [PullToken: (PullOutcome) -> Void] = [:]
+    /// Pulls that may be answered from an expired snapshot, and what to tell their host
+    /// once the update revalidating it is over.
+    var revalidations: [PullToken: (PullOutcome) -> Void] = [:]
     /// The display of the last pull, used for scheduled and manual updates too.
     var displayMode: DisplayMode = .compact
     var maxSize = Size(width: 320, height: 160)
@@ -31,6 +33,10 @@ final class ExtensionRecord {
     /// The last update's result (`newData`, `noData`, `failed`) and when it came.
     var lastResult: (result: String, at: MonotonicInstant)?
     var statistics = ExtensionStatistics()
+    /// The version hosts may have seen, as recorded in `state_dir` (see ``ShownVersion``).
+    var shownVersion = ShownVersion(shown: 0, offset: 0)
+    /// Why the last write of its state failed; nil once one succeeds.
+    var storageError: String?
 
     init(spec: ExtensionSpec, engine: RefreshEngine<EncodedJSON>, enabled: Bool, now: MonotonicInstant) {
         id = spec.id
@@ -42,12 +48,22 @@ final class ExtensionRecord {
 
     /// Whether nothing is in flight or waiting: the extension may go idle.
     var isQuiet: Bool { outstanding == nil && queue.isEmpty }
+
+    /// The outstanding update ends without a result (a deadline kill, a crash): it is
+    /// the last result, `failed`, and its time to failure counts among the latencies.
+    func abandonOutstandingUpdate(at now: MonotonicInstant) {
+        guard case .update(_, let startedAt) = outstanding else { return }
+        outstanding = nil
+        lastResult = ("failed", now)
+        statistics.count(UpdateOutcome.failed)
+        statistics.updateLatency.record(now.since(startedAt))
+    }
 }
 
 /// A request sent to the extension and not answered yet.
 enum OutstandingRequest {
     case update(RequestID, startedAt: MonotonicInstant)
-    case action(RequestID, startedAt: MonotonicInstant, deadline: EventSource?, completion: (ActionOutcome) -> Void)
+    case action(RequestID, startedAt: MonotonicInstant, deadline: (any CoordinatorTimer)?, completion: (ActionOutcome) -> Void)
 
     var id: RequestID {
         switch self {
@@ -67,31 +83,23 @@ struct PullOutcome {
     var result: SnapshotResult
     var delivery: PullDelivery
     var state: SnapshotState<EncodedJSON>
+    /// Added to the engine's versions (see ``ShownVersion``).
+    var versionOffset: UInt64
+    /// Answered from an expired snapshot while an update replaces it.
+    var expired = false
+}
+
+extension PullOutcome {
+    init(_ answer: PullAnswer<EncodedJSON>, versionOffset: UInt64) {
+        self.init(result: SnapshotResult(rawValue: answer.result.rawValue) ?? .failed, delivery: answer.delivery,
+                  state: answer.state, versionOffset: versionOffset, expired: answer.isRevalidating)
+    }
 }
 
 /// How a `perform` ended.
 enum ActionOutcome {
     case completed([Item])
     case failed(String)
-}
-
-/// Counters of one extension's requests.
-struct ExtensionStatistics {
-    var pullsCached = 0
-    var pullsCoalesced = 0
-    var pullsUpdated = 0
-    var resultsNewData = 0
-    var resultsNoData = 0
-    var resultsFailed = 0
-    /// Update round trips in µs; allocated on the first update (a histogram costs KiBs).
-    var updateLatency: Histogram<UInt32>?
-
-    mutating func recordUpdateLatency(_ duration: Duration) {
-        if updateLatency == nil {
-            updateLatency = Histogram(highestTrackableValue: 120_000_000, numberOfSignificantValueDigits: .two)
-        }
-        _ = updateLatency?.record(UInt64(max(1, duration.wholeMicroseconds)))
-    }
 }
 
 extension ExtensionRecord {
@@ -102,9 +110,10 @@ extension ExtensionRecord {
             status.lastUpdateAgeMs = now.since(lastResult.at).wholeMicroseconds / 1000
         }
         if let histogram = statistics.updateLatency {
-            status.updateLatencyP50Us = Int64(histogram.valueAtPercentile(50))
-            status.updateLatencyP99Us = Int64(histogram.valueAtPercentile(99))
+            status.updateLatencyP50Us = Int64(histogram.percentile(50))
+            status.updateLatencyP99Us = Int64(histogram.percentile(99))
         }
         if !enabled { status.state += " (disabled)" }
+        if let storageError { status.error = (status.error.map { $0 + "; " } ?? "") + storageError }
     }
 }

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import EventLoop
 import ExtensiondPolicy
+import Sockets
 import WireProtocol
 
 /// What survives a daemon restart, in `state_dir`: the user's enabled set, and each
@@ -13,6 +14,7 @@ struct ExtensionStore {
     let stateDirectory: String
 
     private var enabledPath: String { stateDirectory + "/enabled.json" }
+    private var hasContentPath: String { stateDirectory + "/has-content.json" }
     private func recordPath(_ id: String) -> String { stateDirectory + "/extensions/" + id + ".json" }
 
     func createDirectories() throws(SystemError) {
@@ -26,6 +28,15 @@ struct ExtensionStore {
 
     func saveEnabled(_ enabled: [String: Bool]) throws(SystemError) {
         try FileSystem.writeAtomically(Self.encode(enabled), to: enabledPath)
+    }
+
+    /// The `hasContent` each extension last declared (`setHasContent`); empty when never written.
+    func loadHasContent() throws(UnreadableStoreFile) -> [String: Bool] {
+        try load([String: Bool].self, from: hasContentPath) ?? [:]
+    }
+
+    func saveHasContent(_ hasContent: [String: Bool]) throws(SystemError) {
+        try FileSystem.writeAtomically(Self.encode(hasContent), to: hasContentPath)
     }
 
     /// The record saved for `id`, moved onto this boot's monotonic clock by the wall-clock

@@ -4,27 +4,39 @@ import FoundationEssentials
 import Foundation
 #endif
 import EventLoop
+import Sockets
 import WireProtocol
 
 /// App groups (DESIGN §5): a container directory `<state_dir>/groups/<group>/` shared by
 /// an app and its extensions, and a key-value store, the shared defaults, kept in
 /// `<state_dir>/defaults/<group>.json`. Every write replaces the file atomically, so a
 /// crash leaves the old or the new value, never a torn file.
+///
+/// A write that fails (a full disk) is refused to whoever asked, recorded as an event
+/// (reason `storage`) at the first failure and when writes succeed again, and kept in
+/// ``storageErrors`` for `status`.
 final class GroupStore {
     private let stateDirectory: String
+    private let events: EventLog
     /// Loaded stores, by group.
     private var cache: [String: [String: JSONValue]] = [:]
+    /// Why the last write of a group's defaults failed, until one succeeds.
+    private(set) var storageErrors: [String: String] = [:]
     /// The largest store kept for one group: the defaults are for settings, not data.
     static let maxStoreBytes = 1 << 20
 
-    init(stateDirectory: String) {
+    init(stateDirectory: String, events: EventLog) {
         self.stateDirectory = stateDirectory
+        self.events = events
     }
 
-    /// The container directory of `group`, created if missing.
-    func container(_ group: String) throws(SystemError) -> String {
+    /// The container directory of `group`, created if missing: `root:<gid>` with mode 2770,
+    /// so that only the processes with the group's gid enter it, and files made in it are
+    /// the group's. Without a `gid` (the daemon is not root) it is the daemon's, 0770.
+    func container(_ group: String, gid: UInt32?) throws(SystemError) -> String {
         let path = stateDirectory + "/groups/" + group
-        try FileSystem.createDirectories(path, mode: 0o770)
+        try FileSystem.ownedDirectory(stateDirectory + "/groups", owner: nil, mode: 0o711)
+        try FileSystem.ownedDirectory(path, owner: gid.map { (0, $0) }, mode: gid == nil ? 0o770 : 0o2770)
         return path
     }
 
@@ -74,7 +86,13 @@ final class GroupStore {
             try FileSystem.createDirectories(stateDirectory + "/defaults", mode: 0o750)
             try FileSystem.writeAtomically(bytes, to: path(group))
         } catch {
+            let message = "the shared defaults of \(group) could not be saved: \(error)"
+            if storageErrors[group] == nil { events.record(.error, nil, reason: "storage", message) }
+            storageErrors[group] = message
             throw .storage("\(error)")
+        }
+        if storageErrors.removeValue(forKey: group) != nil {
+            events.record(.cleanup, nil, reason: "storage", "the shared defaults of \(group) are saved again")
         }
         cache[group] = store
     }

@@ -2,7 +2,8 @@ import Glibc
 import Logging
 
 /// Writes log records to stderr: with journald priority prefixes (`<3>`…`<7>`) under
-/// systemd, or with a timestamp and level for a developer's terminal.
+/// systemd, or with a timestamp and level for a developer's terminal; each record also
+/// goes to `ring` (`supervisorctl maintail`), timestamped.
 public struct JournalLogHandler: LogHandler {
     public enum Format: Sendable { case journald, terminal }
 
@@ -10,10 +11,12 @@ public struct JournalLogHandler: LogHandler {
     public var metadata: Logger.Metadata = [:]
     private let label: String
     private let format: Format
+    private let ring: DaemonLogRing?
 
-    public init(label: String, format: Format) {
+    public init(label: String, format: Format, ring: DaemonLogRing? = nil) {
         self.label = label
         self.format = format
+        self.ring = ring
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -22,17 +25,16 @@ public struct JournalLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var line: String
-        switch format {
-        case .journald:
-            line = "<\(Self.priority(event.level))>"
-        case .terminal:
-            line = "\(WallClock.iso8601()) \(event.level) "
-        }
-        line += event.message.description
+        var text = event.message.description
         let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
         if !merged.isEmpty {
-            line += " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            text += " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        }
+        let stamped = "\(WallClock.iso8601()) \(event.level) " + text
+        ring?.append(stamped)
+        var line = switch format {
+        case .journald: "<\(Self.priority(event.level))>" + text
+        case .terminal: stamped
         }
         line += "\n"
         _ = line.utf8.withContiguousStorageIfAvailable { write(STDERR_FILENO, $0.baseAddress, $0.count) }

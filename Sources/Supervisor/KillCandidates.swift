@@ -22,7 +22,7 @@ enum KillCandidates {
         in registry: ProcessRegistry, at level: PressureLevel, lastUsed: (SupervisedProcess) -> MonotonicInstant?
     ) -> [KillCandidate] {
         registry.ordered.compactMap { process in
-            guard let run = process.run, !PressureKillReason.isPressureKill(run.stopReason) else { return nil }
+            guard let run = process.run, run.stopReason?.isPressureKill != true else { return nil }
             let band = band(kind: process.kind, state: process.state)
             guard band.isKillable(at: level) else { return nil }
             let lastUsed = max(lastUsed(process) ?? run.launchedAt, run.launchedAt)
@@ -31,22 +31,5 @@ enum KillCandidates {
                 lastUsed: lastUsed.policyInstant, residentBytes: (try? run.group.memoryUsage()) ?? 0
             )
         }
-    }
-}
-
-/// The `reason` of a kill by the pressure responder.
-enum PressureKillReason {
-    /// Past `pressure.low`, or a PSI trigger.
-    static let pressure = "pressure"
-    /// Past `pressure.critical`.
-    static let critical = "critical"
-
-    /// The reason for a kill decided at `level`.
-    static func at(_ level: PressureLevel) -> String {
-        level == .critical ? critical : pressure
-    }
-
-    static func isPressureKill(_ reason: String?) -> Bool {
-        reason == pressure || reason == critical
     }
 }

@@ -4,24 +4,26 @@ import EventLoop
 import ExtensiondConfig
 
 /// The daemon's memory pressure handling, assembled: the monitor's notifications run the
-/// responder's episodes, and extensions are warned at their `memory_high`.
+/// responder's episodes, and extensions are warned at their `memory_high` and when the
+/// tree crosses `pressure.warn`.
 final class MemoryPressure {
     private let tree: CgroupTree
     private let monitor: PressureMonitor
     private let responder: PressureResponder
     private let warnings: MemoryWarnings
 
-    /// `ownsRoot`: the tree's root is extensiond's alone (v2 may then set its `memory.high`).
+    /// `throttle`: who sets the v2 `memory.high` of the tree's root.
     /// `lastUsed`: when a process last served a request, if it has.
-    init(loop: EventLoop, tree: CgroupTree, ownsRoot: Bool, registry: ProcessRegistry, events: EventLog,
-         lastUsed: @escaping (SupervisedProcess) -> MonotonicInstant?) {
+    init(loop: EventLoop, tree: CgroupTree, throttle: RootThrottle, registry: ProcessRegistry, supervisor: ProcessSupervisor,
+         events: EventLog, lastUsed: @escaping (SupervisedProcess) -> MonotonicInstant?) {
         self.tree = tree
-        monitor = PressureMonitor(loop: loop, tree: tree, ownsRoot: ownsRoot)
-        responder = PressureResponder(registry: registry, events: events, tree: tree, lastUsed: lastUsed)
+        monitor = PressureMonitor(loop: loop, tree: tree, throttle: throttle, events: events)
         warnings = MemoryWarnings(loop: loop, events: events)
+        responder = PressureResponder(registry: registry, supervisor: supervisor, events: events, tree: tree, warnings: warnings,
+                                      lastUsed: lastUsed)
         monitor.onTrigger = { [unowned self] trigger in
             self.responder.respond(to: trigger, watermarks: self.monitor.watermarks)
-            self.monitor.follow(unmappedCache: self.responder.unmappedCache)
+            if let reading = self.responder.lastReading { self.monitor.settle(after: reading) }
         }
     }
 
@@ -46,16 +48,21 @@ final class MemoryPressure {
 
     /// `supervisorctl pressure`: budget use (the tree's ``WorkingSet``), watermarks, PSI
     /// averages and mechanisms.
+    /// The PSI files of memory: `system` and, on v2, the daemon's `subtree`.
+    var stallFiles: [(scope: String, path: String)] {
+        [("system", PressureStallAverages.systemFile)] + (tree.version == .v2 ? [("subtree", tree.root.description + "/memory.pressure")] : [])
+    }
+
     func report() -> PressureReport {
         let usage = WorkingSet.read(tree.root)?.workingSet ?? 0
         let watermarks = monitor.watermarks
-        var psi = PressureStallAverages.read(PressureStallAverages.systemFile)?.averages ?? [:]
-        if tree.version == .v2, let subtree = PressureStallAverages.read(tree.root.description + "/memory.pressure") {
-            for (key, value) in subtree.averages { psi["tree " + key] = value }
+        var psi: [String: Double] = [:]
+        for (scope, path) in stallFiles {
+            for (key, value) in PressureStallAverages.read(path)?.averages ?? [:] { psi[scope == "system" ? key : "tree " + key] = value }
         }
         return PressureReport(
             cgroupBackend: tree.version.rawValue, budgetBytes: watermarks?.budgetBytes, usageBytes: usage,
-            lowBytes: watermarks?.thresholds.lowBytes, criticalBytes: watermarks?.thresholds.criticalBytes,
+            warnBytes: watermarks?.thresholds.warnBytes, lowBytes: watermarks?.thresholds.lowBytes, criticalBytes: watermarks?.thresholds.criticalBytes,
             level: "\(watermarks?.thresholds.level(forUsage: usage) ?? .none)", psi: psi,
             mechanisms: monitor.mechanisms + ["kernel OOM kills attributed per process (\(tree.version == .v1 ? "memory.oom_control eventfd" : "memory.events watch"))"]
         )

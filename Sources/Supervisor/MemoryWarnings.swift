@@ -2,6 +2,9 @@ import Cgroup
 import EventLoop
 import WireProtocol
 
+/// Tells every running extension, and the event log, when the tree crosses `pressure.warn`
+/// (``warnTree(_:workingSet:watermark:)``), and what they freed a second later.
+///
 /// Tells an extension, and the event log, when its cgroup crosses `memory_high`:
 /// v1 a usage-threshold eventfd at `memory_high` (fires on each crossing, both ways);
 /// v2 a watch of the group's `memory.events`, whose `high` counter grows past it.
@@ -12,6 +15,11 @@ final class MemoryWarnings {
     private let loop: EventLoop
     private let events: EventLog
     private var watches: [String: Watch] = [:]
+    /// The count of what the extensions warned of the tree's crossing freed.
+    private var freedCheck: EventSource?
+
+    /// How long after a tree warning what the extensions freed is measured.
+    static let freeingTime: Duration = .seconds(1)
 
     /// The notification of one run of one extension.
     private final class Watch {
@@ -54,6 +62,33 @@ final class MemoryWarnings {
     /// Drops the watch of a run that is over.
     func runEnded(_ process: SupervisedProcess) {
         watches.removeValue(forKey: process.name)
+    }
+
+    /// Sends `memoryWarning` with `level: warn` to every extension of `processes` that is
+    /// ready (nothing is sent before `ready`), and records who held what; a second later,
+    /// records what each freed.
+    func warnTree(_ processes: [SupervisedProcess], workingSet: UInt64, watermark: UInt64) {
+        var warned: [(name: String, run: ProcessRun, before: UInt64)] = []
+        for process in processes where process.kind == .extension && (process.state == .idle || process.state == .running) {
+            guard let run = process.run, let channel = run.channel else { continue }
+            channel.send(.memoryWarning(.init(current: workingSet, high: watermark, level: .warn)))
+            warned.append((process.name, run, (try? run.group.memoryUsage()) ?? 0))
+        }
+        let holdings = warned.map { "\($0.name) \($0.before >> 20)M" }.joined(separator: ", ")
+        events.record(.memoryWarning, nil, reason: "warn",
+                      "tree at \(workingSet >> 20)M crossed pressure.warn \(watermark >> 20)M: warned \(warned.count) extensions (\(holdings))")
+        guard !warned.isEmpty else { return }
+        freedCheck = try? loop.addTimer(after: Self.freeingTime) { [unowned self] in
+            self.freedCheck = nil
+            var total: UInt64 = 0
+            let changes = warned.map { name, run, before in
+                let after = (try? run.group.memoryUsage()) ?? 0  // a run that ended holds nothing
+                total += before - min(before, after)
+                return "\(name) \(before >> 20)M→\(after >> 20)M"
+            }
+            self.events.record(.memoryWarning, nil, reason: "warn",
+                               "\(Self.freeingTime.formatted) after the pressure.warn warning the extensions had freed \(total >> 20)M (\(changes.joined(separator: ", ")))")
+        }
     }
 
     private func check(_ process: SupervisedProcess, _ watch: Watch) {

@@ -1,117 +1,168 @@
 import Glibc
 
-/// A process's captured stdout and stderr: timestamped lines in
-/// `<directory>/<name>.log`, rotated at `maxSize` into `.1`, `.2`… keeping `files`
-/// files in all. Disk use is bounded by `maxSize * files`; memory by one partial line.
+/// One of a process's two output streams.
+enum StandardStream: String, CaseIterable, Sendable {
+    case stdout, stderr
+}
+
+/// A captured output line: `2026-11-22T07:20:01.123456Z text`, without the newline.
+struct OutputLine: Equatable, Sendable {
+    var stream: StandardStream
+    var text: String
+}
+
+/// A process's captured output, its two streams kept apart: stdout in
+/// `<directory>/<name>.log`, stderr in `<directory>/<name>.stderr.log`, each line
+/// timestamped (microseconds, so the two files merge back in arrival order) and each
+/// file rotated on its own (``RotatingLogFile``). Memory is bounded by one partial line
+/// per stream; a read by ``lastLines(_:of:)`` by ``maxTailLines``.
+///
+/// Lines that cannot be written (a full disk) are dropped whole and counted: the first
+/// drop and, once lines are written again or the stream ends, how many lines and bytes
+/// were dropped are reported through ``onDrop``.
 final class OutputLog {
-    let path: String
-    private let maxSize: UInt64
-    private let files: Int
-    private var fd: Int32 = -1
-    private var size: UInt64 = 0
-    /// The start of a line whose end has not arrived yet.
-    private var partial: [UInt8] = []
+    private let standardOutput: CapturedStream
+    private let standardError: CapturedStream
     /// The line being written, kept to reuse its storage.
     private var line: [UInt8] = []
-    private var followers: [ObjectIdentifier: (String) -> Void] = [:]
+    private var followers: [ObjectIdentifier: (streams: [StandardStream], body: (OutputLine) -> Void)] = [:]
+    /// Whether lines go to the files (`output = "file"` or `"both"`).
+    var writesFiles = true
+    /// Where lines go besides the files (`output = "journal"` or `"both"`).
+    var journal: OutputJournal?
+    /// Told when lines start being dropped and how many were, once the drop ends.
+    var onDrop: ((String) -> Void)?
 
     /// Longest line kept whole; longer output is split, so a flood without newlines
     /// cannot grow the daemon's memory.
     static let maxLineBytes = 4096
+    /// The most lines one ``lastLines(_:of:)`` returns, whatever a client asks for.
+    static let maxTailLines = 10_000
 
     init(directory: String, name: String, maxSize: UInt64, files: Int) {
-        path = directory + "/" + name + ".log"
-        self.maxSize = max(maxSize, 4096)
-        self.files = max(files, 1)
+        standardOutput = CapturedStream(RotatingLogFile(path: directory + "/" + name + ".log", maxSize: maxSize, files: files))
+        standardError = CapturedStream(RotatingLogFile(path: directory + "/" + name + ".stderr.log", maxSize: maxSize, files: files))
     }
 
-    deinit { if fd >= 0 { close(fd) } }
+    /// The current file of `stream`.
+    func path(of stream: StandardStream) -> String { captured(stream).file.path }
 
-    /// Appends raw output; complete lines are written with a timestamp (the time of
-    /// this call: one chunk of output arrived at once).
-    func append(_ bytes: UnsafeRawBufferPointer) {
+    /// Appends raw output of `stream`; complete lines are written with a timestamp (the
+    /// time of this call: one chunk of output arrived at once).
+    func append(_ bytes: UnsafeRawBufferPointer, from stream: StandardStream) {
         guard var cursor = bytes.baseAddress else { return }
         let end = cursor + bytes.count
-        let stamp = Array(WallClock.iso8601().utf8)
+        let stamp = Self.stamp()
+        let capture = captured(stream)
         while cursor < end {
-            let room = Self.maxLineBytes - partial.count
+            let room = Self.maxLineBytes - capture.partial.count
             // A newline right after a full line still ends that line.
             if let newline = memchr(cursor, Int32(UInt8(ascii: "\n")), min(room + 1, end - cursor)) {
                 let length = UnsafeRawPointer(newline) - cursor
-                emit(UnsafeRawBufferPointer(start: cursor, count: length), stamp: stamp)
+                emit(UnsafeRawBufferPointer(start: cursor, count: length), stream: stream, stamp: stamp)
                 cursor += length + 1
             } else if end - cursor >= room {
-                emit(UnsafeRawBufferPointer(start: cursor, count: room), stamp: stamp)
+                emit(UnsafeRawBufferPointer(start: cursor, count: room), stream: stream, stamp: stamp)
                 cursor += room
             } else {
-                partial.append(contentsOf: UnsafeRawBufferPointer(start: cursor, count: end - cursor))
+                capture.partial.append(contentsOf: UnsafeRawBufferPointer(start: cursor, count: end - cursor))
                 cursor = end
             }
         }
     }
 
-    /// Writes what is left of an unterminated last line and closes the file until the
-    /// next output (the process ended; 200 idle extensions should not hold 200 fds).
-    func flush() {
-        if !partial.isEmpty { emit(UnsafeRawBufferPointer(start: nil, count: 0), stamp: Array(WallClock.iso8601().utf8)) }
-        if fd >= 0 { close(fd) }
-        fd = -1
+    /// Writes what is left of an unterminated last line of `stream` and closes its file
+    /// until the next output (the process ended; 200 idle extensions should not hold 400 fds).
+    func flush(_ stream: StandardStream) {
+        let capture = captured(stream)
+        if !capture.partial.isEmpty { emit(UnsafeRawBufferPointer(start: nil, count: 0), stream: stream, stamp: Self.stamp()) }
+        reportDropped(stream)
+        capture.file.close()
     }
 
-    /// Calls `body` with every line written from now on, until ``unfollow(_:)``.
-    func follow(_ token: AnyObject, _ body: @escaping (String) -> Void) {
-        followers[ObjectIdentifier(token)] = body
+    /// Calls `body` with every line of `streams` written from now on, until ``unfollow(_:)``.
+    func follow(_ token: AnyObject, _ streams: [StandardStream] = StandardStream.allCases, _ body: @escaping (OutputLine) -> Void) {
+        followers[ObjectIdentifier(token)] = (streams, body)
     }
 
     func unfollow(_ token: AnyObject) {
         followers.removeValue(forKey: ObjectIdentifier(token))
     }
 
-    /// The last `count` lines of the current file (and the previous one if needed).
-    func lastLines(_ count: Int) -> [String] {
-        var lines: [String] = []
-        for file in [path + ".1", path] {
-            lines += String(decoding: FileSystem.read(file) ?? [], as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
-        }
-        return Array(lines.suffix(count))
+    /// Empties both streams' files (`supervisorctl clear`).
+    func clear() {
+        for stream in StandardStream.allCases { captured(stream).file.clear() }
     }
 
-    /// Writes `stamp`, the partial line and `end` as one line.
-    private func emit(_ end: UnsafeRawBufferPointer, stamp: [UInt8]) {
+    /// The last `count` lines (clamped to 0…``maxTailLines``) of `streams`, oldest first;
+    /// of both streams, merged by their timestamps, which is arrival order.
+    func lastLines(_ count: Int, of streams: [StandardStream] = StandardStream.allCases) -> [OutputLine] {
+        let wanted = min(max(count, 0), Self.maxTailLines)
+        var merged: [(stamp: ArraySlice<UInt8>, line: OutputLine)] = []
+        for stream in StandardStream.allCases where streams.contains(stream) {
+            for bytes in captured(stream).file.lastLines(wanted) {
+                let stamp = bytes.prefix { $0 != UInt8(ascii: " ") }
+                merged.append((stamp, OutputLine(stream: stream, text: String(decoding: bytes, as: UTF8.self))))
+            }
+        }
+        // Stable: lines of one stream with one stamp keep their order.
+        let ordered = merged.enumerated().sorted { left, right in
+            left.element.stamp.lexicographicallyPrecedes(right.element.stamp)
+                || (left.element.stamp == right.element.stamp && left.offset < right.offset)
+        }
+        return ordered.suffix(wanted).map(\.element.line)
+    }
+
+    private func captured(_ stream: StandardStream) -> CapturedStream {
+        switch stream {
+        case .stdout: standardOutput
+        case .stderr: standardError
+        }
+    }
+
+    private static func stamp() -> [UInt8] {
+        Array(WallClock.iso8601(microseconds: WallClock.nowMicroseconds()).utf8)
+    }
+
+    /// Writes `stamp`, the partial line of `stream` and `end` as one line.
+    private func emit(_ end: UnsafeRawBufferPointer, stream: StandardStream, stamp: [UInt8]) {
+        let capture = captured(stream)
         line.removeAll(keepingCapacity: true)
         line += stamp
         line.append(UInt8(ascii: " "))
-        line += partial
+        line += capture.partial
         line += end
+        capture.partial.removeAll(keepingCapacity: true)
+        journal?.send(String(decoding: line[(stamp.count + 1)...], as: UTF8.self), from: stream)
+        if !followers.isEmpty {
+            let text = OutputLine(stream: stream, text: String(decoding: line, as: UTF8.self))
+            for follower in followers.values where follower.streams.contains(stream) { follower.body(text) }
+        }
+        guard writesFiles else { return }
         line.append(UInt8(ascii: "\n"))
-        partial.removeAll(keepingCapacity: true)
-        if fd < 0 { reopen() }
-        if size + UInt64(line.count) > maxSize && size > 0 { rotate() }
-        if fd >= 0 {
-            let written = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            size += UInt64(max(0, written))
-        }
-        guard !followers.isEmpty else { return }
-        let text = String(decoding: line, as: UTF8.self)
-        for follower in followers.values { follower(text) }
-    }
-
-    private func rotate() {
-        if fd >= 0 { close(fd) }
-        if files == 1 {
-            unlink(path)
+        if let error = capture.file.write(line) {
+            if capture.dropped.lines == 0 { onDrop?("\(error); dropping \(stream) lines until they can be written") }
+            capture.dropped.lines += 1
+            capture.dropped.bytes += line.count
         } else {
-            for index in stride(from: files - 1, through: 1, by: -1) {
-                let from = index == 1 ? path : "\(path).\(index - 1)"
-                rename(from, "\(path).\(index)")
-            }
+            reportDropped(stream)
         }
-        reopen()
     }
 
-    private func reopen() {
-        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o640)
-        var info = stat()
-        size = fd >= 0 && fstat(fd, &info) == 0 ? UInt64(info.st_size) : 0
+    private func reportDropped(_ stream: StandardStream) {
+        let capture = captured(stream)
+        guard capture.dropped.lines > 0 else { return }
+        onDrop?("dropped \(capture.dropped.lines) \(stream) line(s) (\(capture.dropped.bytes) bytes) that could not be written to \(capture.file.path)")
+        capture.dropped = (0, 0)
     }
+}
+
+/// One stream's file and the start of its line whose end has not arrived yet.
+private final class CapturedStream {
+    let file: RotatingLogFile
+    var partial: [UInt8] = []
+    /// Lines not written since the last that was (a full disk), and their bytes.
+    var dropped = (lines: 0, bytes: 0)
+
+    init(_ file: RotatingLogFile) { self.file = file }
 }

@@ -5,7 +5,11 @@ import ExtensiondPolicy
 extension MonotonicInstant {
     var policyInstant: Instant { Instant(nanoseconds: Int64(clamping: microseconds) &* 1000) }
 
-    init(_ instant: Instant) {
-        self.init(microseconds: UInt64(max(0, instant.nanoseconds / 1000)))
+    /// The first loop instant at or after `instant`: a timer armed for a policy's deadline
+    /// must not fire before it, or the policy, reading an earlier now, asks for the same
+    /// deadline again and the timer fires again at once.
+    init(notBefore instant: Instant) {
+        let nanoseconds = max(0, instant.nanoseconds)
+        self.init(microseconds: UInt64(nanoseconds / 1000 + (nanoseconds % 1000 == 0 ? 0 : 1)))
     }
 }

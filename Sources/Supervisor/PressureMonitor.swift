@@ -7,18 +7,23 @@ import ExtensiondPolicy
 /// event loop, never by polling:
 /// * the budget's watermarks: v1 usage-threshold eventfds at `pressure.low` and
 ///   `pressure.critical` plus `memory.pressure_level`; v2 `memory.high` of the tree at
-///   the low watermark and a watch of the tree's `memory.events`;
+///   the low watermark (``RootThrottle``) and a watch of the tree's `memory.events`;
 /// * `pressure.psi`: a PSI trigger on `/proc/pressure/memory` and, on v2, on the
 ///   tree's `memory.pressure`.
 final class PressureMonitor {
     private let loop: EventLoop
     private let tree: CgroupTree
-    /// Whether the tree's root is extensiond's alone, so that a `memory.high` on it
-    /// throttles nobody else.
-    private let ownsRoot: Bool
+    /// Who sets the v2 `memory.high` of the tree's root, if anyone may.
+    private let throttle: RootThrottle
+    /// Where a throttle that cannot be set is reported (detection goes on without it).
+    private let events: EventLog
+    /// Whether this daemon set the throttle (so that it lifts only its own).
+    private var throttleSet = false
     private typealias Watch = (source: CgroupEventSource, event: EventSource)
     private var watches: [Watch] = []
-    /// v1: the usage threshold eventfds, at the watermarks plus ``thresholdOffset``.
+    /// v1: the usage threshold eventfds, at the warn watermark (fired both ways: the warning
+    /// is re-armed below it), at the low watermark's re-check band and at the critical
+    /// watermark, plus ``thresholdOffset``.
     private var usageThresholds: [Watch] = []
     /// The tree's unmapped page cache when the usage thresholds were set: usage counts it,
     /// the working set does not, so the thresholds sit that much above the watermarks.
@@ -29,14 +34,21 @@ final class PressureMonitor {
     private(set) var watermarks: PressureWatermarks?
     /// What is armed apart from the usage thresholds.
     private var otherMechanisms: [String] = []
+    /// A one-shot re-check, armed while the working set is near or past the low watermark.
+    private var recheck: EventSource?
 
     /// What is armed, for `supervisorctl pressure`.
     var mechanisms: [String] {
         let thresholds = usageThresholds.isEmpty ? [] : [
-            "v1 usage threshold eventfds at low and critical plus the unmapped file cache (\(thresholdOffset) bytes)",
+            "v1 usage threshold eventfds at warn, at low less its re-check band and at critical, plus the unmapped file cache (\(thresholdOffset) bytes)",
         ]
-        return thresholds + otherMechanisms
+        let rechecks = watermarks.map { ["re-checks every \(Self.recheckInterval.formatted) while the working set is at or above \($0.thresholds.recheckBytes) bytes"] } ?? []
+        return thresholds + otherMechanisms + rechecks
     }
+
+    /// How soon a working set near or past the low watermark is read again: a crossing
+    /// the kernel does not announce is acted on within this (plus one episode).
+    static let recheckInterval: Duration = .milliseconds(10)
 
     /// The thresholds move only when the cache changed by more than this.
     static let thresholdSlack: UInt64 = 1 << 20
@@ -46,10 +58,11 @@ final class PressureMonitor {
     /// watermark, reclaim is what announces that the working set is growing.
     static let reclaimLevel = MemoryPressureLevel.low
 
-    init(loop: EventLoop, tree: CgroupTree, ownsRoot: Bool) {
+    init(loop: EventLoop, tree: CgroupTree, throttle: RootThrottle, events: EventLog) {
         self.loop = loop
         self.tree = tree
-        self.ownsRoot = ownsRoot
+        self.throttle = throttle
+        self.events = events
     }
 
     /// Replaces every notification with those `configuration` asks for, then triggers
@@ -65,14 +78,15 @@ final class PressureMonitor {
         otherMechanisms.removeAll()
         watermarks = configuration.supervisor.memoryBudget.map { budget in
             PressureWatermarks(budgetBytes: budget.bytes, thresholds: PressureThresholds(
-                budget: budget.bytes, low: configuration.pressure.low.fraction, critical: configuration.pressure.critical.fraction))
+                budget: budget.bytes, warn: configuration.pressure.warn?.fraction, low: configuration.pressure.low.fraction, critical: configuration.pressure.critical.fraction))
         }
         defer { onTrigger?(PressureTrigger(cause: .armed, time: .current())) }
         if let thresholds = watermarks?.thresholds {
             try watchWatermarks(thresholds)
-        } else if tree.version == .v2 && ownsRoot {
+        } else if tree.version == .v2 && (throttleSet || !throttle.overridesAdministrator) {
             // A budget removed by a reload leaves no throttle behind.
-            try? tree.root.setMemoryHigh(nil)
+            _ = try? throttle.setMemoryHigh(nil, of: tree.root)
+            throttleSet = false
         }
         if let trigger = configuration.pressure.psi { try watchStalls(trigger) }
     }
@@ -86,14 +100,24 @@ final class PressureMonitor {
                 thresholdOffset = 0
                 try watch(root.pressureLevel(Self.reclaimLevel), .reclaim, "v1 memory.pressure_level \(Self.reclaimLevel.rawValue) eventfd")
             case .v2:
-                if ownsRoot {
-                    try root.setMemoryHigh(thresholds.lowBytes)
-                    otherMechanisms.append("v2 memory.high of the tree at low (\(thresholds.lowBytes) bytes)")
-                }
+                setThrottle(at: thresholds.lowBytes)
                 try watch(root.oomEvents(), .memoryEvents, "v2 memory.events watch of the tree")
             }
         } catch {
             throw .cgroup(error)
+        }
+    }
+
+    /// The v2 throttle at the low watermark. Without it `memory.events` announces only
+    /// OOM kills (the re-checks and `pressure.psi` still act), so a failure is an event
+    /// and a line in ``mechanisms``, not a reason to stop.
+    private func setThrottle(at lowBytes: UInt64) {
+        do {
+            if let mechanism = try throttle.setMemoryHigh(lowBytes, of: tree.root) { otherMechanisms.append(mechanism) }
+            throttleSet = true
+        } catch {
+            otherMechanisms.append("no v2 memory.high at low: \(error)")
+            events.record(.error, nil, "memory.high of the tree at low (\(lowBytes) bytes) not set: \(error)")
         }
     }
 
@@ -130,10 +154,26 @@ final class PressureMonitor {
         "pressure.psi = \"\(trigger)\""
     }
 
+    /// After an episode that ended at `reading`: moves the v1 usage thresholds with the
+    /// unmapped cache, then arms a re-check when the working set is near or past the low
+    /// watermark, or when usage is already past the low usage threshold (the kernel
+    /// announces crossings, not levels, so a rise from there would go unnoticed). Below
+    /// that nothing wakes the daemon but the kernel.
+    func settle(after reading: WorkingSet.Reading) {
+        follow(unmappedCache: reading.unmappedCache)
+        guard let thresholds = watermarks?.thresholds, recheck == nil else { return }
+        let pastThreshold = usageThresholds.isEmpty ? false : reading.usage >= thresholds.recheckBytes + thresholdOffset
+        guard thresholds.needsRecheck(workingSet: reading.workingSet) || pastThreshold else { return }
+        recheck = try? loop.addTimer(after: Self.recheckInterval) { [unowned self] in
+            self.recheck = nil
+            self.onTrigger?(PressureTrigger(cause: .recheck, time: .current()))
+        }
+    }
+
     /// v1: moves the usage thresholds to the watermarks plus `unmappedCache`, so that usage
     /// crosses them when the working set crosses the watermarks. Keeps the old ones when
     /// the new ones cannot be set.
-    func follow(unmappedCache: UInt64) {
+    private func follow(unmappedCache: UInt64) {
         guard !usageThresholds.isEmpty, let thresholds = watermarks?.thresholds,
               max(unmappedCache, thresholdOffset) - min(unmappedCache, thresholdOffset) > Self.thresholdSlack,
               let moved = try? usageThresholds(thresholds, offset: unmappedCache)
@@ -144,7 +184,8 @@ final class PressureMonitor {
 
     private func usageThresholds(_ thresholds: PressureThresholds, offset: UInt64) throws(CgroupError) -> [Watch] {
         [
-            try watchSource(tree.root.usageThreshold(thresholds.lowBytes + offset), .usageThreshold),
+            try watchSource(tree.root.usageThreshold(thresholds.warnBytes + offset), .usageThreshold),
+            try watchSource(tree.root.usageThreshold(thresholds.recheckBytes + offset), .usageThreshold),
             try watchSource(tree.root.usageThreshold(thresholds.criticalBytes + offset), .usageThreshold),
         ]
     }

@@ -2,21 +2,28 @@ import Cgroup
 import ControlProtocol
 import EventLoop
 import ExtensiondPolicy
-import Glibc
 
 /// Acts on the pressure monitor's triggers: runs a ``PressureEpisode`` on the daemon's
 /// real processes and cgroups, and accounts for every kill in the event log.
 final class PressureResponder: PressureEnvironment {
     private let registry: ProcessRegistry
+    /// Sends the kills: the supervisor is the only sender of SIGKILL.
+    private let supervisor: ProcessSupervisor
     private let events: EventLog
     private let tree: CgroupTree
+    private let warnings: MemoryWarnings
+    /// Whether the tree was past `pressure.warn` at the last reading, across episodes.
+    private var warning = PressureWarning()
     /// The watermarks of the episode under way.
     private var watermarks: PressureWatermarks?
     /// Kills whose cgroup did not empty within ``emptyTimeout``, by victim: recorded once
     /// the run has ended, so that every kill event carries all four timestamps.
     private var unfinished: [String: (kill: PressureKill, watermarks: PressureWatermarks?)] = [:]
-    /// The tree's unmapped page cache at the last reading: the usage thresholds follow it.
-    private(set) var unmappedCache: UInt64 = 0
+    /// The tree's memory at the last reading of an episode: the usage thresholds follow
+    /// its unmapped cache, and re-checks its working set.
+    private(set) var lastReading: WorkingSet.Reading?
+    /// When a reading last found the working set below the low watermark.
+    private var lastBelowLow: MonotonicInstant?
 
     /// A kill waits at most this long for the victim's cgroup to empty.
     static let emptyTimeout: Duration = .milliseconds(100)
@@ -24,8 +31,11 @@ final class PressureResponder: PressureEnvironment {
     /// When a process last served a request; the policy spares the most recently used.
     private let lastUsed: (SupervisedProcess) -> MonotonicInstant?
 
-    init(registry: ProcessRegistry, events: EventLog, tree: CgroupTree, lastUsed: @escaping (SupervisedProcess) -> MonotonicInstant?) {
+    init(registry: ProcessRegistry, supervisor: ProcessSupervisor, events: EventLog, tree: CgroupTree, warnings: MemoryWarnings,
+         lastUsed: @escaping (SupervisedProcess) -> MonotonicInstant?) {
         self.registry = registry
+        self.warnings = warnings
+        self.supervisor = supervisor
         self.events = events
         self.tree = tree
         self.lastUsed = lastUsed
@@ -36,7 +46,7 @@ final class PressureResponder: PressureEnvironment {
     /// ``emptyTimeout``.
     func respond(to trigger: PressureTrigger, watermarks: PressureWatermarks?) {
         self.watermarks = watermarks
-        PressureEpisode.run(after: trigger, thresholds: watermarks?.thresholds, in: self)
+        PressureEpisode.run(after: trigger, thresholds: watermarks?.thresholds, warning: &warning, in: self)
     }
 
     // MARK: PressureEnvironment
@@ -45,7 +55,8 @@ final class PressureResponder: PressureEnvironment {
 
     func treeUsage() -> UInt64? {
         guard let reading = WorkingSet.read(tree.root) else { return nil }
-        unmappedCache = reading.unmappedCache
+        lastReading = reading
+        if let low = watermarks?.thresholds.lowBytes, reading.workingSet < low { lastBelowLow = .current() }
         return reading.workingSet
     }
 
@@ -53,21 +64,11 @@ final class PressureResponder: PressureEnvironment {
         KillCandidates.killable(in: registry, at: level, lastUsed: lastUsed)
     }
 
-    func kill(_ victim: KillCandidate, reason: String) -> MonotonicInstant? {
-        guard let process = registry[victim.id], let run = process.run else { return nil }
-        // The main process first, with one system call; then whatever else is in the group.
-        let mainKilled = (try? run.process.descriptor.send(signal: SIGKILL)) != nil
-        let signal = MonotonicInstant.current()
-        do {
-            try run.group.kill()
-        } catch {
-            events.record(.error, process.name, "kill \(run.group): \(error)")
-            guard mainKilled else { return nil }
-        }
-        // Its exit is handled later on this thread, with this reason.
-        run.stopReason = reason
-        process.statistics.kills[reason, default: 0] += 1
-        return signal
+    func kill(_ victim: KillCandidate, reason: StopReason) -> MonotonicInstant? {
+        guard let process = registry[victim.id] else { return nil }
+        // Its exit is handled later on this thread, with this reason; the kill event is
+        // recorded by ``killed(_:)`` with the kill's figures.
+        return supervisor.kill(process, reason: reason, message: nil)
     }
 
     func waitUntilEmpty(_ victim: KillCandidate) -> MonotonicInstant? {
@@ -75,12 +76,18 @@ final class PressureResponder: PressureEnvironment {
         return .current()
     }
 
-    func killed(_ kill: PressureKill) {
+    func killed(_ finished: PressureKill) {
+        var kill = finished
+        kill.lastBelowLow = lastBelowLow
         if kill.empty == nil {
             unfinished[kill.victim.id] = (kill, watermarks)
         } else {
             record(kill, watermarks: watermarks)
         }
+    }
+
+    func warnExtensions(workingSet: UInt64, watermark: UInt64) {
+        warnings.warnTree(registry.ordered, workingSet: workingSet, watermark: watermark)
     }
 
     /// Hook for every end of a run: records a kill that was waiting for its cgroup.
@@ -94,12 +101,13 @@ final class PressureResponder: PressureEnvironment {
     private func record(_ kill: PressureKill, watermarks: PressureWatermarks?) {
         var record = KillRecord(band: "\(kill.victim.band)", triggerUs: kill.trigger.microseconds, decisionUs: kill.decision.microseconds,
                                 signalUs: kill.signal.microseconds, emptyUs: kill.empty?.microseconds)
+        record.lastBelowLowUs = kill.lastBelowLow?.microseconds
         record.rssBytes = kill.victim.residentBytes
         record.treeUsageBytes = kill.treeUsageBytes
         record.budgetBytes = watermarks?.budgetBytes
         record.psiSomeAvg10 = PressureStallAverages.read(PressureStallAverages.systemFile)?.someAverage10
         let budget = watermarks.map { " of \(Self.mebibytes($0.budgetBytes))" } ?? ""
-        events.record(.kill, kill.victim.id, reason: kill.reason,
+        events.record(.kill, kill.victim.id, reason: kill.reason.rawValue,
                       "\(kill.level) memory pressure (\(kill.cause.map { "\($0.rawValue) trigger" } ?? "still, after the previous kill")), "
                           + "tree at \(Self.mebibytes(kill.treeUsageBytes))\(budget): killed \(kill.victim.band) holding \(Self.mebibytes(kill.victim.residentBytes))",
                       kill: record)

@@ -5,6 +5,8 @@ import Glibc
 struct PressureStallAverages: Equatable {
     /// Keyed `some avg10`, `some avg60`, `some avg300`, `full avg10`…, in percent.
     var averages: [String: Double]
+    /// The `total=` stall time of `some` and `full`, in microseconds since boot (or since the cgroup was made).
+    var totalMicroseconds: [String: UInt64]
 
     /// `some avg10`, the figure a kill record carries.
     var someAverage10: Double? { averages["some avg10"] }
@@ -13,16 +15,19 @@ struct PressureStallAverages: Equatable {
     /// Unknown fields and malformed numbers are skipped: the figures are informative only.
     init(parsing text: some StringProtocol) {
         var averages: [String: Double] = [:]
+        var totals: [String: UInt64] = [:]
         for line in text.split(separator: "\n") {
             let fields = line.split(separator: " ")
             guard let scope = fields.first, scope == "some" || scope == "full" else { continue }
             for field in fields.dropFirst() {
                 let pair = field.split(separator: "=", maxSplits: 1)
+                if pair.count == 2, pair[0] == "total", let total = UInt64(pair[1]) { totals[String(scope)] = total }
                 guard pair.count == 2, pair[0].hasPrefix("avg"), let value = Double(pair[1]), value.isFinite else { continue }
                 averages["\(scope) \(pair[0])"] = value
             }
         }
         self.averages = averages
+        totalMicroseconds = totals
     }
 
     /// The averages of the PSI file at `path`; `nil` when the kernel does not offer it.

@@ -21,10 +21,7 @@ final class ProcessRegistry {
     /// ones are returned for the caller to stop.
     @discardableResult
     func apply(_ configuration: Configuration) -> [SupervisedProcess] {
-        let wanted: [(String, ProcessDefinition)] =
-            configuration.hosts.map { ($0.id, .host($0)) }
-            + configuration.apps.map { ($0.id, .app($0)) }
-            + configuration.extensions.map { ($0.id, .extension($0)) }
+        let wanted = Self.definitions(of: configuration)
         let settings = configuration.supervisor
         var next: [String: SupervisedProcess] = [:]
         ordered = wanted.map { name, definition in
@@ -44,12 +41,36 @@ final class ProcessRegistry {
         return removed
     }
 
+    /// Every process `configuration` defines, in status order.
+    static func definitions(of configuration: Configuration) -> [(name: String, definition: ProcessDefinition)] {
+        configuration.hosts.map { ($0.id, .host($0)) }
+            + configuration.apps.map { ($0.id, .app($0)) }
+            + configuration.extensions.map { ($0.id, .extension($0)) }
+    }
+
+    /// What applying `configuration` would add, change (a new definition) and remove.
+    func changes(to configuration: Configuration) -> ConfigChanges {
+        let wanted = Self.definitions(of: configuration)
+        let names = Set(wanted.map(\.name))
+        return ConfigChanges(
+            added: wanted.filter { byName[$0.name] == nil }.map(\.name),
+            changed: wanted.filter { name, definition in byName[name].map { $0.definition != definition } ?? false }.map(\.name),
+            removed: ordered.filter { !names.contains($0.name) }.map(\.name))
+    }
+
     /// The processes named, in status order; all of them when `names` is empty or `all`.
+    /// A name may be a glob (`com.example.*`) or `APP:PATTERN` (`APP:*`: the app and its
+    /// extensions); each must match at least one process.
     func select(_ names: [String]) throws(UnknownNameError) -> [SupervisedProcess] {
         if names.isEmpty || names == ["all"] { return ordered }
-        for name in names where byName[name] == nil { throw UnknownNameError(name: name) }
-        let wanted = Set(names)
-        return ordered.filter { wanted.contains($0.name) }
+        var wanted = Set<ObjectIdentifier>()
+        for name in names {
+            let pattern = NamePattern(name)
+            let matches = ordered.filter(pattern.matches)
+            if matches.isEmpty { throw UnknownNameError(name: name) }
+            wanted.formUnion(matches.map(ObjectIdentifier.init))
+        }
+        return ordered.filter { wanted.contains(ObjectIdentifier($0)) }
     }
 }
 

@@ -1,6 +1,7 @@
 import Cgroup
 import EventLoop
 import Glibc
+import ExtensiondPolicy
 import LinuxProcess
 
 /// One run of a supervised process: its pid and pidfd, its cgroup, and the event
@@ -11,16 +12,18 @@ final class ProcessRun {
     let launchedAt: MonotonicInstant
     /// The pidfd's exit notification.
     var exitWatch: EventSource?
-    /// The read end of the stdout/stderr pipe.
-    var output: Connection?
+    /// The read ends of the stdout and stderr pipes.
+    var output: [Connection] = []
     /// Kernel OOM kills inside the group (v1 eventfd, v2 memory.events watch).
     var oomWatch: (source: CgroupEventSource, event: EventSource)?
     /// `memory.oom_control`'s or `memory.events`' oom_kill count at launch.
     var oomKillsAtLaunch: UInt64 = 0
     /// Set when the daemon asked the process to go: the reason recorded at exit.
-    var stopReason: String?
+    var stopReason: StopReason?
     /// Escalates a stop to SIGKILL of the whole group after the grace period.
     var killTimer: EventSource?
+    /// Gives the run up if its main process is not reaped soon after SIGKILL.
+    var abandonTimer: EventSource?
     /// Run when the run is over (after the exit has been handled).
     var onEnd: [() -> Void] = []
     /// The extension's channel on fd 3, for extensions.
@@ -41,10 +44,13 @@ final class ProcessRun {
     func cancelWatches() {
         exitWatch = nil
         killTimer = nil
+        abandonTimer = nil
         oomWatch = nil
-        output?.drain()
-        output?.close()
-        output = nil
+        for connection in output {
+            connection.drain()
+            connection.close()
+        }
+        output = []
         channel?.close()
         channel = nil
         residentPages = nil

@@ -5,6 +5,7 @@ import ExtensiondConfig
 import ExtensiondPolicy
 import Glibc
 import LinuxProcess
+import Sockets
 import WireProtocol
 
 /// Starts, stops and restarts supervised processes, each in its own cgroup, captures
@@ -22,15 +23,16 @@ final class ProcessSupervisor {
     /// Called once a process has been spawned and is watched.
     var onLaunched: ((SupervisedProcess) -> Void)?
     /// Called after a run ended and its state was settled.
-    var onRunEnded: ((SupervisedProcess, _ reason: String) -> Void)?
-    /// Group containers of an app or extension: `EXTENSIOND_GROUP_CONTAINERS`.
-    var groupContainers: (SupervisedProcess) -> [String: String] = { _ in [:] }
+    var onRunEnded: ((SupervisedProcess, _ reason: StopReason) -> Void)?
+    /// Users, groups, containers, data directories and sandboxes.
+    let isolation: Isolation
 
     /// `hostSocket` is passed to hosts and apps as `EXTENSIOND_HOST_SOCKET`.
-    init(loop: EventLoop, tree: CgroupTree, events: EventLog, hostSocket: String) {
+    init(loop: EventLoop, tree: CgroupTree, events: EventLog, isolation: Isolation, hostSocket: String) {
         self.loop = loop
         self.tree = tree
         self.events = events
+        self.isolation = isolation
         var environment = Self.inheritedEnvironment()
         environment[ExtensionEnvironment.hostSocketVariable] = hostSocket
         baseEnvironment = environment
@@ -49,7 +51,7 @@ final class ProcessSupervisor {
         } catch {
             process.lastError = error.description
             events.record(.error, process.name, error.description)
-            settleAfterExit(process, ranFor: .zero, reason: "launch-failed")
+            settleAfterExit(process, ranFor: .zero, reason: .launchFailed)
             throw error
         }
     }
@@ -64,6 +66,22 @@ final class ProcessSupervisor {
     private func launch(_ process: SupervisedProcess, extraArguments: [String]) throws(LaunchError) {
         let definition = process.definition
         guard let executable = definition.launch.command.first else { throw .emptyCommand }
+        let resolved: String
+        do throws(SpawnError) {
+            resolved = try ExecutableLookup.resolve(executable, environment: baseEnvironment.merging(definition.launch.environment) { $1 })
+        } catch {
+            throw .spawn(error)
+        }
+        let isolated: IsolatedLaunch
+        do throws(IsolationError) {
+            isolated = try isolation.prepare(process, executable: resolved)
+        } catch {
+            throw .isolation(error)
+        }
+        for notice in isolated.notices { events.record(.error, process.name, notice) }
+        // The configured environment wins over what isolation sets, which wins over the daemon's.
+        var environment = baseEnvironment.merging(isolated.environment) { _, isolation in isolation }
+            .merging(definition.launch.environment) { _, configured in configured }
         // The previous run's group is reused; whatever is still dying in it goes on dying.
         process.groupRemoval = nil
         let group: ControlGroup
@@ -77,29 +95,30 @@ final class ProcessSupervisor {
             try group.setMemoryHigh(definition.limits.memoryHigh?.bytes)
             try group.setPidsMax(definition.limits.pidsMax)
         } catch {
-            try? group.remove()
+            discard(group, of: process)
             throw .cgroup(error)
         }
-        var outputPipe: [Int32] = [-1, -1]
-        // One thread: no fork can happen between pipe() and FD_CLOEXEC.
-        guard pipe(&outputPipe) == 0 else { throw .system(SystemError("pipe for \(process.name)")) }
-        for fd in outputPipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        defer { close(outputPipe[1]) }
+        // Two pipes: stdout and stderr are logged apart.
+        let pipes: [(read: Int32, write: Int32)]
+        do throws(LaunchError) {
+            pipes = try Self.outputPipes(for: process.name)
+        } catch {
+            discard(group, of: process)  // out of descriptors (EMFILE): leave no empty group behind
+            throw error
+        }
+        defer { for pipe in pipes { close(pipe.write) } }
         var socketPair: [Int32] = [-1, -1]
         let isExtension = definition.kind == .extension
         if isExtension {
             guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &socketPair) == 0 else {
-                close(outputPipe[0])
-                throw .system(SystemError("socketpair for \(process.name)"))
+                let error = SystemError("socketpair for \(process.name)")
+                for pipe in pipes { close(pipe.read) }
+                discard(group, of: process)
+                throw .system(error)
             }
         }
         defer { if isExtension { close(socketPair[1]) } }
 
-        var environment = baseEnvironment.merging(definition.launch.environment) { _, configured in configured }
-        let containers = groupContainers(process)
-        if !containers.isEmpty {
-            environment[ExtensionEnvironment.groupContainersVariable] = ExtensionEnvironment.encodeGroupContainers(containers)
-        }
         if isExtension {
             environment.removeValue(forKey: ExtensionEnvironment.hostSocketVariable)
             environment[ExtensionEnvironment.fdVariable] = "\(ExtensionEnvironment.socketDescriptor)"
@@ -110,23 +129,25 @@ final class ProcessSupervisor {
             arguments: Array(definition.launch.command.dropFirst()) + extraArguments,
             environment: environment,
             workingDirectory: definition.launch.workingDirectory,
-            user: definition.launch.user,
-            group: definition.launch.group,
+            user: isolated.user,
+            group: isolated.group,
             cgroup: group.spawnPlacement,
             // The kernel's own OOM killer must also take an extension before a host.
-            oomScoreAdjustment: isExtension ? 1000 : nil,
+            oomScoreAdjustment: isExtension ? OOMScore.extensions : OOMScore.hostsAndApps,
             extensionSocket: isExtension ? socketPair[1] : nil,
-            standardOutput: outputPipe[1],
-            standardError: outputPipe[1]
+            standardOutput: pipes[0].write,
+            standardError: pipes[1].write,
+            supplementaryGroups: isolated.supplementaryGroups,
+            sandbox: isolated.sandbox
         )
         let launchedAt = MonotonicInstant.current()
         let spawned: SpawnedProcess
         do {
             spawned = try Spawner.spawn(request)
         } catch {
-            close(outputPipe[0])
+            for pipe in pipes { close(pipe.read) }
             if isExtension { close(socketPair[0]) }
-            try? group.remove()
+            discard(group, of: process)
             throw .spawn(error)
         }
         let run = ProcessRun(process: spawned, group: group, launchedAt: launchedAt)
@@ -138,28 +159,31 @@ final class ProcessSupervisor {
             run.exitWatch = try loop.addChildExit(pidfd: spawned.descriptor.fileDescriptor) { [unowned self, unowned process] exit in
                 self.runExited(process, exit)
             }
-            run.output = try Connection(
-                loop: loop, fd: outputPipe[0],
-                onData: { [unowned process] _, bytes in process.output.append(bytes) },
-                onClose: { [unowned process] _ in process.output.flush() }
-            )
+            run.output = try zip(StandardStream.allCases, pipes).map { stream, pipe throws(SystemError) in
+                try Connection(
+                    loop: loop, fd: pipe.read,
+                    onData: { [unowned process] _, bytes in process.output.append(bytes, from: stream) },
+                    onClose: { [unowned process] _ in process.output.flush(stream) }
+                )
+            }
             if isExtension {
                 run.channel = try ExtensionChannel(
                     loop: loop, fd: socketPair[0],
                     onMessage: { [unowned self, unowned process] message in self.onExtensionMessage?(process, message) },
                     onViolation: { [unowned self, unowned process] error in
-                        self.kill(process, reason: "protocol", message: "protocol violation: \(error)")
+                        self.kill(process, reason: .protocolViolation, message: "protocol violation: \(error)")
                     }
                 )
             }
         } catch {
             // The child runs but cannot be watched: do not leave it behind.
-            retire(run, of: process)
+            retire(run, of: process, mainReaped: false)
             throw .system(error)
         }
         watchOOM(process, run)
-        if !isExtension { process.statistics.lastLaunchLatency = MonotonicInstant.current().since(launchedAt) }
-        events.record(.launch, process.name, "launched pid \(spawned.pid) in \(group)")
+        if !isExtension { process.statistics.recordLaunch(MonotonicInstant.current().since(launchedAt)) }
+        events.record(.launch, process.name, "launched pid \(spawned.pid) in \(group)",
+                      figures: [("PID", "\(spawned.pid)"), ("CGROUP", "\(group)"), ("KIND", definition.kind.rawValue)])
         onLaunched?(process)
     }
 
@@ -179,16 +203,17 @@ final class ProcessSupervisor {
         let kills = (try? run.group.memoryEvents().oomKills) ?? 0
         guard kills > run.oomKillsAtLaunch else { return }
         run.oomKillsAtLaunch = kills
-        process.statistics.kills["oom", default: 0] += 1
-        run.stopReason = run.stopReason ?? "oom"
-        events.record(.oom, process.name, reason: "oom", "the kernel OOM-killed a process in \(run.group) (memory_max \(process.definition.limits.memoryMax?.description ?? "none"))")
+        process.statistics.kills[.oom, default: 0] += 1
+        run.stopReason = run.stopReason ?? .oom
+        events.record(.oom, process.name, reason: StopReason.oom.rawValue, "the kernel OOM-killed a process in \(run.group) (memory_max \(process.definition.limits.memoryMax?.description ?? "none"))",
+                      figures: [("CGROUP", "\(run.group)"), ("OOM_KILLS", "\(kills)")] + (process.definition.limits.memoryMax.map { [("MEMORY_MAX_BYTES", "\($0.bytes)")] } ?? []))
     }
 
     // MARK: Stopping
 
     /// Asks `process` to stop: `terminate` to a ready extension, SIGTERM otherwise; the
     /// whole cgroup is killed after the grace period. `then` runs once it is down.
-    func stop(_ process: SupervisedProcess, reason: String, then completion: (() -> Void)? = nil) {
+    func stop(_ process: SupervisedProcess, reason: StopReason, then completion: (() -> Void)? = nil) {
         process.restartTimer = nil
         guard let run = process.run else {
             if process.state == .backoff || process.state == .fatal || process.state == .exited { process.state = .stopped }
@@ -204,43 +229,134 @@ final class ProcessSupervisor {
             try? run.process.descriptor.send(signal: SIGTERM)
         }
         run.killTimer = try? loop.addTimer(after: process.definition.stopTimeout) { [unowned self, unowned process] in
-            self.killGroup(process)
+            self.killRun(of: process)
         }
     }
 
-    /// Kills the whole cgroup of `process` now, recording `reason`.
-    func kill(_ process: SupervisedProcess, reason: String, message: String) {
-        guard let run = process.run else { return }
+    /// Kills the whole run of `process` now and counts the kill under `reason`. `message`,
+    /// when given, is recorded as the kill event (the pressure responder records its own,
+    /// with the kill's figures, once the group is empty). Returns when the first signal
+    /// was sent; `nil` without a run.
+    @discardableResult
+    func kill(_ process: SupervisedProcess, reason: StopReason, message: String?) -> MonotonicInstant? {
+        guard let run = process.run else { return nil }
         run.stopReason = reason
         process.statistics.kills[reason, default: 0] += 1
-        events.record(.kill, process.name, reason: reason, message)
-        killGroup(process)
+        if let message { events.record(.kill, process.name, reason: reason.rawValue, message) }
+        return killRun(of: process)
     }
 
-    private func killGroup(_ process: SupervisedProcess) {
-        guard let run = process.run else { return }
+    /// SIGKILL to everything of the run, then ``exitBound`` for its main process to be
+    /// reaped before the run is given up, so that every stop ends.
+    @discardableResult
+    private func killRun(of process: SupervisedProcess) -> MonotonicInstant? {
+        guard let run = process.run else { return nil }
         run.killTimer = nil
+        let signalled = killEverything(of: run, process: process, mainReaped: false)
+        if run.abandonTimer == nil {
+            run.abandonTimer = try? loop.addTimer(after: Self.exitBound) { [unowned self, unowned process] in
+                self.abandon(process)
+            }
+        }
+        return signalled
+    }
+
+    /// The only sender of SIGKILL: to the main process through its pidfd (unless it was
+    /// reaped: its pid may be reused), to everything in the run's cgroup, and to every
+    /// descendant of those that left the cgroup, each through a pidfd. Descendants are
+    /// found through /proc before anyone dies, since a dead parent's children are
+    /// reparented. An escape is recorded as a kill event. Returns when the first signal
+    /// was sent.
+    @discardableResult
+    private func killEverything(of run: ProcessRun, process: SupervisedProcess, mainReaped: Bool) -> MonotonicInstant {
+        let members = Set((try? run.group.processes()) ?? [])
+        let roots = mainReaped ? members : members.union([run.pid])
+        var escaped = ProcessTree.descendants(of: roots).subtracting(members)
+        if !mainReaped, !members.contains(run.pid), ProcessTree.entry(of: run.pid)?.isRunning == true { escaped.insert(run.pid) }
+
+        // Pidfds first, while the parent links still hold: once the main process dies its
+        // children are reparented, and a pid checked later could be a new process's.
+        let family = roots.union(escaped)
+        let outsiders = escaped.subtracting([run.pid]).sorted().compactMap { pid -> ProcessDescriptor? in
+            guard let descriptor = try? ProcessDescriptor.open(pid: pid),
+                  let parent = ProcessTree.entry(of: pid)?.parent, family.contains(parent) else { return nil }
+            return descriptor
+        }
+
+        if !mainReaped { _ = try? run.process.descriptor.send(signal: SIGKILL) }
+        let signalled = MonotonicInstant.current()
         do {
             try run.group.kill()
         } catch {
             events.record(.error, process.name, "kill \(run.group): \(error)")
         }
+        for descriptor in outsiders {
+            _ = try? descriptor.send(signal: SIGKILL)
+        }
+        if !escaped.isEmpty {
+            let pids = escaped.sorted().map { $0 == run.pid ? "\($0) (the main process)" : "\($0)" }.joined(separator: ", ")
+            events.record(.kill, process.name, reason: (run.stopReason ?? .exited).rawValue,
+                          "pid \(pids) had left \(run.group): killed through pidfd")
+        }
+        return signalled
+    }
+
+    /// How long a run may take to be reaped after SIGKILL before it is given up.
+    static let exitBound = Duration.seconds(2)
+
+    /// Ends a run whose main process was not reaped within ``exitBound`` of SIGKILL (stuck
+    /// in the kernel): the stop that waits for it returns, and the state says it is down.
+    private func abandon(_ process: SupervisedProcess) {
+        guard let run = process.run else { return }
+        events.record(.error, process.name, "pid \(run.pid) was not reaped within \(Self.exitBound.formatted) of SIGKILL: its run is given up")
+        end(run, of: process, .notReaped)
     }
 
     // MARK: Exits
 
     private func runExited(_ process: SupervisedProcess, _ exit: ChildExit) {
         guard let run = process.run else { return }
+        end(run, of: process, .exited(exit))
+    }
+
+    /// How a run ended.
+    private enum RunEnd {
+        /// Its main process exited and was reaped.
+        case exited(ChildExit)
+        /// Its main process was not reaped within ``exitBound`` of SIGKILL.
+        case notReaped
+
+        var description: String {
+            switch self {
+            case .exited(let exit): exit.description
+            case .notReaped: "not reaped after SIGKILL"
+            }
+        }
+        var isClean: Bool {
+            if case .exited(let exit) = self { exit.exited && exit.status == 0 } else { false }
+        }
+        var mainReaped: Bool {
+            if case .exited = self { true } else { false }
+        }
+        /// The journal fields of the exit.
+        var figures: [(String, String)] {
+            if case .exited(let exit) = self { [(exit.exited ? "EXIT_STATUS" : "EXIT_SIGNAL", "\(exit.status)")] } else { [] }
+        }
+    }
+
+    /// Settles the end of `run`.
+    private func end(_ run: ProcessRun, of process: SupervisedProcess, _ how: RunEnd) {
         let ranFor = MonotonicInstant.current().since(run.launchedAt)
         oomNoticed(process)
         if let peak = try? run.group.memoryPeak() { process.statistics.peakMemoryBytes = max(process.statistics.peakMemoryBytes, peak) }
-        retire(run, of: process)
-        let reason = run.stopReason ?? "exited"
-        events.record(.exit, process.name, reason: reason, "pid \(run.pid) \(exit.description) after \(ranFor.formatted)")
-        if run.stopReason == nil && !(exit.exited && exit.status == 0) {
-            process.lastError = exit.description
+        retire(run, of: process, mainReaped: how.mainReaped)
+        let reason = run.stopReason ?? .exited
+        events.record(.exit, process.name, reason: reason.rawValue, "pid \(run.pid) \(how.description) after \(ranFor.formatted)",
+                      figures: [("PID", "\(run.pid)")] + how.figures + [("RUN_US", "\(ranFor.wholeMicroseconds)")])
+        if run.stopReason == nil && !how.isClean {
+            process.lastError = how.description
         }
-        if run.stopReason != nil && run.stopReason != "oom" {
+        if run.stopReason?.isRequested == true {
             process.state = .stopped
         } else {
             settleAfterExit(process, ranFor: ranFor, reason: reason)
@@ -251,8 +367,8 @@ final class ProcessSupervisor {
 
     /// Ends `run`: whatever is left in its group is killed, its output taken in, its
     /// watches dropped and its group removed once empty.
-    private func retire(_ run: ProcessRun, of process: SupervisedProcess) {
-        _ = try? run.group.kill()
+    private func retire(_ run: ProcessRun, of process: SupervisedProcess, mainReaped: Bool) {
+        killEverything(of: run, process: process, mainReaped: mainReaped)
         // Killed processes usually go at once; on a busy machine they may need a while
         // longer, and the group is removed when they have.
         let empty = (try? run.group.waitUntilEmpty(timeout: .milliseconds(100))) ?? false
@@ -279,6 +395,16 @@ final class ProcessSupervisor {
         }
     }
 
+    /// The group of a launch that failed: removed now, or, when that fails too (out of
+    /// descriptors: removal reads directories), as soon as it can be.
+    private func discard(_ group: ControlGroup, of process: SupervisedProcess) {
+        do {
+            try group.remove()
+        } catch {
+            removeWhenEmpty(group, of: process, attemptsLeft: Self.removalAttempts)
+        }
+    }
+
     private func removeGroup(_ group: ControlGroup, of process: SupervisedProcess) {
         do {
             try group.remove()
@@ -292,7 +418,7 @@ final class ProcessSupervisor {
     private static let removalInterval = Duration.milliseconds(50)
 
     /// After an exit the daemon did not ask for: restart with backoff, give up, or rest.
-    private func settleAfterExit(_ process: SupervisedProcess, ranFor: Duration, reason: String) {
+    private func settleAfterExit(_ process: SupervisedProcess, ranFor: Duration, reason: StopReason) {
         guard process.definition.restart != nil else {
             process.state = .exited
             return
@@ -300,18 +426,35 @@ final class ProcessSupervisor {
         switch process.restartPolicy.processExited(afterRunning: ranFor, using: &random) {
         case .restart(let delay):
             process.state = .backoff
-            events.record(.restart, process.name, reason: reason, "restarting in \(delay.formatted)")
+            events.record(.restart, process.name, reason: reason.rawValue, "restarting in \(delay.formatted)")
             process.restartTimer = try? loop.addTimer(after: delay) { [unowned self, unowned process] in
                 process.restartTimer = nil
                 try? self.start(process)
             }
         case .fatal:
             process.state = .fatal
-            events.record(.fatal, process.name, reason: reason, "failed to start \(process.restartPolicy.maxRetries + 1) times in a row; start it by hand")
+            events.record(.fatal, process.name, reason: reason.rawValue, "failed to start \(process.restartPolicy.maxRetries + 1) times in a row; start it by hand")
         }
     }
 
     // MARK: Helpers
+
+    /// A close-on-exec pipe for stdout and one for stderr; on failure none is left open.
+    private static func outputPipes(for name: String) throws(LaunchError) -> [(read: Int32, write: Int32)] {
+        var pipes: [(read: Int32, write: Int32)] = []
+        for stream in StandardStream.allCases {
+            var ends: [Int32] = [-1, -1]
+            // One thread: no fork can happen between pipe() and FD_CLOEXEC.
+            guard pipe(&ends) == 0 else {
+                let error = SystemError("\(stream) pipe for \(name)")
+                for pipe in pipes { close(pipe.read); close(pipe.write) }
+                throw .system(error)
+            }
+            for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+            pipes.append((ends[0], ends[1]))
+        }
+        return pipes
+    }
 
     static func cgroupKind(_ kind: ProcessKind) -> CgroupKind {
         switch kind {
@@ -345,10 +488,12 @@ enum LaunchError: Error, CustomStringConvertible {
     case cgroup(CgroupError)
     case spawn(SpawnError)
     case system(SystemError)
+    case isolation(IsolationError)
 
     var description: String {
         switch self {
         case .emptyCommand: "the command is empty"
+        case .isolation(let error): "\(error)"
         case .cgroup(let error): "cgroup: \(error)"
         case .spawn(let error): "\(error)"
         case .system(let error): "\(error)"

@@ -1,5 +1,6 @@
 import EventLoop
 import Glibc
+import Sockets
 
 /// An exclusive lock on the runtime directory, so that a second daemon on the same
 /// directory refuses to start instead of stealing the sockets of the first.

@@ -2,7 +2,6 @@ import Cgroup
 import ControlProtocol
 import EventLoop
 import ExtensiondPolicy
-import Histogram
 import LinuxProcess
 
 extension Daemon {
@@ -12,20 +11,17 @@ extension Daemon {
         let entries = processes.map { process -> ProcessStats in
             var stats = ProcessStats(name: process.name, kind: process.kind)
             stats.launches = process.statistics.launches
-            stats.peakRSSBytes = process.statistics.peakRSSBytes
             stats.memoryPeakBytes = process.statistics.peakMemoryBytes
-            stats.kills = process.statistics.kills
-            if let latency = process.statistics.lastLaunchLatency {
-                let micros = UInt64(latency.wholeMicroseconds)
-                stats.launchLatencyUs = Latency(count: 1, p50: micros, p90: micros, p99: micros, max: micros)
-            }
+            stats.kills = Dictionary(uniqueKeysWithValues: process.statistics.kills.map { ($0.key.rawValue, $0.value) })
+            if process.statistics.launchLatency.count > 0 { stats.launchLatencyUs = Latency(process.statistics.launchLatency) }
             if let run = process.run {
-                stats.rssBytes = try? ProcessMemory.read(pid: run.pid).residentBytes
-                process.statistics.peakRSSBytes = max(process.statistics.peakRSSBytes, stats.rssBytes ?? 0)
-                stats.peakRSSBytes = process.statistics.peakRSSBytes
+                let memory = try? ProcessMemory.read(pid: run.pid)
+                stats.rssBytes = memory?.residentBytes
+                process.statistics.noteResident(memory?.peakResidentBytes ?? memory?.residentBytes)
                 stats.memoryCurrentBytes = try? run.group.memoryUsage()
                 stats.memoryPeakBytes = max(process.statistics.peakMemoryBytes, (try? run.group.memoryPeak()) ?? 0)
             }
+            stats.peakRSSBytes = process.statistics.peakRSSBytes
             if let record = extensions.records[process.name] {
                 let counters = record.statistics
                 stats.pullsCached = counters.pullsCached
@@ -53,8 +49,14 @@ extension Daemon {
 }
 
 extension Latency {
-    init(_ histogram: Histogram<UInt32>) {
-        self.init(count: Int(histogram.totalCount), p50: histogram.valueAtPercentile(50), p90: histogram.valueAtPercentile(90),
-                  p99: histogram.valueAtPercentile(99), max: histogram.max)
+    init(_ distribution: LatencyDistribution) {
+        self.init(count: Int(distribution.count), p50: distribution.percentile(50), p90: distribution.percentile(90),
+                  p99: distribution.percentile(99), max: distribution.max)
+    }
+
+    /// Percentiles to the bucket bounds (launches are counted in buckets only).
+    init(_ buckets: LatencyBuckets) {
+        self.init(count: Int(buckets.count), p50: buckets.percentile(50), p90: buckets.percentile(90),
+                  p99: buckets.percentile(99), max: buckets.maxMicroseconds)
     }
 }

@@ -5,7 +5,7 @@ import ExtensiondPolicy
 import Glibc
 
 /// The life states of a supervised process (DESIGN §4).
-enum ProcessState: String {
+enum ProcessState: String, CaseIterable {
     /// Not running, and not meant to be.
     case stopped
     /// Spawned; an extension has not sent `ready` yet.
@@ -70,10 +70,23 @@ extension RestartPolicy {
 /// Counters and latencies of one process, kept across runs.
 struct ProcessStatistics {
     var launches = 0
-    /// spawn → running (hosts, apps) or spawn → `ready` (extensions).
-    var lastLaunchLatency: Duration?
-    /// The highest RSS seen by `stats`, and the highest cgroup usage of ended runs.
-    var peakRSSBytes: UInt64 = 0
+    /// spawn → running (hosts, apps) or spawn → `ready` (extensions): the last, and all.
+    private(set) var lastLaunchLatency: Duration?
+    private(set) var launchLatency = LatencyBuckets()
+    /// The highest RSS of any run: the kernel's `VmHWM` where it was read, else the
+    /// highest RSS any `status`, `stats` or metrics read saw.
+    private(set) var peakRSSBytes: UInt64 = 0
+    /// The highest cgroup usage of ended runs.
     var peakMemoryBytes: UInt64 = 0
-    var kills: [String: Int] = [:]
+    var kills: [StopReason: Int] = [:]
+
+    mutating func recordLaunch(_ latency: Duration) {
+        lastLaunchLatency = latency
+        launchLatency.record(latency)
+    }
+
+    /// Keeps the highest of the peaks seen.
+    mutating func noteResident(_ bytes: UInt64?) {
+        peakRSSBytes = max(peakRSSBytes, bytes ?? 0)
+    }
 }

@@ -1,6 +1,7 @@
 import Cgroup
 import EventLoop
 import ExtensiondConfig
+import Sockets
 
 /// Why the daemon could not start or apply a change.
 public enum SupervisorError: Error, CustomStringConvertible {

@@ -9,6 +9,8 @@ public enum ExtensionEnvironment {
     public static let hostSocketVariable = "EXTENSIOND_HOST_SOCKET"
     /// The app groups the extension may use, as `id=path` pairs separated by `:`.
     public static let groupContainersVariable = "EXTENSIOND_GROUP_CONTAINERS"
+    /// The extension's private data directory (0700, its own uid); `TMPDIR` and `HOME` are in it.
+    public static let dataDirectoryVariable = "EXTENSIOND_DATA_DIR"
 
     /// The socket's descriptor number.
     public static let socketDescriptor: Int32 = 3

@@ -6,6 +6,8 @@ public enum ExtensionToSupervisor: Hashable, Sendable {
     case result(Result)
     /// `complete`: the answer to `begin` (action and share points).
     case complete(Complete)
+    /// `cancel`: ends `begin` with an error instead of items.
+    case cancel(Cancel)
     /// `openURL`: asks to open the app that handles the URL; answered by `openURLResult`.
     case openURL(OpenURL)
     /// `setHasContent`: whether hosts should show the extension.
@@ -106,7 +108,9 @@ public enum ExtensionToSupervisor: Hashable, Sendable {
 
     /// `{"type":"defaults","id":2,"group":"group.demo","op":"set","key":"counter","value":3}`
     ///
-    /// `key` is required except for `list`; `value` is required for `set`.
+    /// `key` is required except for `list`; `value` is required for `set`. The containing
+    /// app sends the same message on `host.sock`. `group` is at most
+    /// ``WireLimits/maxIdentifierBytes`` long, `key` ``WireLimits/maxDefaultsKeyBytes``.
     public struct Defaults: Codable, Hashable, Sendable {
         public var id: RequestID
         public var group: String
@@ -130,11 +134,11 @@ public enum ExtensionToSupervisor: Hashable, Sendable {
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             id = try container.decode(RequestID.self, forKey: .id)
-            group = try container.decode(String.self, forKey: .group)
+            group = try container.decodeBoundedString(forKey: .group, maxBytes: WireLimits.maxIdentifierBytes)
             op = try container.decode(DefaultsOperation.self, forKey: .op)
             key = op == .list
-                ? try container.decodeIfPresent(String.self, forKey: .key)
-                : try container.decode(String.self, forKey: .key)
+                ? try container.decodeBoundedStringIfPresent(forKey: .key, maxBytes: WireLimits.maxDefaultsKeyBytes)
+                : try container.decodeBoundedString(forKey: .key, maxBytes: WireLimits.maxDefaultsKeyBytes)
             if op == .set {
                 guard container.contains(.value) else {
                     throw DecodingError.keyNotFound(
@@ -152,6 +156,7 @@ extension ExtensionToSupervisor: WireMessageGroup {
         case "ready": self = .ready(try WireCoding.decodePayload(Ready.self, of: type, from: decoder))
         case "result": self = .result(try WireCoding.decodePayload(Result.self, of: type, from: decoder))
         case "complete": self = .complete(try WireCoding.decodePayload(Complete.self, of: type, from: decoder))
+        case "cancel": self = .cancel(try WireCoding.decodePayload(Cancel.self, of: type, from: decoder))
         case "openURL": self = .openURL(try WireCoding.decodePayload(OpenURL.self, of: type, from: decoder))
         case "setHasContent":
             self = .setHasContent(try WireCoding.decodePayload(SetHasContent.self, of: type, from: decoder))
@@ -165,6 +170,7 @@ extension ExtensionToSupervisor: WireMessageGroup {
         case .ready: "ready"
         case .result: "result"
         case .complete: "complete"
+        case .cancel: "cancel"
         case .openURL: "openURL"
         case .setHasContent: "setHasContent"
         case .defaults: "defaults"
@@ -176,6 +182,7 @@ extension ExtensionToSupervisor: WireMessageGroup {
         case .ready(let fields): try fields.encode(to: encoder)
         case .result(let fields): try fields.encode(to: encoder)
         case .complete(let fields): try fields.encode(to: encoder)
+        case .cancel(let fields): try fields.encode(to: encoder)
         case .openURL(let fields): try fields.encode(to: encoder)
         case .setHasContent(let fields): try fields.encode(to: encoder)
         case .defaults(let fields): try fields.encode(to: encoder)

@@ -8,6 +8,14 @@ public enum HostToSupervisor: Hashable, Sendable {
     case subscribe(Subscribe)
     /// `perform`: runs an action or share extension; answered by `completed` or `error`.
     case perform(Perform)
+    /// `open`: opens a link of an extension in its app; answered by `openResult`.
+    case open(Open)
+    /// `defaults` (apps only): the shared defaults of one of the app's groups.
+    case defaults(Defaults)
+    /// `reloadExtensions` (apps only): refresh the app's widgets within their budget.
+    case reloadExtensions(ReloadExtensions)
+    /// `setHasContent` (apps only): whether hosts should show one of the app's widgets.
+    case setHasContent(SetHasContent)
 
     /// `{"type":"list","id":1}` — `id` is optional and echoed in the answer.
     public struct List: Codable, Hashable, Sendable {
@@ -22,17 +30,20 @@ public enum HostToSupervisor: Hashable, Sendable {
         public var extensionID: String
         public var mode: DisplayMode
         public var maxSize: Size
+        /// `true`: an expired snapshot is answered after its update, not at once (optional).
+        public var wait: Bool?
 
         /// Creates the value from its fields.
-        public init(id: RequestID, extensionID: String, mode: DisplayMode, maxSize: Size) {
+        public init(id: RequestID, extensionID: String, mode: DisplayMode, maxSize: Size, wait: Bool? = nil) {
             self.id = id
             self.extensionID = extensionID
             self.mode = mode
             self.maxSize = maxSize
+            self.wait = wait
         }
 
         private enum CodingKeys: String, CodingKey {
-            case id, extensionID = "extension", mode, maxSize
+            case id, extensionID = "extension", mode, maxSize, wait
         }
     }
 
@@ -75,6 +86,12 @@ extension HostToSupervisor: WireMessageGroup {
         case "pull": self = .pull(try WireCoding.decodePayload(Pull.self, of: type, from: decoder))
         case "subscribe": self = .subscribe(try WireCoding.decodePayload(Subscribe.self, of: type, from: decoder))
         case "perform": self = .perform(try WireCoding.decodePayload(Perform.self, of: type, from: decoder))
+        case "open": self = .open(try WireCoding.decodePayload(Open.self, of: type, from: decoder))
+        case "defaults": self = .defaults(try WireCoding.decodePayload(Defaults.self, of: type, from: decoder))
+        case "reloadExtensions":
+            self = .reloadExtensions(try WireCoding.decodePayload(ReloadExtensions.self, of: type, from: decoder))
+        case "setHasContent":
+            self = .setHasContent(try WireCoding.decodePayload(SetHasContent.self, of: type, from: decoder))
         default: throw .unknownType(type)
         }
     }
@@ -85,6 +102,10 @@ extension HostToSupervisor: WireMessageGroup {
         case .pull: "pull"
         case .subscribe: "subscribe"
         case .perform: "perform"
+        case .open: "open"
+        case .defaults: "defaults"
+        case .reloadExtensions: "reloadExtensions"
+        case .setHasContent: "setHasContent"
         }
     }
 
@@ -100,6 +121,10 @@ extension HostToSupervisor: WireMessageGroup {
         case .pull(let fields): try fields.encode(to: encoder)
         case .subscribe(let fields): try fields.encode(to: encoder)
         case .perform(let fields): try fields.encode(to: encoder)
+        case .open(let fields): try fields.encode(to: encoder)
+        case .defaults(let fields): try fields.encode(to: encoder)
+        case .reloadExtensions(let fields): try fields.encode(to: encoder)
+        case .setHasContent(let fields): try fields.encode(to: encoder)
         }
     }
 }

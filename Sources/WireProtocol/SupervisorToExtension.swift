@@ -97,25 +97,31 @@ public enum SupervisorToExtension: Hashable, Sendable {
         }
     }
 
-    /// `{"type":"memoryWarning","current":20971520,"high":20971520}` (bytes)
+    /// `{"type":"memoryWarning","current":20971520,"high":20971520}` (bytes): the extension's
+    /// cgroup crossed its `memory_high`. With `"level":"warn"`, the whole tree crossed the
+    /// `pressure.warn` watermark: `current` is the tree's working set and `high` the watermark.
     public struct MemoryWarning: Codable, Hashable, Sendable {
         public var current: UInt64
         public var high: UInt64
+        /// Absent: `high`, the extension's own limit.
+        public var level: MemoryWarningLevel?
 
         /// Creates the value from its fields.
-        public init(current: UInt64, high: UInt64) {
+        public init(current: UInt64, high: UInt64, level: MemoryWarningLevel? = nil) {
             self.current = current
             self.high = high
+            self.level = level
         }
 
         private enum CodingKeys: String, CodingKey {
-            case current, high
+            case current, high, level
         }
 
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             current = try container.decodeWireInteger(UInt64.self, forKey: .current)
             high = try container.decodeWireInteger(UInt64.self, forKey: .high)
+            level = try container.decodeIfPresent(MemoryWarningLevel.self, forKey: .level)
         }
     }
 }

@@ -11,8 +11,16 @@ public enum SupervisorToHost: Hashable, Sendable {
     /// `openURL`: an app was opened for a URL (sent to every host; an app connected as
     /// the URL's handler opens it).
     case openURL(OpenURL)
+    /// `openResult`: the answer to `open`.
+    case openResult(OpenResult)
     /// `error`: a request failed.
     case error(RequestError)
+    /// `defaultsResult`: the answer to an app's `defaults`.
+    case defaultsResult(DefaultsResult)
+    /// `reloadResult`: the answer to an app's `reloadExtensions`.
+    case reloadResult(ReloadResult)
+    /// `hasContentChanged`: an extension's `hasContent` changed.
+    case hasContentChanged(HasContentChanged)
 
     /// `{"type":"extensions","id":1,"extensions":[{"id":"...","app":"...","point":"widget","enabled":true,"hasContent":true}]}`
     public struct Extensions: Codable, Hashable, Sendable {
@@ -66,13 +74,16 @@ public enum SupervisorToHost: Hashable, Sendable {
         public var ageMs: UInt64
         /// Whether the snapshot is older than the last failed update.
         public var stale: Bool
+        /// A cached answer from a snapshot past its freshness while an update replaces it;
+        /// the update's outcome follows as a pushed `snapshot`. Written only when `true`.
+        public var expired: Bool
         /// Why the last update failed, when `result` is `failed` or `stale` is true.
         public var error: String?
 
         /// Creates the value from its fields.
         public init(
             id: RequestID?, extensionID: String, result: SnapshotResult, snapshot: EncodedJSON?, version: UInt64,
-            ageMs: UInt64, stale: Bool, error: String? = nil
+            ageMs: UInt64, stale: Bool, expired: Bool = false, error: String? = nil
         ) {
             self.id = id
             self.extensionID = extensionID
@@ -81,11 +92,12 @@ public enum SupervisorToHost: Hashable, Sendable {
             self.version = version
             self.ageMs = ageMs
             self.stale = stale
+            self.expired = expired
             self.error = error
         }
 
         private enum CodingKeys: String, CodingKey {
-            case id, extensionID = "extension", result, snapshot, version, ageMs, stale, error
+            case id, extensionID = "extension", result, snapshot, version, ageMs, stale, expired, error
         }
 
         public init(from decoder: any Decoder) throws {
@@ -97,6 +109,7 @@ public enum SupervisorToHost: Hashable, Sendable {
             version = try container.decodeWireInteger(UInt64.self, forKey: .version)
             ageMs = try container.decodeWireInteger(UInt64.self, forKey: .ageMs)
             stale = try container.decode(Bool.self, forKey: .stale)
+            expired = try container.decodeIfPresent(Bool.self, forKey: .expired) ?? false
             error = try container.decodeIfPresent(String.self, forKey: .error)
         }
 
@@ -109,6 +122,7 @@ public enum SupervisorToHost: Hashable, Sendable {
             try container.encode(version, forKey: .version)
             try container.encode(ageMs, forKey: .ageMs)
             try container.encode(stale, forKey: .stale)
+            if expired { try container.encode(true, forKey: .expired) }
             try container.encodeIfPresent(error, forKey: .error)
         }
 
@@ -124,6 +138,7 @@ public enum SupervisorToHost: Hashable, Sendable {
             line.field("version", integer: version)
             line.field("ageMs", integer: ageMs)
             line.field("stale", bool: stale)
+            if expired { line.field("expired", bool: true) }
             if let error { line.field("error", string: error) }
             return line.endMessage()
         }
@@ -193,7 +208,13 @@ extension SupervisorToHost: WireMessageGroup {
             self = .extensionTerminated(
                 try WireCoding.decodePayload(ExtensionTerminated.self, of: type, from: decoder))
         case "openURL": self = .openURL(try WireCoding.decodePayload(OpenURL.self, of: type, from: decoder))
+        case "openResult": self = .openResult(try WireCoding.decodePayload(OpenResult.self, of: type, from: decoder))
         case "error": self = .error(try WireCoding.decodePayload(RequestError.self, of: type, from: decoder))
+        case "defaultsResult":
+            self = .defaultsResult(try WireCoding.decodePayload(DefaultsResult.self, of: type, from: decoder))
+        case "reloadResult": self = .reloadResult(try WireCoding.decodePayload(ReloadResult.self, of: type, from: decoder))
+        case "hasContentChanged":
+            self = .hasContentChanged(try WireCoding.decodePayload(HasContentChanged.self, of: type, from: decoder))
         default: throw .unknownType(type)
         }
     }
@@ -205,7 +226,11 @@ extension SupervisorToHost: WireMessageGroup {
         case .completed: "completed"
         case .extensionTerminated: "extensionTerminated"
         case .openURL: "openURL"
+        case .openResult: "openResult"
         case .error: "error"
+        case .defaultsResult: "defaultsResult"
+        case .reloadResult: "reloadResult"
+        case .hasContentChanged: "hasContentChanged"
         }
     }
 
@@ -216,7 +241,11 @@ extension SupervisorToHost: WireMessageGroup {
         case .completed(let fields): try fields.encode(to: encoder)
         case .extensionTerminated(let fields): try fields.encode(to: encoder)
         case .openURL(let fields): try fields.encode(to: encoder)
+        case .openResult(let fields): try fields.encode(to: encoder)
         case .error(let fields): try fields.encode(to: encoder)
+        case .defaultsResult(let fields): try fields.encode(to: encoder)
+        case .reloadResult(let fields): try fields.encode(to: encoder)
+        case .hasContentChanged(let fields): try fields.encode(to: encoder)
         }
     }
 

@@ -161,3 +161,11 @@ extension WireEnum {
         try container.encode(rawValue)
     }
 }
+
+/// What a `memoryWarning` is about.
+public enum MemoryWarningLevel: String, WireEnum {
+    /// The extension's own cgroup crossed its `memory_high` (also when `level` is absent).
+    case high
+    /// The whole tree crossed `pressure.warn`, below the watermark where kills begin.
+    case warn
+}

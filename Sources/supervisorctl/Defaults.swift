@@ -9,6 +9,7 @@ import WireProtocol
 
 struct Defaults: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "defaults",
         abstract: "Read and write an app group's shared key-value store.",
         discussion: """
             get KEY, set KEY VALUE, remove KEY, list. VALUE is JSON (42, true, "text", {"a":1}); \
@@ -36,15 +37,14 @@ struct Defaults: ParsableCommand {
     }
 
     func run() throws {
-        let names = [group, operation.rawValue] + [key, value.map(Self.json)].compactMap { $0 }
-        let response = try global.call(ControlRequest(command: .defaults, names: names))
-        print(response.message ?? "ok")
+        let request = DefaultsRequest(group: group, operation: operation, key: key, value: value.map(Self.json))
+        let response = try global.call(.defaults(request))
+        global.show(response) { $0.message ?? "ok" }
     }
 
-    /// `value` when it is JSON already, else `value` as a JSON string: the daemon always gets JSON.
-    static func json(_ value: String) -> String {
-        if (try? JSONDecoder().decode(JSONValue.self, from: Data(value.utf8))) != nil { return value }
-        return JSONText.line(value)
+    /// `value` parsed as JSON, else `value` as a JSON string.
+    static func json(_ value: String) -> JSONValue {
+        (try? JSONDecoder().decode(JSONValue.self, from: Data(value.utf8))) ?? .string(value)
     }
 }
 

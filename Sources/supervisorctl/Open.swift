@@ -3,6 +3,7 @@ import ControlProtocol
 
 struct Open: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "open",
         abstract: "Route a URL to the app that handles its scheme, as an extension's openURL would."
     )
 
@@ -10,7 +11,7 @@ struct Open: ParsableCommand {
     @Argument(help: "A URL such as weather://today.") var url: String
 
     func run() throws {
-        let response = try global.call(ControlRequest(command: .open, names: [url]))
-        print(response.message ?? "opened \(url)")
+        let response = try global.call(.open(OpenRequest(url: url)))
+        global.show(response) { $0.message }
     }
 }

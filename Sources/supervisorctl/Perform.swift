@@ -1,14 +1,16 @@
 import ArgumentParser
 import ControlProtocol
+import WireProtocol
 
 struct Perform: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "perform",
         abstract: "Run an action or share extension on items; print the items it returns.",
         discussion: "Each ITEM is type=path, e.g. public.image=/tmp/a.png."
     )
 
     @OptionGroup var global: GlobalOptions
-    @Argument(help: ArgumentHelp("An action or share extension id.", valueName: "extension")) var name: String
+    @Argument(help: ArgumentHelp("An action or share extension id.", valueName: "extension"), completion: NameCompletion.names) var name: String
     @Argument(help: ArgumentHelp("Items as type=path.", valueName: "item")) var items: [String] = []
 
     func validate() throws {
@@ -19,8 +21,15 @@ struct Perform: ParsableCommand {
     }
 
     func run() throws {
-        let response = try global.call(ControlRequest(command: .perform, names: [name] + items))
-        print(response.lines?.joined(separator: "\n") ?? response.message ?? "completed")
+        let request = PerformRequest(name: name, items: items.map(Self.item))
+        let response = try global.call(.perform(request))
+        global.show(response) { $0.lines?.joined(separator: "\n") ?? $0.message ?? "completed" }
+    }
+
+    /// `type=path` (checked by ``validate()``) as an item.
+    private static func item(_ text: String) -> Item {
+        let equals = text.firstIndex(of: "=")!
+        return Item(type: String(text[..<equals]), path: String(text[text.index(after: equals)...]))
     }
 
     /// A non-empty type, `=`, and a non-empty path.

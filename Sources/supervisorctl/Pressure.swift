@@ -3,15 +3,15 @@ import ControlProtocol
 
 struct Pressure: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "pressure",
         abstract: "Memory budget use, the pressure watermarks, PSI averages and the detection mechanisms in use."
     )
 
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
-        let response = try global.call(ControlRequest(command: .pressure))
-        guard let report = response.pressure else { throw CommandFailed(message: "the daemon sent no pressure report") }
-        print(global.json ? JSONText.line(report) : PressureFormat.text(report))
+        let response = try global.call(.pressure)
+        global.show(response) { $0.pressure.map(PressureFormat.text) }
     }
 }
 
@@ -25,7 +25,8 @@ enum PressureFormat {
             lines.append("usage      \(Format.bytes(report.usageBytes)), no memory_budget")
         }
         if let low = report.lowBytes, let critical = report.criticalBytes {
-            lines.append("watermarks low \(Format.bytes(low)), critical \(Format.bytes(critical))")
+            let warn = report.warnBytes.map { "warn \(Format.bytes($0)), " } ?? ""
+            lines.append("watermarks \(warn)low \(Format.bytes(low)), critical \(Format.bytes(critical))")
         }
         let psi = report.psi.keys.sorted().map { "\($0)=\(report.psi[$0] ?? 0)" }
         lines.append("psi        " + (psi.isEmpty ? "not available" : psi.joined(separator: " ")))

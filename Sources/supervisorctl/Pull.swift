@@ -9,17 +9,17 @@ import WireProtocol
 
 struct Pull: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "pull",
         abstract: "Pull a widget as a host would; print where the snapshot came from, then the snapshot."
     )
 
     @OptionGroup var global: GlobalOptions
     @Option(help: "The display mode: compact or expanded.") var mode: DisplayMode = .compact
-    @Argument(help: ArgumentHelp("An extension id.", valueName: "extension")) var name: String
+    @Argument(help: ArgumentHelp("An extension id.", valueName: "extension"), completion: NameCompletion.names) var name: String
 
     func run() throws {
-        let response = try global.call(ControlRequest(command: .pull, names: [name], options: ["mode": mode.rawValue]))
-        guard let report = response.pull else { throw CommandFailed(message: "the daemon's answer to pull carries no snapshot") }
-        print(global.json ? JSONText.line(report) : PullFormat.text(report))
+        let response = try global.call(.pull(PullRequest(name: name, mode: mode)))
+        global.show(response) { $0.pull.map(PullFormat.text) }
     }
 }
 

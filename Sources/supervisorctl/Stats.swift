@@ -3,24 +3,16 @@ import ControlProtocol
 
 struct Stats: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "stats",
         abstract: "Memory, launches, latencies, pulls, results, kills and budget per process; the daemon's own figures."
     )
 
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "Names to show (default: all).") var names: [String] = []
+    @Argument(help: "Names or patterns to show (default: all).", completion: NameCompletion.names) var names: [String] = []
 
     func run() throws {
-        let report = try global.stats(names)
-        print(global.json ? JSONText.line(report) : StatsFormat.text(report))
-    }
-}
-
-extension GlobalOptions {
-    /// Asks the daemon for the stats of `names` (all when empty).
-    func stats(_ names: [String]) throws -> StatsReport {
-        let response = try call(ControlRequest(command: .stats, names: names))
-        guard let report = response.stats else { throw CommandFailed(message: "the daemon's answer to stats carries no figures") }
-        return report
+        let response = try global.call(.stats(NameSelection(names)))
+        global.show(response) { $0.stats.map(StatsFormat.text) }
     }
 }
 
@@ -33,6 +25,11 @@ enum StatsFormat {
 
     static func text(_ report: StatsReport) -> String {
         Table.render(header: header, rows: report.processes.map(row)) + "\n" + daemonLine(report.daemon)
+    }
+
+    /// The parts of ``text(_:)``, for `top` to cut to the terminal.
+    static func rows(_ report: StatsReport) -> (header: [String], rows: [[String]], footer: String) {
+        (header, report.processes.map(row), daemonLine(report.daemon))
     }
 
     static func row(_ process: ProcessStats) -> [String] {

@@ -2,27 +2,40 @@ import ArgumentParser
 import ControlProtocol
 
 struct Status: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "One line per host, app and extension.")
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "One line per host, app and extension.",
+        discussion: "Exits 3 when a process named (with no names: one that autostarts) is stopped, exited or fatal, 4 when a name matches nothing."
+    )
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: "Names to show (default: all).")
+    @Argument(help: "Names or patterns to show (default: all).", completion: NameCompletion.names)
     var names: [String] = []
 
     func run() throws {
-        let response = try global.call(ControlRequest(command: .status, names: names))
-        let entries = response.status ?? []
-        if global.json {
-            print(JSONText.line(entries))
-            return
+        let response: ControlResponse
+        do {
+            response = try global.call(.status(NameSelection(names)))
+        } catch var error as CommandFailed where error.code == .unknownName {
+            error.status = .unknownOrRefused
+            throw error
         }
-        print(Table.render(header: StatusColumns.header, rows: entries.map(StatusColumns.row)))
+        let entries = response.status ?? []
+        global.show(response) { _ in Table.render(header: StatusColumns.header, rows: entries.map(StatusColumns.row)) }
+        let concerned = names.isEmpty ? entries.filter(\.autostart) : entries
+        if concerned.contains(where: { StatusColumns.notRunningStates.contains($0.state) }) {
+            throw CommandFailed(message: "", status: .notRunning)
+        }
     }
 }
 
 /// How `status` shows one process.
 enum StatusColumns {
     static let header = ["NAME", "KIND", "STATE", "PID", "UPTIME", "RSS", "MEMORY/LIMIT", "LAST UPDATE", "P50/P99"]
+
+    /// supervisord's STOPPED_STATES: `status` exits 3 for these.
+    static let notRunningStates: Set = ["stopped", "exited", "fatal"]
 
     static func row(_ entry: ProcessStatus) -> [String] {
         let memory = entry.memoryCurrentBytes.map { Format.bytes($0) + "/" + (entry.memoryLimitBytes.map(Format.bytes) ?? "max") } ?? "-"

@@ -1,53 +1,72 @@
 import ArgumentParser
 import ControlProtocol
-import Glibc
 
 struct Tail: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "A process's captured stdout and stderr.")
+    static let configuration = CommandConfiguration(
+        commandName: "tail",
+        abstract: "A process's captured output: stdout and stderr interleaved, or one of them.",
+        discussion: "tail -100 NAME is tail -n 100 NAME."
+    )
 
     @OptionGroup var global: GlobalOptions
     @Flag(name: .shortAndLong, help: "Keep printing new output.") var follow = false
-    @Option(name: .short, help: "How many lines to show first.") var n: Int = 20
-    @Argument(help: "A host, app or extension.") var name: String
+    @Option(name: .short, help: "How many lines to show first (1...\(ControlLimits.tailLines.upperBound)).") var n: Int = 20
+    @Argument(help: "A host, app or extension.", completion: NameCompletion.names) var name: String
+    @Argument(help: "stdout or stderr (default: both).") var stream: OutputStream?
+
+    private var request: ControlRequest { .tail(TailRequest(name: name, lines: n, stream: stream, follow: follow)) }
 
     func validate() throws {
-        guard n >= 0 else { throw ValidationError("-n must be 0 or more") }
+        try request.checkedForUsage()
     }
 
     func run() throws {
-        let request = ControlRequest(command: .tail, names: [name], options: ["lines": "\(n)", "follow": "\(follow)"])
-        try global.client.send(request) { response in
-            guard response.ok else { throw CommandFailed(message: response.error ?? "tail failed") }
-            for line in response.lines ?? [] { print(line) }
-            // Following: show each response now, even into a pipe.
-            fflush(nil)
-            return response.done != true
-        }
+        try global.stream(request, follows: follow) { ($0.lines ?? []).joinedOrNil() }
+    }
+}
+
+extension OutputStream: ExpressibleByArgument {}
+
+struct Maintail: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "maintail", abstract: "The daemon's own log: its last lines, and new ones with -f.")
+
+    @OptionGroup var global: GlobalOptions
+    @Flag(name: .shortAndLong, help: "Keep printing new lines.") var follow = false
+    @Option(name: .short, help: "How many lines to show first (0...\(ControlLimits.logLines.upperBound)).") var n: Int = 20
+
+    private var request: ControlRequest { .maintail(LogRequest(lines: n, follow: follow)) }
+
+    func validate() throws {
+        try request.checkedForUsage()
+    }
+
+    func run() throws {
+        try global.stream(request, follows: follow) { ($0.lines ?? []).joinedOrNil() }
     }
 }
 
 struct Events: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Recent events: launches, exits, kills (with their timings), reloads.")
+    static let configuration = CommandConfiguration(commandName: "events", abstract: "Recent events: launches, exits, kills (with their timings), reloads.")
 
     @OptionGroup var global: GlobalOptions
     @Flag(name: .shortAndLong, help: "Keep printing new events.") var follow = false
-    @Option(name: .short, help: "How many recent events to show first.") var n: Int = 50
+    @Option(name: .short, help: "How many recent events to show first (0...\(ControlLimits.logLines.upperBound)).") var n: Int = 50
+
+    private var request: ControlRequest { .events(LogRequest(lines: n, follow: follow)) }
 
     func validate() throws {
-        guard n >= 0 else { throw ValidationError("-n must be 0 or more") }
+        try request.checkedForUsage()
     }
 
     func run() throws {
-        let request = ControlRequest(command: .events, options: ["count": "\(n)", "follow": "\(follow)"])
-        try global.client.send(request) { response in
-            guard response.ok else { throw CommandFailed(message: response.error ?? "events failed") }
-            for event in response.events ?? [] {
-                print(global.json ? JSONText.line(event) : EventFormat.line(event))
-            }
-            // Following: show each response now, even into a pipe.
-            fflush(nil)
-            return response.done != true
-        }
+        try global.stream(request, follows: follow) { ($0.events ?? []).map(EventFormat.line).joinedOrNil() }
+    }
+}
+
+extension [String] {
+    /// The lines, or nil when there are none (nothing to print, not an empty line).
+    func joinedOrNil() -> String? {
+        isEmpty ? nil : joined(separator: "\n")
     }
 }
 

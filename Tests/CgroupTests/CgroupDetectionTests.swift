@@ -15,12 +15,13 @@ import Testing
     static let hybridMemberships = "8:pids:/\n4:memory:/process_api/abc\n0::/\n"
 
     private func locate(
-        _ mounts: String, _ memberships: String, configuredRoot: String? = nil, controllers: [String: String] = [:]
+        _ mounts: String, _ memberships: String, configuredRoot: String? = nil, ownChild: String? = nil, controllers: [String: String] = [:]
     ) throws -> CgroupDetection.Location {
         try CgroupDetection.locate(
             memberships: CgroupMembership.parse(memberships, path: "cgroup"),
             mounts: CgroupDetection.parseMounts(mounts),
             configuredRoot: configuredRoot,
+            ownChild: ownChild,
             controllersOf: { controllers[$0] }
         )
     }
@@ -48,6 +49,23 @@ import Testing
         let location = try locate(Self.hybridMounts, Self.hybridMemberships, configuredRoot: "/sys/fs/cgroup/memory/a/extensiond")
         // The pids groups get a child of the daemon's own pids cgroup, named like the root.
         #expect(location == .legacy(memoryRoot: "/sys/fs/cgroup/memory/a/extensiond", pidsRoot: "/sys/fs/cgroup/pids/extensiond"))
+    }
+
+    @Test func anUndelegatedDaemonPutsItsTreeInAChildOfItsOwnCgroups() throws {
+        let location = try locate(Self.hybridMounts, Self.hybridMemberships, ownChild: "extensiond@run-a")
+        #expect(location == .legacy(memoryRoot: "/sys/fs/cgroup/memory/process_api/abc/extensiond@run-a", pidsRoot: "/sys/fs/cgroup/pids/extensiond@run-a"))
+        // A configured root is delegated: the child name does not apply.
+        let configured = try locate(Self.hybridMounts, Self.hybridMemberships, configuredRoot: "/sys/fs/cgroup/memory/x", ownChild: "extensiond@run-a")
+        #expect(configured == .legacy(memoryRoot: "/sys/fs/cgroup/memory/x", pidsRoot: "/sys/fs/cgroup/pids/x"))
+    }
+
+    @Test func childNamesAreOneDirectoryNamePerRuntimeDirectory() {
+        #expect(CgroupTree.childName(runtimeDirectory: "/run/extensiond") == "extensiond@run-extensiond")
+        #expect(CgroupTree.childName(runtimeDirectory: "/tmp/x-1//run/") == "extensiond@tmp-x\\x2d1-run")
+        #expect(CgroupTree.childName(runtimeDirectory: "/tmp/a b/.run") == "extensiond@tmp-a\\x20b-.run")
+        #expect(CgroupTree.childName(runtimeDirectory: ".hidden") == "extensiond@\\x2ehidden")
+        // Paths that a plain "/" to "-" would merge stay apart.
+        #expect(CgroupTree.childName(runtimeDirectory: "/a-b") != CgroupTree.childName(runtimeDirectory: "/a/b"))
     }
 
     @Test func namespacedMountRootAndEscapedMountPoint() throws {

@@ -8,7 +8,7 @@ import Glibc
 /// These machines have no v2 memory controller, so the v2 backend's file
 /// operations are checked against files laid out as the kernel would; the
 /// test plays the kernel's part (creating a new cgroup's control files).
-/// Real v2 behaviour is for the Debian VM (`shared/tools/vm-run`).
+/// Real v2 behaviour is for the Debian VM (`make vm-test`, tests/vm/).
 final class FakeCgroupTree {
     let root: String
 

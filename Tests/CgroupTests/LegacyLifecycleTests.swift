@@ -22,14 +22,20 @@ import Glibc
         defer { reap(hog) }
         let status = try hog.descriptor.waitForExit()
 
-        #expect(status == .exited(code: 128 + SIGKILL))
+        // The kernel's OOM killer chooses among the group's processes (all at oom_score_adj
+        // 1000): usually tail, which grew, and then the shell reports 137; which one it
+        // chose is the kernel's business, that it killed inside the group is ours.
+        #expect(status == .exited(code: 128 + SIGKILL) || status == .killed(signal: SIGKILL, dumpedCore: false), "\(status)")
         #expect(try oom.wait(timeout: .seconds(5)))
         #expect(try oom.acknowledge() >= 1)
-        #expect(try group.memoryEvents().oomKills >= 1)
-        #expect(try group.memoryPeak() >= 15 << 20)
+        let events = try group.memoryEvents()
+        #expect(events.oomKills >= 1, "\(events)")
+        let peak = try group.memoryPeak()
+        #expect(peak >= 15 << 20, "peak \(peak)")
         // The group's own limit was hit, never the tree's around it.
-        #expect(try group.memoryEvents().max ?? 0 > 0)
-        #expect(try fixture.tree.root.memoryEvents().max == 0)
+        #expect(events.max ?? 0 > 0, "\(events)")
+        let rootEvents = try fixture.tree.root.memoryEvents()
+        #expect(rootEvents.max == 0, "\(rootEvents)")
     }
 
     @Test func usageThresholdFiresWhenAProcessCrossesIt() throws {

@@ -155,6 +155,13 @@ import Testing
         #expect(error.message == "low (85%) must be below critical (80%)")
     }
 
+    @Test func warnNotBelowLow() throws {
+        let error = try onlyError("[pressure]\nwarn = \"90%\"\n")
+        #expect(error.line == 2)
+        #expect(error.keyPath == "pressure.warn")
+        #expect(error.message == "warn (90%) must be below low (85%)")
+    }
+
     @Test func zeroThreshold() throws {
         let error = try onlyError("[pressure]\nlow = \"0%\"\n")
         #expect(error.message.contains("above 0%"))
@@ -190,6 +197,30 @@ import Testing
         let error = try onlyError("[apps.app]\ncommand = [\"/bin/app\"]\nrestart_retries = -1\n")
         #expect(error.keyPath == "apps.app.restart_retries")
         #expect(error.message.contains("expected an integer of 0 or more, found -1"))
+    }
+
+    @Test func aTypeConformanceCycleIsRefusedAtTheElementThatClosesIt() throws {
+        let error = try onlyError(
+            """
+            [types]
+            "com.example.raw" = ["public.image"]
+            "public.image" = [
+                "public.data",
+                "com.example.raw",
+            ]
+            """)
+        #expect(error.line == 5)
+        #expect(error.column == 5)
+        #expect(error.keyPath == #"types."public.image"[1]"#)
+        #expect(error.message.contains("conformance cycle: public.image → com.example.raw → public.image"), "\(error.message)")
+    }
+
+    @Test func typeDeclarationsMustBeArraysOfIdentifiers() throws {
+        let directory = try ConfigDirectory()
+        let errors = try directory.errors("[types]\n\"a\" = \"public.data\"\n\"b\" = [\"has space\"]\n")
+        #expect(errors.map(\.line) == [2, 3])
+        #expect(errors.first?.message.contains("expected an array of the type identifiers it conforms to") == true)
+        #expect(errors.last?.message.contains("\"has space\" is not a type identifier") == true)
     }
 
     @Test func extensionsHaveNoRestartKeys() throws {

@@ -112,4 +112,27 @@ import Testing
             #expect(levels == levels.sorted())
         }
     }
+
+    /// Every working set at `low` or above is re-checked, and so is the band just below it
+    /// (1/32 of `low`, at least 4 MiB); nothing further below is.
+    @Test func rechecksCoverTheBandBelowTheLowWatermarkAndEverythingAbove() {
+        let mebibyte: UInt64 = 1 << 20
+        let scenario = PressureThresholds(budget: 300 * mebibyte, low: 0.85, critical: 0.95)
+        #expect(scenario.recheckBytes == 255 * mebibyte - 255 * mebibyte / 32)
+        #expect(PressureThresholds(budget: 64 * mebibyte, low: 0.5, critical: 0.9).recheckBytes == 28 * mebibyte)
+        #expect(PressureThresholds(budget: mebibyte, low: 0.5, critical: 0.9).recheckBytes == 0)
+
+        var random = SeededRandom(seed: 78)
+        for _ in 0..<5_000 {
+            let budget = UInt64.random(in: 0...(1 << 40), using: &random)
+            let low = Double.random(in: 0...1, using: &random)
+            let thresholds = PressureThresholds(budget: budget, low: low, critical: Double.random(in: low...1, using: &random))
+            let band = thresholds.lowBytes - thresholds.recheckBytes
+            #expect(band >= min(thresholds.lowBytes, PressureThresholds.minimumRecheckBand))
+            #expect(band <= max(PressureThresholds.minimumRecheckBand, thresholds.lowBytes / 32))
+            let sets = (0..<2).map { _ in UInt64.random(in: 0...(budget + 1), using: &random) }.sorted()
+            if thresholds.needsRecheck(workingSet: sets[0]) { #expect(thresholds.needsRecheck(workingSet: sets[1])) }
+            if thresholds.level(forUsage: sets[0]) > .none { #expect(thresholds.needsRecheck(workingSet: sets[0])) }
+        }
+    }
 }

@@ -3,8 +3,8 @@ import ExtensiondPolicy
 import Testing
 
 /// The refresh rules checked over thousands of random event sequences in
-/// virtual time: random parameters, random pull traffic, an extension that
-/// answers late, fails, hints and exits at random.
+/// virtual time: random parameters, random pull traffic, an app that asks for
+/// reloads, an extension that answers late, fails, hints and exits at random.
 @Suite struct RefreshEnginePropertyTests {
     @Test(arguments: seeds(200))
     func randomTrafficKeepsEveryGuarantee(seed: UInt64) throws {
@@ -79,10 +79,15 @@ private struct World {
     var nextPull = Instant.at(0)
     var nextManualRefresh = Instant.at(0)
     var nextExit = Instant.at(0)
+    var nextReload = Instant.at(0)
     var nextToken: UInt64 = 0
     var unansweredPulls: Set<PullToken> = []
+    /// Pulls answered from an expired snapshot, waiting for the outcome of its update.
+    var revalidatingPulls: Set<PullToken> = []
     var updateStarts: [Instant] = []
     var scheduledStarts: [Instant] = []
+    /// When budget tokens were taken (scheduled refreshes and reloads).
+    var tokensTaken: [Instant] = []
 
     init(seed: UInt64) {
         self.seed = seed
@@ -92,6 +97,7 @@ private struct World {
         nextPull = now + pullGap()
         nextManualRefresh = now + rareGap()
         nextExit = now + rareGap()
+        nextReload = now + reloadGap()
     }
 
     mutating func run(for length: Duration) throws {
@@ -100,6 +106,7 @@ private struct World {
             try step()
         }
         #expect(unansweredPulls.isEmpty || driver.engine.updateInFlight != nil, "seed \(seed): pulls never answered")
+        #expect(revalidatingPulls.isEmpty || driver.engine.updateInFlight != nil, "seed \(seed): revalidations never ended")
         checkBudgetWindows()
     }
 
@@ -109,7 +116,7 @@ private struct World {
         let candidates: [(Instant, Int)] = [
             driver.timer.map { ($0, 0) },
             answer.map { (plannedAnswers[$0].at, 1) },
-            (nextPull, 2), (nextManualRefresh, 3), (nextExit, 4),
+            (nextPull, 2), (nextManualRefresh, 3), (nextExit, 4), (nextReload, 5),
         ].compactMap { $0 }
         let (at, kind) = try #require(candidates.min { ($0.0, $0.1) < ($1.0, $1.1) })
         now = at
@@ -123,16 +130,19 @@ private struct World {
             let id = plannedAnswers.remove(at: try #require(answer)).id
             event = .updateFinished(id, randomResult(), reload: randomHint())
         case 2:
-            event = .pull(PullToken(nextToken))
+            event = .pull(PullToken(nextToken), waits: Bool.random(using: &random))
             unansweredPulls.insert(PullToken(nextToken))
             nextToken += 1
             nextPull = now + pullGap()
         case 3:
             event = .manualRefresh
             nextManualRefresh = now + rareGap()
-        default:
+        case 4:
             event = .extensionExited(reason: "crashed")
             nextExit = now + rareGap()
+        default:
+            event = .reload
+            nextReload = now + reloadGap()
         }
         let actions = driver.send(event, at: now)
         try check(event, actions: actions, before: before)
@@ -150,15 +160,31 @@ private struct World {
         #expect(driver.timer == after.wakeTime, "\(context)")
         if let update = after.updateInFlight { #expect(now < update.deadline, "\(context)") }
 
-        // Single flight.
+        // Single flight (a reload may follow the update that just finished).
         #expect(starts.count <= 1, "\(context)")
-        if !starts.isEmpty { #expect(before.updateInFlight == nil, "\(context)") }
+        if !starts.isEmpty { #expect(before.updateInFlight == nil || after.updateInFlight?.reason == .schedule, "\(context)") }
+
+        // Every token taken is counted: the bucket only goes down by one on a scheduled
+        // start or an accepted reload.
+        let tokensBefore = before.record.schedule.bucket.tokens(at: now)
+        let tokensAfter = after.record.schedule.bucket.tokens(at: now)
+        #expect(tokensAfter == tokensBefore || tokensAfter == tokensBefore - 1, "\(context)")
+        if tokensAfter < tokensBefore { tokensTaken.append(now) }
 
         for request in starts {
             if request.reason == .schedule {
-                if case .timerFired = event {} else { Issue.record("\(context): scheduled start on another event") }
-                if let previous = updateStarts.last {
-                    #expect(now - previous >= parameters.minInterval, "\(context): too close to \(previous)")
+                switch event {
+                case .timerFired:
+                    #expect(tokensAfter == tokensBefore - 1, "\(context): a scheduled start without a token")
+                    if let previous = updateStarts.last {
+                        #expect(now - previous >= parameters.minInterval, "\(context): too close to \(previous)")
+                    }
+                case .reload:
+                    #expect(tokensAfter == tokensBefore - 1, "\(context): a reload without a token")
+                case .updateFinished:
+                    #expect(before.updateInFlight != nil && after.updateInFlight != nil, "\(context): a follow-up from nowhere")
+                default:
+                    Issue.record("\(context): scheduled start on another event")
                 }
                 scheduledStarts.append(now)
             }
@@ -171,19 +197,38 @@ private struct World {
                 #expect(unansweredPulls.remove(pull) != nil, "\(context): \(pull) answered twice")
             }
             #expect((answer.delivery == .cached) == (answer.result == .cached), "\(context)")
+            if answer.isRevalidating {
+                #expect(answer.delivery == .cached && !answer.state.isFresh && answer.state.snapshot != nil, "\(context)")
+                for pull in answer.pulls { revalidatingPulls.insert(pull) }
+            }
+        }
+        // Every revalidation ends exactly once, with the outcome of the update that ended.
+        for case .revalidated(let answer) in actions {
+            for pull in answer.pulls {
+                #expect(revalidatingPulls.remove(pull) != nil, "\(context): \(pull) revalidated twice or never expired")
+            }
+            #expect(answer.result != .cached, "\(context)")
         }
 
         switch event {
-        case .pull(let token):
+        case .pull(let token, let waits):
             let fresh = before.state(at: now).isFresh
             let cooling = before.record.schedule.lastAttemptAt.map { now < $0 + parameters.pullCooldown } ?? false
+            let revalidates = !waits && before.record.snapshot != nil
+            let answered = actions.pullAnswers()
             if fresh || (before.updateInFlight == nil && cooling) {
                 #expect(starts.isEmpty, "\(context): the extension was called")
-                #expect(actions.pullAnswers().map(\.pulls) == [[token]], "\(context)")
+                #expect(answered.map(\.pulls) == [[token]] && answered.allSatisfy { !$0.isRevalidating }, "\(context)")
             } else if before.updateInFlight != nil {
-                #expect(actions.isEmpty, "\(context): a joining pull must wait")
+                #expect(starts.isEmpty, "\(context)")
+                if revalidates {
+                    #expect(answered.map(\.isRevalidating) == [true], "\(context): an expired snapshot is answered at once")
+                } else {
+                    #expect(actions.isEmpty, "\(context): a joining pull must wait")
+                }
             } else {
                 #expect(starts.map(\.reason) == [.pull], "\(context)")
+                #expect(answered.map(\.isRevalidating) == (revalidates ? [true] : []), "\(context)")
             }
         case .updateFinished(let id, let result, _):
             guard id == before.updateInFlight?.id else {
@@ -199,12 +244,24 @@ private struct World {
             case .noData, .failed:
                 #expect(newVersion == oldVersion && after.record.snapshot == before.record.snapshot, "\(context)")
             }
-            if case .failed = result { checkRetry(after: after, context: context) }
+            // A reload that follows replans when it finishes.
+            if case .failed = result, starts.isEmpty { checkRetry(after: after, context: context) }
         case .timerFired:
             if actions.contains(where: { if case .killForDeadline = $0 { true } else { false } }) {
                 #expect(before.updateInFlight.map { now >= $0.deadline } == true, "\(context)")
                 #expect(after.record.snapshot == before.record.snapshot, "\(context)")
                 checkRetry(after: after, context: context)
+            }
+        case .reload:
+            let answers = actions.compactMap { if case .reloadAnswer(let answer) = $0 { answer } else { nil } }
+            #expect(answers.count == 1, "\(context)")
+            if answers == [.scheduled] {
+                let joined = before.updateInFlight != nil && tokensAfter == tokensBefore
+                #expect(joined || tokensAfter == tokensBefore - 1, "\(context): scheduled without a token")
+                #expect(starts.count == (before.updateInFlight == nil ? 1 : 0), "\(context)")
+            } else {
+                #expect(tokensBefore == 0 && starts.isEmpty, "\(context): refused with a token")
+                #expect(after.record == before.record, "\(context): a refusal changed the record")
             }
         case .manualRefresh, .extensionExited, .reconfigured:
             #expect(after.record.snapshot == before.record.snapshot, "\(context)")
@@ -227,14 +284,16 @@ private struct World {
         #expect(next >= max(floor, now) && next <= max(floor, now + ceiling), "\(context): retry at \(next)")
     }
 
-    /// No 24-hour window holds more scheduled starts than burst + daily budget.
+    /// No 24-hour window holds more tokens taken (scheduled refreshes and the app's
+    /// reloads) than burst + daily budget, and every scheduled start had its token.
     private func checkBudgetWindows() {
         let day = Duration.seconds(86_400)
         var windowStart = 0
-        for (index, start) in scheduledStarts.enumerated() {
-            while start - scheduledStarts[windowStart] >= day { windowStart += 1 }
+        for (index, taken) in tokensTaken.enumerated() {
+            while taken - tokensTaken[windowStart] >= day { windowStart += 1 }
             #expect(index - windowStart + 1 <= parameters.budgetBurst + parameters.dailyBudget, "seed \(seed)")
         }
+        #expect(scheduledStarts.count <= tokensTaken.count, "seed \(seed)")
     }
 
     // MARK: - Random behaviour of hosts and the extension
@@ -245,6 +304,13 @@ private struct World {
         case 7..<9: .seconds(Int64.random(in: 5...300, using: &random))
         default: .seconds(Int64.random(in: 300...10_800, using: &random))
         }
+    }
+
+    /// Sometimes in bursts (an app reloading on every change), to exhaust the budget.
+    private mutating func reloadGap() -> Duration {
+        Int.random(in: 0..<4, using: &random) == 0
+            ? .milliseconds(Int64.random(in: 0...2_000, using: &random))
+            : .seconds(Int64.random(in: 60...21_600, using: &random))
     }
 
     private mutating func rareGap() -> Duration {

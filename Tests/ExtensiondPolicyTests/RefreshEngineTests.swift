@@ -65,6 +65,31 @@ import Testing
         #expect(try driver.start(.pull(PullToken(4)), at: .at(115)).reason == .pull)
     }
 
+    @Test func anExpiredSnapshotIsAnsweredAtOnceAndItsRevalidationReportedAfterTheUpdate() throws {
+        var driver = try driverWithSnapshot(RefreshParameters(interval: .seconds(60), minInterval: .seconds(30)))
+        // Past its freshness (60 s) and the cooldown: answered from the cache, and an update starts.
+        let expired = driver.send(.pull(PullToken(2), waits: false), at: .at(70))
+        #expect(expired.pullAnswers().map(\.isRevalidating) == [true])
+        #expect(expired.pullAnswers().first?.state.snapshot?.version == 1)
+        let request = try #require(expired.startedUpdates().first)
+        #expect(request.reason == .pull)
+        // Another expired pull during the update is answered at once too; one that waits joins.
+        #expect(driver.send(.pull(PullToken(3), waits: false), at: .at(71)).pullAnswers().map(\.isRevalidating) == [true])
+        #expect(driver.send(.pull(PullToken(4), waits: true), at: .at(71)).isEmpty)
+
+        let finished = driver.send(.updateFinished(request.id, .newData(2)), at: .at(72))
+        #expect(finished.pullAnswers().map(\.pulls) == [[PullToken(4)]])
+        let revalidated = finished.compactMap { if case .revalidated(let answer) = $0 { answer } else { nil } }
+        #expect(revalidated.map(\.pulls) == [[PullToken(2), PullToken(3)]])
+        #expect(revalidated.first?.result == .newData && revalidated.first?.state.snapshot?.version == 2)
+    }
+
+    @Test func aPullWithoutASnapshotWaitsEvenWhenItNeedNot() throws {
+        var driver = EngineDriver()
+        let started = driver.send(.pull(PullToken(1), waits: false), at: .at(0))
+        #expect(started.pullAnswers().isEmpty && started.startedUpdates().count == 1)
+    }
+
     @Test func overlappingPullsShareOneUpdate() throws {
         var driver = EngineDriver()
         let request = try driver.start(.pull(PullToken(1)), at: .at(0))

@@ -29,12 +29,19 @@ import WireProtocol
         (["defaults", "group.demo", "list", "k"], "'k'"),
         (["top", "--interval", "0"], "--interval"),
         (["stats", "--bogus"], "--bogus"),
+        (["tail", "-n", "0", "w"], "field lines: 0 is not in 1...10000"),
+        (["tail", "w", "stdall"], "stdall"),
+        (["events", "-n", "5000"], "field lines: 5000 is not in 0...1000"),
+        (["signal", "FROB", "w"], "'FROB' is not a signal name"),
+        (["signal", "HUP"], "<names>"),
+        (["start"], "<names>"),
+        (["pid", "a", "b"], "'b'"),
     ]
 
     @Test(arguments: badUsages)
     func badUsageExitsTwoNamingTheProblem(arguments: [String], names problem: String) throws {
         let directory = try TemporaryDirectory()
-        // A socket that exists nowhere: exit 2 rather than 3 proves parsing comes first.
+        // A socket that exists nowhere: exit 2 rather than 7 proves parsing comes first.
         let result = try runCommand(Binaries.path("supervisorctl"), ["--socket", directory.file("absent.sock")] + arguments, in: directory)
         #expect(result.exitCode == 2, "\(arguments): \(result.stderr)")
         #expect(result.stderr.contains(problem), "\(arguments): \(result.stderr)")
@@ -42,33 +49,44 @@ import WireProtocol
 
     /// Well-formed commands and the request each must send.
     static let requests: [(arguments: [String], request: ControlRequest)] = [
-        (["pull", "w"], ControlRequest(command: .pull, names: ["w"], options: ["mode": "compact"])),
-        (["pull", "--mode", "expanded", "w"], ControlRequest(command: .pull, names: ["w"], options: ["mode": "expanded"])),
-        (["refresh", "w"], ControlRequest(command: .refresh, names: ["w"])),
-        (["enable", "a", "b"], ControlRequest(command: .enable, names: ["a", "b"])),
-        (["disable", "a"], ControlRequest(command: .disable, names: ["a"])),
+        (["pull", "w"], .pull(PullRequest(name: "w"))),
+        (["pull", "--mode", "expanded", "w"], .pull(PullRequest(name: "w", mode: .expanded))),
+        (["refresh", "w"], .refresh(NameSelection(["w"]))),
+        (["enable", "a", "b"], .enable(NameSelection(["a", "b"]))),
+        (["disable", "a"], .disable(NameSelection(["a"]))),
         (
             ["perform", "x", "public.image=/tmp/a.png", "public.text=/tmp/b=c.txt"],
-            ControlRequest(command: .perform, names: ["x", "public.image=/tmp/a.png", "public.text=/tmp/b=c.txt"])
+            .perform(PerformRequest(name: "x", items: [Item(type: "public.image", path: "/tmp/a.png"), Item(type: "public.text", path: "/tmp/b=c.txt")]))
         ),
-        (["open", "demo://details?from=cli"], ControlRequest(command: .open, names: ["demo://details?from=cli"])),
-        (["defaults", "g", "get", "k"], ControlRequest(command: .defaults, names: ["g", "get", "k"])),
-        (["defaults", "g", "set", "k", "42"], ControlRequest(command: .defaults, names: ["g", "set", "k", "42"])),
-        (["defaults", "g", "set", "k", #"{"a":[1,true]}"#], ControlRequest(command: .defaults, names: ["g", "set", "k", #"{"a":[1,true]}"#])),
-        (["defaults", "g", "set", "k", "hello world"], ControlRequest(command: .defaults, names: ["g", "set", "k", #""hello world""#])),
-        (["defaults", "g", "remove", "k"], ControlRequest(command: .defaults, names: ["g", "remove", "k"])),
-        (["defaults", "g", "list"], ControlRequest(command: .defaults, names: ["g", "list"])),
-        (["stats"], ControlRequest(command: .stats)),
-        (["stats", "a", "b"], ControlRequest(command: .stats, names: ["a", "b"])),
-        (["top", "a"], ControlRequest(command: .stats, names: ["a"])),
+        (["open", "demo://details?from=cli"], .open(OpenRequest(url: "demo://details?from=cli"))),
+        (["defaults", "g", "get", "k"], .defaults(DefaultsRequest(group: "g", operation: .get, key: "k"))),
+        (["defaults", "g", "set", "k", "42"], .defaults(DefaultsRequest(group: "g", operation: .set, key: "k", value: 42))),
+        (["defaults", "g", "set", "k", #"{"a":[1,true]}"#], .defaults(DefaultsRequest(group: "g", operation: .set, key: "k", value: ["a": [1, true]]))),
+        (["defaults", "g", "set", "k", "hello world"], .defaults(DefaultsRequest(group: "g", operation: .set, key: "k", value: "hello world"))),
+        (["defaults", "g", "remove", "k"], .defaults(DefaultsRequest(group: "g", operation: .remove, key: "k"))),
+        (["defaults", "g", "list"], .defaults(DefaultsRequest(group: "g", operation: .list))),
+        (["stats"], .stats(NameSelection())),
+        (["stats", "a", "b"], .stats(NameSelection(["a", "b"]))),
+        (["top", "a"], .stats(NameSelection(["a"]))),
+        (["tail", "-100", "w", "stderr"], .tail(TailRequest(name: "w", lines: 100, stream: .stderr))),
+        (["tail", "-f", "w"], .tail(TailRequest(name: "w", lines: 20, follow: true))),
+        (["maintail", "-n", "5"], .maintail(LogRequest(lines: 5))),
+        (["events", "-f"], .events(LogRequest(lines: 50, follow: true))),
+        (["signal", "HUP", "w", "app:*"], .signal(SignalRequest(signal: "HUP", names: ["w", "app:*"]))),
+        (["pid"], .pid(PidRequest())),
+        (["pid", "w"], .pid(PidRequest(name: "w"))),
+        (["clear", "w*"], .clear(NameSelection(["w*"]))),
+        (["avail"], .avail),
+        (["reread"], .reread),
+        (["update"], .update),
     ]
 
     @Test(arguments: requests)
-    func wellFormedCommandExitsThreeWithoutADaemon(arguments: [String], request _: ControlRequest) throws {
+    func wellFormedCommandExitsSevenWithoutADaemon(arguments: [String], request _: ControlRequest) throws {
         let directory = try TemporaryDirectory()
         let socket = directory.file("absent.sock")
         let result = try runCommand(Binaries.path("supervisorctl"), ["--socket", socket] + arguments, in: directory)
-        #expect(result.exitCode == 3, "\(arguments): \(result.stderr)")
+        #expect(result.exitCode == 7, "\(arguments): \(result.stderr)")
         #expect(result.stderr.contains(socket))
     }
 
@@ -97,13 +115,13 @@ import WireProtocol
         #expect(snapshot == Self.pullReport.snapshot)
     }
 
-    @Test func pullAndStatsPrintTheirReportsAsJSON() throws {
+    @Test func pullAndStatsPrintTheDaemonsAnswerAsJSON() throws {
         let (pull, _) = try Self.run(["--json", "pull", "w"], answer: Self.everything)
         #expect(pull.stdout.split(separator: "\n").count == 1)
-        #expect(try JSONDecoder().decode(PullReport.self, from: Data(pull.stdout.utf8)) == Self.pullReport)
+        #expect(try JSONDecoder().decode(ControlResponse.self, from: Data(pull.stdout.utf8)).pull == Self.pullReport)
 
         let (stats, _) = try Self.run(["stats", "--json"], answer: Self.everything)
-        #expect(try JSONDecoder().decode(StatsReport.self, from: Data(stats.stdout.utf8)) == Self.statsReport)
+        #expect(try JSONDecoder().decode(ControlResponse.self, from: Data(stats.stdout.utf8)).stats == Self.statsReport)
     }
 
     @Test func statsShowsARowPerProcessAndTheDaemon() throws {
@@ -169,8 +187,8 @@ import WireProtocol
         return StatsReport(processes: [widget, ProcessStats(name: "panel", kind: .host)], daemon: daemon)
     }()
 
-    /// An answer that serves every command: a message, a pull report and stats.
-    static let everything = ControlResponse(message: "done", pull: pullReport, stats: statsReport)
+    /// An answer that serves every command: a message, a pull report, stats and a pid, ending any stream.
+    static let everything = ControlResponse(message: "done", pull: pullReport, stats: statsReport, pid: 1234, done: true)
 
     /// Runs supervisorctl against a fake control socket that gives `answer` to every
     /// request; returns the result and the requests received.

@@ -24,6 +24,8 @@ import WireProtocol
             Self.widget, command: try bed.command(.hangAfterFirst, reload: "never"),
             refresh: Self.pullsUpdate + "\ndeadline = \"1s\""))
         let host = try bed.daemon.connectHost()
+        // Only hosts that use an extension hear that it ended.
+        try host.send(.subscribe(.init(extensions: [Self.widget])))
         let good = try bed.pull(Self.widget)
         #expect(good.result == "newData" && good.version == 1 && good.answered == 1)
 
@@ -69,6 +71,8 @@ import WireProtocol
                 + ExtensionTestBed.extensionTable(
                     Self.neighbour, command: try bed.command(.answer, reload: "never"), refresh: Self.pullsUpdate))
         let host = try bed.daemon.connectHost()
+        // Only hosts that use an extension hear that it ended.
+        try host.send(.subscribe(.init(extensions: [Self.widget])))
         let before = try bed.pull(Self.neighbour)
         #expect(before.result == "newData")
 
@@ -93,6 +97,8 @@ import WireProtocol
             Self.widget, command: try bed.command(.answer, reload: "never"), settings: "idle_exit = \"1s\"",
             refresh: Self.pullsUpdate))
         let host = try bed.daemon.connectHost()
+        // Only hosts that use an extension hear that it ended.
+        try host.send(.subscribe(.init(extensions: [Self.widget])))
         let first = try bed.pull(Self.widget)
         #expect(first.result == "newData")
 
@@ -148,7 +154,7 @@ import WireProtocol
         try FileManager.default.createDirectory(atPath: bed.daemon.stateDirectory + "/extensions", withIntermediateDirectories: true)
         try "{ not json".write(toFile: bed.daemon.stateDirectory + "/extensions/\(Self.widget).json", atomically: true, encoding: .utf8)
         try bed.start(ExtensionTestBed.extensionTable(Self.widget, command: try bed.command(.answer)))
-        let errors = try bed.control(.events, options: ["count": "500"]).events?.filter { $0.kind == .error } ?? []
+        let errors = try bed.control(.events(LogRequest(lines: 500))).events?.filter { $0.kind == .error } ?? []
         #expect(errors.contains { $0.message.contains("\(Self.widget).json") }, "\(errors)")
         #expect(try bed.pull(Self.widget).version == 1)
     }
@@ -163,7 +169,7 @@ import WireProtocol
         let bed = try ExtensionTestBed()
         try bed.start(ExtensionTestBed.extensionTable(Self.widget, command: command, refresh: "pull_cooldown = \"1h\""))
 
-        let first = try bed.pull(Self.widget, mode: "expanded")
+        let first = try bed.pull(Self.widget, mode: .expanded)
         #expect(first.result == "newData" && first.delivery == "updated")
         #expect(first.version == 1 && !first.stale && first.error == nil)
         guard case .object(let fields)? = first.snapshot, case .string(let text)? = fields["text"] else {
@@ -176,7 +182,7 @@ import WireProtocol
         #expect(cached.result == "cached" && cached.delivery == "cached")
         #expect(cached.version == 1 && cached.snapshot == first.snapshot)
 
-        #expect(try bed.control(.refresh, [Self.widget]).ok)
+        #expect(try bed.control(.refresh(NameSelection([Self.widget]))).ok)
         #expect(try eventually { try bed.pull(Self.widget).version == 2 })
         #expect(try bed.stats(Self.widget)?.resultsNewData == 2)
     }

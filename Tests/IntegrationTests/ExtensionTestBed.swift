@@ -20,7 +20,7 @@ final class ExtensionTestBed {
 
     /// Where ``ScriptedExtension`` counts the updates of the extension `name`.
     func countFile(_ name: String) -> String {
-        daemon.directory.file(name + ".updates")
+        daemon.sharedDirectory + "/" + name + ".updates"
     }
 
     /// A ``ScriptedExtension`` command; see ``ScriptedExtension/command(_:in:countFile:delay:reload:)``.
@@ -34,10 +34,12 @@ final class ExtensionTestBed {
         try daemon.start()
     }
 
-    /// Writes the config: the app, then `extensions`.
+    /// Writes the config: the app, then `extensions`. Every extension may write the count
+    /// files in the shared directory; the rest of its sandbox is the default one.
     func writeConfig(_ extensions: String) throws {
         let app = "[apps.\"\(Self.app)\"]\ncommand = [\"/bin/sleep\", \"1000\"]\n\n"
-        try daemon.writeConfig(app + extensions)
+        let sandbox = "[defaults.sandbox]\nwrite = [\"\(daemon.sharedDirectory)\"]\n\n"
+        try daemon.writeConfig(sandbox + app + extensions)
     }
 
     /// Stops the daemon and starts a new one on the same config and directories.
@@ -67,37 +69,37 @@ final class ExtensionTestBed {
     // MARK: The control socket
 
     /// `supervisorctl pull` as a report; fails the test's expectations through a thrown error.
-    func pull(_ id: String, mode: String = "compact") throws -> PullReport {
-        let response = try daemon.control(ControlRequest(command: .pull, names: [id], options: ["mode": mode]))
+    func pull(_ id: String, mode: DisplayMode = .compact) throws -> PullReport {
+        let response = try daemon.control(.pull(PullRequest(name: id, mode: mode)))
         guard let report = response.pull else { throw TestSupportError("pull \(id) failed: \(response.error ?? "no report")") }
         return report
     }
 
-    func control(_ command: ControlCommand, _ names: [String] = [], options: [String: String] = [:]) throws -> ControlResponse {
-        try daemon.control(ControlRequest(command: command, names: names, options: options))
+    func control(_ request: ControlRequest) throws -> ControlResponse {
+        try daemon.control(request)
     }
 
     /// The extension's line of `status`.
     func status(_ id: String) throws -> ProcessStatus? {
-        try control(.status, [id]).status?.first
+        try control(.status(NameSelection([id]))).status?.first
     }
 
     /// The extension's line of `stats`.
     func stats(_ id: String) throws -> ProcessStats? {
-        try control(.stats, [id]).stats?.processes.first
+        try control(.stats(NameSelection([id]))).stats?.processes.first
     }
 
     /// The extension's events and output, for the message of a failed expectation.
     func diagnostics(_ id: String) -> String {
-        let events = (try? control(.events, options: ["count": "500"]).events) ?? []
-        let output = (try? control(.tail, [id], options: ["lines": "50"]).lines) ?? []
+        let events = (try? control(.events(LogRequest(lines: 500))).events) ?? []
+        let output = (try? control(.tail(TailRequest(name: id, lines: 50))).lines) ?? []
         return (events.filter { $0.name == id }.map { "event \($0.kind) \($0.reason ?? "-"): \($0.message)" } + output)
             .joined(separator: "\n")
     }
 
     /// The reasons of the `kind` events of `name`, oldest first.
     func eventReasons(_ kind: EventKind, of name: String) throws -> [String] {
-        let events = try control(.events, options: ["count": "500"]).events ?? []
+        let events = try control(.events(LogRequest(lines: 500))).events ?? []
         return events.filter { $0.kind == kind && $0.name == name }.compactMap(\.reason)
     }
 }

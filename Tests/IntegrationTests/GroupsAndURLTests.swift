@@ -53,7 +53,8 @@ import WireProtocol
         let daemon = try TestDaemon()
         let client = try daemon.directory.write("client.py", Self.groupClient)
         let app = try daemon.directory.write("app.py", Self.recordingApp)
-        let launches = daemon.directory.file("launches")
+        // The app runs under a uid of its own: it records where anyone may write.
+        let launches = daemon.sharedDirectory + "/launches"
         try daemon.writeConfig("""
         [apps.mine]
         command = ["/bin/sleep", "1000"]
@@ -75,7 +76,7 @@ import WireProtocol
         try daemon.start()
         let host = try daemon.connectHost()
 
-        let first = try daemon.control(ControlRequest(command: .pull, names: ["counter"])).pull?.snapshot
+        let first = try daemon.control(.pull(PullRequest(name: "counter"))).pull?.snapshot
         #expect(first["count"] == 1)
         #expect(first["foreign"]?.stringValue?.contains("does not belong to app") == true)
         #expect(first["opened"] == true)
@@ -90,8 +91,8 @@ import WireProtocol
         #expect(notice == .openURL(.init(url: "theirs://hello", app: "theirs")))
 
         // The store outlives the process and the daemon's cache: the CLI reads the file's value.
-        _ = try daemon.control(ControlRequest(command: .refresh, names: ["counter"]))
-        #expect(eventually { (try? daemon.control(ControlRequest(command: .defaults, names: ["group.mine", "get", "count"])).message) == "2" })
+        _ = try daemon.control(.refresh(NameSelection(["counter"])))
+        #expect(eventually { (try? daemon.control(.defaults(DefaultsRequest(group: "group.mine", operation: .get, key: "count"))).message) == "2" })
         let onDisk = try JSONDecoder().decode([String: JSONValue].self, from: Data(contentsOf: URL(fileURLWithPath: daemon.stateDirectory + "/defaults/group.mine.json")))
         #expect(onDisk["count"] == 2)
     }
@@ -115,7 +116,7 @@ import WireProtocol
         // Schemes are case-insensitive; the app is launched to open the URL.
         let opened = try daemon.supervisorctl(["open", "MINE://x"])
         #expect(opened.exitCode == 0 && opened.stdout.contains("mine"))
-        #expect(eventually { (try? daemon.control(ControlRequest(command: .status, names: ["mine"])).status?.first?.state) == "running" })
+        #expect(eventually { (try? daemon.control(.status(NameSelection(["mine"]))).status?.first?.state) == "running" })
         let unknownScheme = try daemon.supervisorctl(["open", "other://x"])
         #expect(unknownScheme.exitCode == 1 && unknownScheme.stderr.contains("'other'"))
         let notAURL = try daemon.supervisorctl(["open", "no scheme here"])

@@ -27,6 +27,12 @@ import WireProtocol
         // `setHasContent false` arrives once the extension runs.
         _ = try host.pull(Self.hidden, id: 2)
         #expect(try eventually { try list(host, id: 3).first { $0.id == Self.hidden }?.hasContent == false })
+
+        // The declaration survives a daemon restart: hidden before the extension runs again.
+        try bed.restart()
+        let afterRestart = try bed.daemon.connectHost()
+        #expect(try list(afterRestart, id: 4).first { $0.id == Self.hidden }?.hasContent == false)
+        #expect(try bed.status(Self.hidden)?.state != "running")
     }
 
     @Test func aPullIsAnsweredWithItsID() throws {
@@ -80,7 +86,7 @@ import WireProtocol
         try subscriber.send(.subscribe(.init(extensions: [Self.widget])))
         _ = try list(subscriber, id: 1)  // answered after the subscribe was applied
 
-        #expect(try bed.control(.refresh, [Self.widget]).ok)
+        #expect(try bed.control(.refresh(NameSelection([Self.widget]))).ok)
         guard case .snapshot(let pushed) = try subscriber.receive() else {
             Issue.record("no push")
             return
@@ -126,18 +132,52 @@ import WireProtocol
             #expect(error.id == id && error.error.contains(rejection.problem), "\(error.error)")
         }
         // An action has no content to refresh: it would never answer an `update`.
-        #expect(try bed.control(.refresh, [Self.action]).error?.contains("action extension") == true)
+        #expect(try bed.control(.refresh(NameSelection([Self.action]))).error?.contains("action extension") == true)
 
         // `supervisorctl perform` acts as a host would.
-        let control = try bed.control(.perform, [Self.action, "public.text=/tmp/note.txt"])
+        let control = try bed.control(.perform(PerformRequest(name: Self.action, items: [Item(type: "public.text", path: "/tmp/note.txt")])))
         #expect(control.ok && control.lines == [#"public.text="handled public.text""#], "\(control)")
-        #expect(try bed.control(.perform, [Self.action, "public.image=/tmp/cat.png"]).error?.contains("public.image") == true)
+        #expect(try bed.control(.perform(PerformRequest(name: Self.action, items: [Item(type: "public.image", path: "/tmp/cat.png")]))).error?.contains("public.image") == true)
 
         guard case .error(let wrongPoint) = try perform(host, Self.widget, [text], id: 20) else {
             Issue.record("a widget performed an action")
             return
         }
         #expect(wrongPoint.error.contains("widget"))
+    }
+
+    @Test func anActionCancelsWithAnErrorAndItemsMatchTheTypesTheirsConformTo() throws {
+        let bed = try ExtensionTestBed()
+        try bed.start(
+            ExtensionTestBed.extensionTable(
+                Self.action, point: "action", command: try bed.command(.action),
+                settings: #"activation = { "public.image" = 1, "public.text" = 2 }"#)
+                + "[types]\n\"com.example.raw-photo\" = [\"public.image\"]\n")
+        let host = try bed.daemon.connectHost()
+        for (offset, type) in ["public.jpeg", "com.example.raw-photo", "public.image"].enumerated() {
+            let id = RequestID(rawValue: UInt64(1 + offset))
+            let answer = try perform(host, Self.action, [Item(type: type, path: "/tmp/cat")], id: id)
+            #expect(answer == .completed(.init(id: id, items: [Item(type: "public.text", value: .string("handled \(type)"))])))
+        }
+        // Both count against the one image the rule accepts.
+        guard case .error(let tooMany) = try perform(
+            host, Self.action, [Item(type: "public.jpeg", path: "/a"), Item(type: "public.png", path: "/b")], id: 10)
+        else {
+            Issue.record("two images were accepted")
+            return
+        }
+        #expect(tooMany.error.contains("2 items of type public.image, at most 1"), "\(tooMany.error)")
+
+        guard case .error(let canceled) = try perform(host, Self.action, [Item(type: "public.plain-text", value: "cancel")], id: 11)
+        else {
+            Issue.record("the canceled action completed")
+            return
+        }
+        #expect(canceled.id == 11 && canceled.error == "the user canceled")
+        // A cancel ends the request, not the run: the next perform is served by the same process.
+        let after = try perform(host, Self.action, [Item(type: "public.text", value: "again")], id: 12)
+        #expect(after == .completed(.init(id: 12, items: [Item(type: "public.text", value: "handled public.text")])))
+        #expect(try bed.eventReasons(.kill, of: Self.action).isEmpty)
     }
 
     @Test func anActionThatNeverCompletesIsKilledAtItsDeadline() throws {
@@ -177,14 +217,14 @@ import WireProtocol
     @Test func disabledExtensionsAreRefusedAcrossARestart() throws {
         let bed = try ExtensionTestBed()
         try bed.start(ExtensionTestBed.extensionTable(Self.widget, command: try bed.command(.answer)))
-        #expect(try bed.control(.disable, [Self.widget]).ok)
+        #expect(try bed.control(.disable(NameSelection([Self.widget]))).ok)
         try expectRefused(bed, id: 1)
 
         try bed.restart()
         try expectRefused(bed, id: 2)
         #expect(try list(try bed.daemon.connectHost(), id: 3).first?.enabled == false)
 
-        #expect(try bed.control(.enable, [Self.widget]).ok)
+        #expect(try bed.control(.enable(NameSelection([Self.widget]))).ok)
         try bed.restart()
         guard case .snapshot(let snapshot) = try bed.daemon.connectHost().pull(Self.widget, id: 4) else {
             Issue.record("the enabled extension was refused")
@@ -201,14 +241,14 @@ import WireProtocol
                 + ExtensionTestBed.extensionTable(Self.hidden, command: command, settings: hiddenSettings)
         }
         try bed.start(config(""))
-        #expect(try bed.control(.disable, [Self.widget]).ok)
+        #expect(try bed.control(.disable(NameSelection([Self.widget]))).ok)
         // The user never chose for `hidden`: a config change applies, on reload and at restart.
         try bed.writeConfig(config("enabled = false"))
         #expect(try bed.control(.reload).ok)
         #expect(try enabledStates(bed) == [Self.hidden: false, Self.widget: false])
         try bed.restart()
         #expect(try enabledStates(bed) == [Self.hidden: false, Self.widget: false])
-        #expect(try bed.control(.enable, [Self.hidden]).ok)
+        #expect(try bed.control(.enable(NameSelection([Self.hidden]))).ok)
         try bed.restart()
         #expect(try enabledStates(bed) == [Self.hidden: true, Self.widget: false])
     }
@@ -222,24 +262,27 @@ import WireProtocol
             """))
         _ = try bed.pull(Self.widget)
         #expect(eventually { ScriptedExtension.updates(in: updates) >= 2 })  // scheduled refreshes run
-        #expect(try bed.control(.disable, [Self.widget]).ok)
+        #expect(try bed.control(.disable(NameSelection([Self.widget]))).ok)
         Thread.sleep(forTimeInterval: 0.3)  // an update that had already started may finish
         let whenDisabled = ScriptedExtension.updates(in: updates)
         Thread.sleep(forTimeInterval: 0.6)
         #expect(ScriptedExtension.updates(in: updates) == whenDisabled)
 
-        #expect(try bed.control(.enable, [Self.widget]).ok)
+        #expect(try bed.control(.enable(NameSelection([Self.widget]))).ok)
         #expect(eventually { ScriptedExtension.updates(in: updates) > whenDisabled })
     }
 
     @Test func aControlPullWithABadSizeNamesTheOption() throws {
         let bed = try ExtensionTestBed()
         try bed.start(ExtensionTestBed.extensionTable(Self.widget, command: try bed.command(.answer)))
-        for (option, value) in [("width", "wide"), ("height", "-3")] {
-            let response = try bed.control(.pull, [Self.widget], options: [option: value])
-            #expect(!response.ok && response.error?.contains("\(option) '\(value)'") == true, "\(response)")
+        // Values the typed request cannot hold, sent as raw JSON.
+        for (option, value, problem) in [("width", #""wide""#, "should be"), ("height", "-3", "-3 is not in 1...10000")] {
+            let line = #"{"command":"pull","name":"\#(Self.widget)","mode":"compact","\#(option)":\#(value)}"# + "\n"
+            let reply = try ControlCodec.decode(ControlResponse.self, from: try bed.daemon.exchange(Array(line.utf8)).dropLast())
+            #expect(!reply.ok && reply.code == .badRequest && reply.error?.contains("field \(option)") == true, "\(reply)")
+            #expect(reply.error?.contains(problem) == true, "\(reply)")
         }
-        #expect(try bed.control(.pull, [Self.widget], options: ["width": "640", "height": "480"]).pull?.result == "newData")
+        #expect(try bed.control(.pull(PullRequest(name: Self.widget, width: 640, height: 480))).pull?.result == "newData")
     }
 
     // MARK: Helpers

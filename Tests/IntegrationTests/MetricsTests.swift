@@ -1,30 +1,126 @@
+import ControlProtocol
 import ExtensiondTestSupport
 import Foundation
 import Testing
 
-/// `supervisor.metrics_listen`: a Prometheus scrape of a real daemon over loopback.
+/// `supervisor.metrics_listen`: scrapes of a real daemon over loopback, checked by the
+/// tools Prometheus users run (promtool, the Python client's parser) and by the HTTP
+/// rules of the endpoint.
 @Suite struct MetricsTests {
-    @Test func aScrapeShowsTheProcessesAndTheDaemon() throws {
-        let port = try freeLoopbackPort()
-        let daemon = try TestDaemon(config: """
-        [hosts.panel]
-        command = ["/bin/sleep", "1000"]
-        """, supervisor: "metrics_listen = \"127.0.0.1:\(port)\"")
-        try daemon.start()
-        #expect(eventually { (try? daemon.control(.init(command: .status)).status?.first?.state) == "running" })
+    @Test func promtoolFindsNothingToComplainAbout() throws {
+        let served = try MetricsDaemon(updates: 3)
+        let text = try served.scrape()
+        let file = try served.daemon.directory.write("scrape.prom", text)
+        let check = try runCommand("/bin/sh", ["-c", "promtool check metrics < \(file)"], in: served.daemon.directory)
+        #expect(check.exitCode == 0)
+        #expect(check.stdout + check.stderr == "", "promtool:\n\(check.stdout)\(check.stderr)")
+    }
 
-        let scrape = try httpRequest(port: port, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(scrape.hasPrefix("HTTP/1.0 200 OK\r\n"))
-        #expect(scrape.contains("Content-Type: text/plain; version=0.0.4"))
-        #expect(scrape.contains("# TYPE extensiond_process_launches_total counter\n"))
-        #expect(scrape.contains("extensiond_process_launches_total{kind=\"host\",name=\"panel\"} 1\n"))
-        #expect(scrape.contains("extensiond_process_rss_bytes{kind=\"host\",name=\"panel\"} "))
-        #expect(scrape.contains("extensiond_daemon_rss_bytes "))
-        #expect(scrape.contains("extensiond_pressure_level 0\n"))
+    @Test func pythonsParserReadsEveryFamilyOnceWithItsType() throws {
+        let served = try MetricsDaemon(updates: 3)
+        let text = try served.scrape()
+        let file = try served.daemon.directory.write("scrape.prom", text)
+        let script = try served.daemon.directory.write("parse.py", """
+        import json, sys
+        from prometheus_client.parser import text_string_to_metric_families
+        text = open(sys.argv[1]).read()
+        print(json.dumps([[f.name, f.type, len(f.samples)] for f in text_string_to_metric_families(text)]))
+        """)
+        let parsed = try runCommand("/usr/bin/python3", [script, file], in: served.daemon.directory)
+        #expect(parsed.exitCode == 0, "\(parsed.stderr)")
+        let families = try #require(try JSONSerialization.jsonObject(with: Data(parsed.stdout.utf8)) as? [[Any]])
+        let types = Dictionary(families.map { ($0[0] as! String, $0[1] as! String) }, uniquingKeysWith: { first, _ in first + " (twice)" })
+        #expect(types.count == families.count, "a family appears in several blocks: \(families.map { $0[0] })")
 
-        #expect(try httpRequest(port: port, "POST /metrics HTTP/1.1\r\n\r\n").hasPrefix("HTTP/1.0 405"))
+        // Every TYPE line of the text is one family of the parser, of that type (it drops
+        // a counter's `_total`).
+        let declared = text.split(separator: "\n").filter { $0.hasPrefix("# TYPE ") }.map { $0.split(separator: " ") }
+        #expect(declared.count == families.count)
+        for line in declared {
+            let name = String(line[2]), type = String(line[3])
+            let parsedName = type == "counter" && name.hasSuffix("_total") ? String(name.dropLast(6)) : name
+            #expect(types[parsedName] == type, "\(name): \(types[parsedName] ?? "missing")")
+        }
+        for (name, type) in [
+            ("extensiond_update_duration_seconds", "histogram"), ("extensiond_pull_duration_seconds", "histogram"),
+            ("extensiond_launch_duration_seconds", "histogram"), ("extensiond_process_kills", "counter"),
+            ("extensiond_process_state", "gauge"), ("extensiond_build_info", "gauge"), ("extensiond_process_memory_limit_bytes", "gauge"),
+            ("extensiond_pressure_memory_waiting_seconds", "counter"), ("process_cpu_seconds", "counter"),
+            ("process_resident_memory_bytes", "gauge"), ("process_start_time_seconds", "gauge"), ("process_open_fds", "gauge"),
+        ] {
+            #expect(types[name] == type, "\(name)")
+        }
+    }
+
+    @Test func theFiguresSayWhatHappened() throws {
+        let served = try MetricsDaemon(updates: 3)
+        let text = try served.scrape()
+        let widget = #"kind="extension",name="test.widget""#
+        // Three updates (three pulls, one of them an update): histograms count them, and
+        // the daemon's own percentiles agree with the buckets.
+        #expect(text.contains("extensiond_update_duration_seconds_count{\(widget)} 3\n"))
+        #expect(text.contains("extensiond_update_duration_seconds_bucket{\(widget),le=\"+Inf\"} 3\n"))
+        #expect(text.contains("extensiond_pull_duration_seconds_count{\(widget)} 3\n"))
+        #expect(text.contains("extensiond_pulls_total{\(widget),delivery=\"cached\"} 2\n"))
+        #expect(text.contains("extensiond_launch_duration_seconds_count{\(widget)} 1\n"))
+        #expect(text.contains("extensiond_pulls_total{\(widget),delivery=\"updated\"} 1\n"))
+        let p99 = try #require(served.daemon.control(.stats(NameSelection(["test.widget"]))).stats?.processes.first?.updateLatencyUs?.p99)
+        let buckets = series(text, "extensiond_update_duration_seconds_bucket{\(widget),le=")
+        let firstFull = try #require(buckets.first { $0.value == 3 })
+        #expect(Double(p99) / 1_000_000 <= Double(firstFull.label)! * 1.01, "p99 \(p99) µs, buckets \(buckets)")
+
+        // Every kill reason is there from the start, one-hot states, the limit, the build.
+        let panel = #"kind="host",name="panel""#
+        for reason in ["critical", "deadline", "oom", "pressure", "protocol"] {
+            #expect(text.contains("extensiond_process_kills_total{\(panel),reason=\"\(reason)\"} 0\n"), "\(reason)")
+        }
+        #expect(text.contains("extensiond_process_state{\(panel),state=\"running\"} 1\n"))
+        #expect(series(text, "extensiond_process_state{\(panel),state=").map(\.value).sorted() == [0, 0, 0, 0, 0, 0, 1])
+        #expect(text.contains("extensiond_process_memory_limit_bytes{\(panel)} 67108864\n"))
+        #expect(text.contains("extensiond_build_info{version=\""))
+        #expect(text.contains("process_open_fds "))
+        let start = try #require(series(text, "process_start_time_seconds").first?.value)
+        #expect(abs(start - Date().timeIntervalSince1970) < 120, "start time \(start)")
+    }
+
+    @Test func theGrafanaDashboardQueriesOnlyExposedFamilies() throws {
+        let served = try MetricsDaemon(updates: 1)
+        let declared = Set(try served.scrape().split(separator: "\n").filter { $0.hasPrefix("# TYPE ") }.map { String($0.split(separator: " ")[2]) })
+        let dashboard = try String(contentsOfFile: Binaries.packageRoot() + "/docs/grafana-dashboard.json", encoding: .utf8)
+        let used = Set(dashboard.matches(of: /(extensiond|process)_[a-z_]+/).map { String($0.output.0) })
+        #expect(used.count > 10)
+        for name in used {
+            let family = ["_bucket", "_sum", "_count"].reduce(name) { $0.hasSuffix($1) ? String($0.dropLast($1.count)) : $0 }
+            #expect(declared.contains(family), "the dashboard uses \(name), which is not exposed")
+        }
+    }
+
+    @Test func onlyMetricsAnswersAndPeersAreBounded() throws {
+        let served = try MetricsDaemon(updates: 0)
+        let port = served.port
+        #expect(try httpRequest(port: port, "GET / HTTP/1.1\r\nHost: x\r\n\r\n").hasPrefix("HTTP/1.0 404"))
+        #expect(try httpRequest(port: port, "GET /metricsx HTTP/1.1\r\n\r\n").hasPrefix("HTTP/1.0 404"))
+        #expect(try httpRequest(port: port, "GET /metrics?x=1 HTTP/1.1\r\n\r\n").hasPrefix("HTTP/1.0 200"))
+        let head = try httpRequest(port: port, "HEAD /metrics HTTP/1.1\r\n\r\n")
+        #expect(head.hasPrefix("HTTP/1.0 200 OK\r\n") && head.hasSuffix("\r\n\r\n"), "\(head)")
+        #expect(head.contains("Content-Type: text/plain; version=0.0.4"))
+        let post = try httpRequest(port: port, "POST /metrics HTTP/1.1\r\n\r\n")
+        #expect(post.hasPrefix("HTTP/1.0 405") && post.contains("Allow: GET, HEAD\r\n"))
+        #expect(try httpRequest(port: port, "nonsense\r\n\r\n").hasPrefix("HTTP/1.0 400"))
         #expect(try httpRequest(port: port, String(repeating: "x", count: 10_000)).hasPrefix("HTTP/1.0 431"))
-        #expect(daemon.process?.isRunning == true)
+        let manyHeaders = "GET /metrics HTTP/1.1\r\n" + String(repeating: "X: y\r\n", count: 65) + "\r\n"
+        #expect(try httpRequest(port: port, manyHeaders).hasPrefix("HTTP/1.0 431"))
+
+        // 16 idle connections fill the server; the 17th is turned away, and once they
+        // go a scrape is served again.
+        var idle: [Int32] = []
+        defer { idle.forEach { close($0) } }
+        for _ in 0..<16 { idle.append(try connectLoopback(port: port)) }
+        #expect(eventually { ((try? httpRequest(port: port, "GET /metrics HTTP/1.1\r\n\r\n")) ?? "").hasPrefix("HTTP/1.0 503") })
+        idle.forEach { close($0) }
+        idle = []
+        #expect(eventually { ((try? httpRequest(port: port, "GET /metrics HTTP/1.1\r\n\r\n")) ?? "").hasPrefix("HTTP/1.0 200") })
+        #expect(served.daemon.process?.isRunning == true)
     }
 
     @Test func anAddressInUseStopsTheStartWithItsName() throws {
@@ -37,51 +133,61 @@ import Testing
     }
 }
 
-/// A loopback port nobody listens on right now.
-private func freeLoopbackPort() throws -> UInt16 {
-    let (port, fd) = try boundLoopbackPort()
-    close(fd)
-    return port
+/// A daemon serving metrics with the host `panel` (memory_max 64M) and the widget
+/// `test.widget` of `test.app`, after `updates` updates of it: a pull, then refreshes.
+struct MetricsDaemon {
+    let daemon: TestDaemon
+    let port: UInt16
+
+    init(updates: Int) throws {
+        port = try freeLoopbackPort()
+        let supervisor = "metrics_listen = \"127.0.0.1:\(port)\""
+        daemon = try TestDaemon(supervisor: supervisor)
+        let widget = try ScriptedExtension.command(.answer, in: daemon.directory)
+        try daemon.writeConfig("""
+        [hosts.panel]
+        command = ["/bin/sleep", "1000"]
+        memory_max = "64M"
+
+        [apps."\(ExtensionTestBed.app)"]
+        command = ["/bin/sleep", "1000"]
+
+        """ + ExtensionTestBed.extensionTable("test.widget", command: widget, refresh: "pull_cooldown = \"0s\""), supervisor: supervisor)
+        try daemon.start()
+        for _ in 0..<updates { try update() }
+        #expect(eventually { (try? daemon.control(.status(NameSelection(["panel"]))).status?.first?.state) == "running" })
+    }
+
+    /// One more update of the widget: the first pull launches it and updates, later
+    /// ones are served from the snapshot, so a refresh follows each; waits for the result.
+    func update() throws {
+        let before = try results()
+        let response = try daemon.control(.pull(PullRequest(name: "test.widget")))
+        guard response.pull != nil else { throw TestSupportError("pull failed: \(response.error ?? "no report")") }
+        if try results() == before {
+            let refresh = try daemon.control(.refresh(NameSelection(["test.widget"])))
+            guard refresh.ok else { throw TestSupportError("refresh failed: \(refresh.error ?? "")") }
+        }
+        guard eventually(timeout: 10, { (try? results()) == before + 1 }) else { throw TestSupportError("no update result") }
+    }
+
+    private func results() throws -> Int {
+        try daemon.control(.stats(NameSelection(["test.widget"]))).stats?.processes.first?.resultsNewData ?? 0
+    }
+
+    func scrape() throws -> String {
+        let reply = try httpRequest(port: port, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        guard reply.hasPrefix("HTTP/1.0 200 OK\r\n"), let body = reply.range(of: "\r\n\r\n") else { throw TestSupportError("scrape: \(reply.prefix(200))") }
+        return String(reply[body.upperBound...])
+    }
 }
 
-/// A socket bound (and listening) on a free loopback port, and that port.
-private func boundLoopbackPort() throws -> (UInt16, Int32) {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+/// The samples of `text` whose line starts with `prefix`, by what follows up to the closing
+/// quote (the last label's value) and their values.
+func series(_ text: String, _ prefix: String) -> [(label: String, value: Double)] {
+    text.split(separator: "\n").filter { $0.hasPrefix(prefix) }.compactMap { line in
+        let rest = line.dropFirst(prefix.count)
+        let label = rest.hasPrefix("\"") ? String(rest.dropFirst().prefix { $0 != "\"" }) : ""
+        return line.split(separator: " ").last.flatMap { Double($0) }.map { (label, $0) }
     }
-    guard bound, listen(fd, 1) == 0 else {
-        close(fd)
-        throw TestSupportError("no free loopback port")
-    }
-    return (UInt16(bigEndian: address.sin_port), fd)
-}
-
-/// Sends `request` to 127.0.0.1:`port` and reads the answer until the server closes.
-private func httpRequest(port: UInt16, _ request: String) throws -> String {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = port.bigEndian
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard connected == 0 else { throw TestSupportError("connect to port \(port): \(String(cString: strerror(errno)))") }
-    var timeout = timeval(tv_sec: 5, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    _ = request.utf8CString.withUnsafeBytes { send(fd, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
-    var reply: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let count = recv(fd, &chunk, chunk.count, 0)
-        if count <= 0 { break }
-        reply += chunk[..<count]
-    }
-    return String(decoding: reply, as: UTF8.self)
 }

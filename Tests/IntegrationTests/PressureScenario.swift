@@ -25,15 +25,31 @@ final class PressureScenario {
     let daemon: TestDaemon
     private var daemonProcess: TestProcess?
 
-    /// A daemon whose cgroup tree is a fresh sandbox (hard limit above the budget, so that
-    /// the daemon's own backstop at the budget is what the kernel enforces). `grower`
-    /// takes `step` MiB every `pause` seconds up to `total` MiB. `extraConfig` is given the
-    /// path of the holding script.
-    init(growerStep step: Int, pause: Double, total: Int, extraConfig: (_ holdScript: String) -> String = { _ in "" }) throws {
+    /// The processes of DESIGN §3 with a budget of 256M, in a fresh sandbox (hard limit
+    /// above the budget, so that the daemon's own backstop at the budget is what the
+    /// kernel enforces). `grower` takes `step` MiB every `pause` seconds up to `total` MiB.
+    /// `extraConfig` is given the path of the holding script.
+    convenience init(growerStep step: Int, pause: Double, total: Int, extraConfig: (_ holdScript: String) -> String = { _ in "" }) throws {
+        try self.init(budget: "256M") { daemon, hold in
+            let grow = try daemon.directory.write("grow.py", Self.growScript)
+            return Self.standardProcesses(hold: hold, grow: grow, growerStep: step, pause: pause, total: total) + extraConfig(hold)
+        }
+    }
+
+    /// A daemon with `budget` whose processes are `processes(daemon, holdScript)`, in a fresh
+    /// sandbox as above.
+    init(budget: String, processes: (_ daemon: TestDaemon, _ holdScript: String) throws -> String) throws {
         sandbox = try CgroupSandbox(memoryLimit: 384 * Self.mebibyte)
         daemon = try TestDaemon()
         let hold = try daemon.directory.write("hold.py", Self.holdScript)
-        let grow = try daemon.directory.write("grow.py", Self.growScript)
+        try daemon.writeConfig(try processes(daemon, hold), supervisor: """
+        cgroup = "\(sandbox.memoryDirectory)"
+        memory_budget = "\(budget)"
+        """)
+    }
+
+    /// The host, the app, the growing extension and the three idle ones of DESIGN §3.
+    private static func standardProcesses(hold: String, grow: String, growerStep step: Int, pause: Double, total: Int) -> String {
         var config = """
         [hosts.panel]
         command = ["\(Self.python)", "\(hold)", "64"]
@@ -60,10 +76,7 @@ final class PressureScenario {
 
             """
         }
-        try daemon.writeConfig(config + extraConfig(hold), supervisor: """
-        cgroup = "\(sandbox.memoryDirectory)"
-        memory_budget = "256M"
-        """)
+        return config
     }
 
     deinit {
@@ -102,7 +115,7 @@ final class PressureScenario {
             throw TestSupportError("the host did not reach 64M")
         }
         for name in Self.priorities.keys.sorted() {
-            try expectOK(daemon.control(ControlRequest(command: .start, names: [name])))
+            try expectOK(daemon.control(.start(NameSelection([name]))))
             guard try eventually(timeout: 10, { try state(of: name) == "idle" && usage(of: "extensions/\(name)") >= 39 * Self.mebibyte }) else {
                 throw TestSupportError("\(name) did not become idle holding 40M; state \(try state(of: name) ?? "?")")
             }
@@ -111,19 +124,19 @@ final class PressureScenario {
 
     /// Starts the growing extension.
     func startGrower() throws {
-        try expectOK(daemon.control(ControlRequest(command: .start, names: ["grower"])))
+        try expectOK(daemon.control(.start(NameSelection(["grower"]))))
     }
 
     func state(of name: String) throws -> String? {
-        try daemon.control(ControlRequest(command: .status, names: [name])).status?.first?.state
+        try daemon.control(.status(NameSelection([name]))).status?.first?.state
     }
 
     func pid(of name: String) throws -> Int32? {
-        try daemon.control(ControlRequest(command: .status, names: [name])).status?.first?.pid
+        try daemon.control(.status(NameSelection([name]))).status?.first?.pid
     }
 
     func events() throws -> [EventRecord] {
-        try daemon.control(ControlRequest(command: .events, options: ["count": "1000"])).events ?? []
+        try daemon.control(.events(LogRequest(lines: 1000))).events ?? []
     }
 
     /// `memory.usage_in_bytes` of a group below the tree's root (`""` for the root); 0 once it is gone.

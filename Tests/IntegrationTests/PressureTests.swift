@@ -83,11 +83,11 @@ import Testing
             """
         }
         try scenario.startHostAndIdleExtensions()
-        #expect(try scenario.daemon.control(ControlRequest(command: .start, names: ["reader"])).ok)
+        #expect(try scenario.daemon.control(.start(NameSelection(["reader"]))).ok)
         #expect(eventually(timeout: 30) { FileManager.default.fileExists(atPath: done) })
         // Usage with the cache is past the low watermark; what counts is below it.
         #expect(scenario.usage(of: "") >= PressureScenario.low)
-        let report = try #require(try scenario.daemon.control(ControlRequest(command: .pressure)).pressure)
+        let report = try #require(try scenario.daemon.control(.pressure).pressure)
         #expect(report.usageBytes < PressureScenario.low)
         usleep(500_000)
         let kills = try scenario.events().filter { $0.kind == .kill || $0.kind == .oom }
@@ -100,21 +100,23 @@ import Testing
     @Test func pressureReportShowsBudgetWatermarksAndMechanisms() throws {
         let scenario = try PressureScenario(growerStep: 1, pause: 1, total: 1)
         try scenario.start()
-        let report = try #require(try scenario.daemon.control(ControlRequest(command: .pressure)).pressure)
+        let report = try #require(try scenario.daemon.control(.pressure).pressure)
         #expect(report.cgroupBackend == "v1")
         #expect(report.budgetBytes == PressureScenario.budget)
+        #expect(report.warnBytes == PressureScenario.budget * 75 / 100)
         #expect(report.lowBytes == PressureScenario.low)
         #expect(report.criticalBytes == PressureScenario.critical)
         #expect(report.level == "none")
-        #expect(report.mechanisms.contains { $0.hasPrefix("v1 usage threshold eventfds at low and critical") })
+        #expect(report.mechanisms.contains { $0.hasPrefix("v1 usage threshold eventfds at warn, at low less its re-check band and at critical") })
+        #expect(report.mechanisms.contains { $0.hasPrefix("re-checks every 10ms while the working set is at or above") })
         #expect(report.mechanisms.contains { $0.hasPrefix("v1 memory.pressure_level") })
         #expect(report.psi["some avg10"] != nil)
 
         let text = try scenario.daemon.supervisorctl(["pressure"])
         #expect(text.exitCode == 0)
-        #expect(text.stdout.contains("watermarks low 217M, critical 243M"))
+        #expect(text.stdout.contains("watermarks warn 192M, low 217M, critical 243M"))
         let json = try scenario.daemon.supervisorctl(["pressure", "--json"])
-        #expect(try ControlCodec.decode(PressureReport.self, from: Array(json.stdout.utf8)).budgetBytes == PressureScenario.budget)
+        #expect(try ControlCodec.decode(ControlResponse.self, from: Array(json.stdout.utf8)).pressure?.budgetBytes == PressureScenario.budget)
     }
 
     @Test func aPSIWindowTheKernelRefusesStopsTheDaemonNamingTheRule() throws {
@@ -125,12 +127,19 @@ import Testing
         #expect(run.exitCode != 0)
         #expect(run.stderr.contains(#"pressure.psi = "some 100ms 1s""#), "stderr: \(run.stderr)")
         #expect(run.stderr.contains("multiple of 2 s"), "stderr: \(run.stderr)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: scenario.sandbox.memoryDirectory).filter { name in
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: scenario.sandbox.memoryDirectory + "/" + name, isDirectory: &isDirectory) && isDirectory.boolValue
+        }
+        #expect(left.isEmpty, "a refused start leaves no group: \(left)")
     }
 
     @Test func anExtensionPastItsMemoryHighIsWarned() throws {
         var received = ""
         let scenario = try PressureScenario(growerStep: 1, pause: 1, total: 1) { hold in
-            received = hold + ".received"
+            // The extension runs under its app's uid, sandboxed: it writes where it may.
+            let shared = (hold as NSString).deletingLastPathComponent + "/shared"
+            received = shared + "/heavy.received"
             return """
 
             [extensions.heavy]
@@ -138,10 +147,11 @@ import Testing
             point = "widget"
             command = ["\(PressureScenario.python)", "\(hold)", "24", "\(received)"]
             memory_high = "16M"
+            sandbox = { write = ["\(shared)"] }
             """
         }
         try scenario.start()
-        #expect(try scenario.daemon.control(ControlRequest(command: .start, names: ["heavy"])).ok)
+        #expect(try scenario.daemon.control(.start(NameSelection(["heavy"]))).ok)
         #expect(try eventually(timeout: 10) { try scenario.events().contains { $0.kind == .memoryWarning && $0.name == "heavy" } })
         #expect(eventually(timeout: 5) {
             (try? String(contentsOfFile: received, encoding: .utf8))?.contains(#""type":"memoryWarning""#) == true

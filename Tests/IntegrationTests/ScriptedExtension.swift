@@ -23,7 +23,8 @@ enum ScriptedExtension {
         case unknownID = "unknown-id"
         /// Says `setHasContent false` after `ready`, then answers like `answer`.
         case noContent = "no-content"
-        /// Completes every `begin` with one `public.text` item per item received.
+        /// Completes every `begin` with one `public.text` item per item received, or cancels
+        /// it with the error "the user canceled" when an item's value is "cancel".
         case action
         /// Never completes a `begin`.
         case hangingAction = "hanging-action"
@@ -94,6 +95,9 @@ enum ScriptedExtension {
                 time.sleep(1)
             break
         if kind == "begin" and behaviour == "hanging-action":
+            continue
+        if kind == "begin" and any(item.get("value") == "cancel" for item in message["items"]):
+            send({"type": "cancel", "id": message["id"], "error": "the user canceled"})
             continue
         if kind == "begin":
             items = [{"type": "public.text", "value": "handled " + item["type"]} for item in message["items"]]

@@ -22,6 +22,17 @@ import Testing
         #expect(result.stderr.contains("memory_budget"))
     }
 
+    /// These aborted the C++ TOML library once (exit 134); they are syntax errors with a position.
+    @Test(arguments: ["[\n", "[.", "[[["])
+    func checkConfigRefusesBrokenTOMLWithAPosition(text: String) throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("broken.toml", text)
+        let result = try runCommand(Binaries.path("extensiond"), ["--check-config", "--config", path], in: directory)
+        #expect(result.exitCode == 1)
+        #expect(result.stderr.contains("broken.toml:1:"), "\(result.stderr)")
+        #expect(result.stderr.contains("TOML syntax error: expected a key"), "\(result.stderr)")
+    }
+
     @Test func systemdAcceptsTheUnit() throws {
         let directory = try TemporaryDirectory()
         let unit = try String(contentsOfFile: root + "/units/extensiond.service", encoding: .utf8)
@@ -31,9 +42,28 @@ import Testing
             #expect(unit.contains(directive), "missing \(directive)")
         }
         let path = try directory.write("extensiond.service", unit)
-        let result = try runCommand("/usr/bin/systemd-analyze", ["verify", path], in: directory)
+        // --man=no: the Documentation= man pages exist once installed, not here.
+        let result = try runCommand("/usr/bin/systemd-analyze", ["verify", "--man=no", path], in: directory)
         #expect(result.exitCode == 0)
         // verify only warns about bad lines; any mention of the file is a problem.
         #expect(!result.stderr.contains("extensiond.service"), "\(result.stderr)")
+    }
+
+    /// `systemd-analyze security` reads the unit file alone with --offline (no systemd as
+    /// PID 1 needed); the VM test rates the running unit as well.
+    @Test func systemdRatesTheUnitsExposureAtMostFive() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("extensiond.service", try String(contentsOfFile: root + "/units/extensiond.service", encoding: .utf8))
+        let result = try runCommand("/usr/bin/systemd-analyze", ["security", "--offline=true", "--no-pager", path], in: directory)
+        let overall = result.stdout.split(separator: "\n").first { $0.contains("Overall exposure level for extensiond.service:") }
+        let exposure = overall?.split(separator: ":").last?.split(separator: " ").first.flatMap { Double($0) }
+        #expect(exposure != nil, "no overall rating in: \(result.stdout) \(result.stderr)")
+        #expect((exposure ?? 10) <= 5.0, "\(result.stdout)")
+        // The hardening must not cost what the daemon is for.
+        #expect(result.stdout.contains("Delegate="), "the rating lists Delegate=")
+        let unit = try String(contentsOfFile: path, encoding: .utf8)
+        for directive in ["Delegate=yes", "OOMScoreAdjust=-", "RuntimeDirectory=extensiond", "StateDirectory=extensiond"] {
+            #expect(unit.contains(directive), "missing \(directive)")
+        }
     }
 }

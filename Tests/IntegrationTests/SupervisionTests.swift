@@ -334,7 +334,7 @@ import Testing
 
         // The daemon's stream: the last line, then each new one as it is written.
         var streamed: [Int] = []
-        try daemon.stream(ControlRequest(command: .tail, names: ["talker"], options: ["lines": "1", "follow": "true"])) { response in
+        try daemon.stream(.tail(TailRequest(name: "talker", lines: 1, follow: true))) { response in
             #expect(response.ok && response.done != true)
             streamed += lineNumbers((response.lines ?? []).joined(separator: "\n"))
             return streamed.count < 3
@@ -377,7 +377,7 @@ import Testing
 // MARK: Helpers
 
 private func allStatus(_ daemon: TestDaemon) throws -> [ProcessStatus] {
-    try daemon.control(ControlRequest(command: .status)).status ?? []
+    try daemon.control(.status(NameSelection())).status ?? []
 }
 
 private func status(_ daemon: TestDaemon, _ name: String) throws -> ProcessStatus? {
@@ -395,11 +395,11 @@ private func waitForState(_ daemon: TestDaemon, _ name: String, _ state: String,
 }
 
 private func events(_ daemon: TestDaemon) throws -> [EventRecord] {
-    try daemon.control(ControlRequest(command: .events, options: ["count": "1000"])).events ?? []
+    try daemon.control(.events(LogRequest(lines: 1000))).events ?? []
 }
 
 /// Running (not a zombie): `/proc/PID/stat` exists and its state is not `Z`.
-private func isAlive(_ pid: pid_t) -> Bool {
+func isAlive(_ pid: pid_t) -> Bool {
     guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
           let end = stat.lastIndex(of: ")") else { return false }
     return !stat[stat.index(after: end)...].hasPrefix(" Z")

@@ -18,7 +18,7 @@ import Testing
 
         let json = try daemon.supervisorctl(["status", "--json"])
         #expect(json.exitCode == 0)
-        let entries = try JSONDecoder().decode([ProcessStatus].self, from: Data(json.stdout.utf8))
+        let entries = try JSONDecoder().decode(ControlResponse.self, from: Data(json.stdout.utf8)).status ?? []
         #expect(entries.map(\.name) == ["panel", "com.example.app", "com.example.app.widget"])
         #expect(entries.map(\.kind) == [.host, .app, .extension])
 
@@ -26,23 +26,23 @@ import Testing
         #expect(one.stdout.contains("panel") && !one.stdout.contains("widget"))
     }
 
-    @Test func unknownNameFails() throws {
+    @Test func unknownNameExitsFour() throws {
         let daemon = try TestDaemon()
         try daemon.start()
         let result = try daemon.supervisorctl(["status", "nope"])
-        #expect(result.exitCode == 1)
+        #expect(result.exitCode == 4)
         #expect(result.stderr.contains("'nope'"))
     }
 
-    @Test func noDaemonMeansExitCodeThree() throws {
+    @Test func noDaemonMeansExitCodeSeven() throws {
         let directory = try TemporaryDirectory()
         let socket = directory.file("absent.sock")
         let result = try runCommand(Binaries.path("supervisorctl"), ["--socket", socket, "status"], in: directory)
-        #expect(result.exitCode == 3)
+        #expect(result.exitCode == 7)
         #expect(result.stderr.contains(socket))
 
         let fromEnvironment = try runCommand(Binaries.path("supervisorctl"), ["status"], environment: ["EXTENSIOND_SOCKET": socket], in: directory)
-        #expect(fromEnvironment.exitCode == 3)
+        #expect(fromEnvironment.exitCode == 7)
         #expect(fromEnvironment.stderr.contains(socket))
     }
 
@@ -73,7 +73,7 @@ import Testing
         #expect(String(decoding: oversized, as: UTF8.self).contains("longer than"))
         // A client that connects and vanishes.
         _ = try daemon.exchange([], timeout: 0.1)
-        #expect(try daemon.control(ControlRequest(command: .status)).status?.count == 3)
+        #expect(try daemon.control(.status(NameSelection())).status?.count == 3)
         #expect(daemon.process?.isRunning == true)
     }
 

@@ -12,12 +12,4 @@ import Testing
         #expect(KillCandidates.band(kind: .extension, state: .running) == .activeExtension)
         #expect(KillCandidates.band(kind: .extension, state: .starting) == .activeExtension)
     }
-
-    @Test func reasonsFollowTheLevel() {
-        #expect(PressureKillReason.at(.low) == "pressure")
-        #expect(PressureKillReason.at(.critical) == "critical")
-        #expect(PressureKillReason.isPressureKill("critical"))
-        #expect(!PressureKillReason.isPressureKill("manual"))
-        #expect(!PressureKillReason.isPressureKill(nil))
-    }
 }

@@ -94,3 +94,65 @@ import Testing
         #expect(kills.first?.empty == nil)
     }
 }
+
+extension PressureEpisode {
+    /// An episode that starts with no warning given.
+    static func run(after trigger: PressureTrigger, thresholds: PressureThresholds?, in tree: SimulatedTree) -> [PressureKill] {
+        var warning = PressureWarning()
+        return run(after: trigger, thresholds: thresholds, warning: &warning, in: tree)
+    }
+}
+
+/// Warnings before kills: ``PressureEpisode`` with the ``PressureWarning`` kept across
+/// episodes, over random trees whose baseline moves between episodes.
+@Suite struct PressureWarningTests {
+    static let mebibyte: UInt64 = 1 << 20
+    static let thresholds = PressureThresholds(budget: 256 * mebibyte, low: 0.85, critical: 0.95)
+
+    @Test func theDefaultWarnWatermarkIsBelowLow() {
+        #expect(Self.thresholds.warnBytes == 192 * Self.mebibyte)
+        #expect(PressureThresholds(budget: 1000, low: 0.5, critical: 0.9).warnBytes == 450)
+        #expect(PressureThresholds(budget: 1000, warn: 0.6, low: 0.85, critical: 0.95).warnBytes == 600)
+    }
+
+    @Test(arguments: 1...1000 as ClosedRange<UInt64>)
+    func extensionsAreWarnedOncePerCrossingAndBeforeAnyKillOfThatEpisode(seed: UInt64) {
+        var random = SeededRandom(seed: seed)
+        var warning = PressureWarning()
+        var wasAbove = false
+        for _ in 0..<8 {
+            let tree = PressureEpisodeTests.randomTree(&random)
+            tree.baseline = UInt64.random(in: 0...(240 * Self.mebibyte), using: &random)
+            let first = tree.treeUsage()!
+            let kills = PressureEpisode.run(after: PressureTrigger(cause: .usageThreshold, time: tree.now()),
+                                            thresholds: Self.thresholds, warning: &warning, in: tree)
+            let crossed = first >= Self.thresholds.warnBytes && !wasAbove
+            // Warned exactly when this episode's first reading crossed warn upwards (kills
+            // only lower the working set, so no later reading of the episode crosses it).
+            #expect(tree.warnings == (crossed ? [first] : []), "seed \(seed)")
+            if crossed, let kill = kills.first { #expect(kill.treeUsageBytes == first, "the warning came before the first kill") }
+            wasAbove = tree.treeUsage()! >= Self.thresholds.warnBytes
+            #expect(warning.isAboveWarn == wasAbove, "seed \(seed)")
+        }
+    }
+
+    @Test func belowWarnNothingIsSaidAndAboveItOnlyOnce() {
+        var warning = PressureWarning()
+        let idle = SimulatedTree.Process(candidate: KillCandidate(
+            id: "a", band: .idleExtension, priority: 0, lastUsed: Instant(nanoseconds: 0), residentBytes: Self.mebibyte))
+        let tree = SimulatedTree(processes: [idle], baseline: 180 * Self.mebibyte)
+        let episode = { PressureEpisode.run(after: PressureTrigger(cause: .usageThreshold, time: tree.now()),
+                                            thresholds: Self.thresholds, warning: &warning, in: tree) }
+        #expect(episode().isEmpty && tree.warnings.isEmpty)
+        tree.baseline = 200 * Self.mebibyte
+        #expect(episode().isEmpty && tree.warnings.count == 1, "past warn, below low: a warning, no kill")
+        tree.baseline = 205 * Self.mebibyte
+        _ = episode()
+        #expect(tree.warnings.count == 1, "still past warn: no second warning")
+        tree.baseline = 100 * Self.mebibyte
+        _ = episode()
+        tree.baseline = 200 * Self.mebibyte
+        _ = episode()
+        #expect(tree.warnings.count == 2, "a new crossing, a new warning")
+    }
+}

@@ -18,6 +18,8 @@ final class SimulatedTree: PressureEnvironment {
     private var clock: UInt64 = 1_000
     private(set) var kills: [PressureKill] = []
     private(set) var signalled: [String] = []
+    /// The working sets at which the extensions were warned of `pressure.warn`.
+    private(set) var warnings: [UInt64] = []
 
     init(processes: [Process], baseline: UInt64) {
         self.processes = processes
@@ -38,7 +40,7 @@ final class SimulatedTree: PressureEnvironment {
         processes.filter(\.alive).map(\.candidate).filter { $0.band.isKillable(at: level) }
     }
 
-    func kill(_ victim: KillCandidate, reason: String) -> MonotonicInstant? {
+    func kill(_ victim: KillCandidate, reason: StopReason) -> MonotonicInstant? {
         signalled.append(victim.id)
         return now()
     }
@@ -51,5 +53,9 @@ final class SimulatedTree: PressureEnvironment {
 
     func killed(_ kill: PressureKill) {
         kills.append(kill)
+    }
+
+    func warnExtensions(workingSet: UInt64, watermark: UInt64) {
+        warnings.append(workingSet)
     }
 }

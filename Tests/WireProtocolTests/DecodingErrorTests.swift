@@ -80,3 +80,17 @@ extension ProtocolError {
         return field
     }
 }
+
+/// Every bounded string field names itself and its bound when a peer exceeds it.
+@Suite struct BoundedFieldTests {
+    @Test func aCancelErrorIsAtMost4096Bytes() throws {
+        let fits = String(repeating: "x", count: 4096)
+        #expect(
+            try ExtensionToSupervisor.decode(line: Array(#"{"type":"cancel","id":1,"error":"\#(fits)"}"#.utf8))
+                == .cancel(.init(id: 1, error: fits)))
+        #expect(
+            decodingError(#"{"type":"cancel","id":1,"error":"\#(fits)y"}"#, as: ExtensionToSupervisor.self)
+                == .invalidField(messageType: "cancel", field: "error", problem: "longer than 4096 bytes (4097)"))
+        #expect(decodingError(#"{"type":"cancel","id":1}"#, as: ExtensionToSupervisor.self)?.field == "error")
+    }
+}

@@ -43,13 +43,23 @@ import Testing
         }
     }
 
-    /// Upper-cases text items and drops the rest.
+    /// Upper-cases text items and drops the rest; cancels when there is no text, with the
+    /// image's path as the error.
     struct ShoutAction: Action {
-        func perform(items: [Item], context: ExtensionContext) -> [Item] {
-            items.compactMap { item in
+        struct NothingToShout: Error, CustomStringConvertible {
+            var description: String
+        }
+
+        func perform(items: [Item], context: ExtensionContext) throws -> [Item] {
+            let shouted = items.compactMap { item -> Item? in
                 guard case .value(.string(let text)) = item.content else { return nil }
                 return Item(type: item.type, value: .string(text.uppercased()))
             }
+            guard !shouted.isEmpty else {
+                let paths = items.compactMap { if case .path(let path) = $0.content { path } else { nil } }
+                throw NothingToShout(description: "nothing to shout in: \(paths.joined())")
+            }
+            return shouted
         }
     }
 
@@ -192,6 +202,23 @@ import Testing
         #expect(
             try peer.expectMessage()
                 == .result(.init(id: 6, result: .failed, error: "an action extension has no content")))
+        try peer.send(.terminate)
+        #expect(runtime.finish() == "terminated")
+    }
+
+    @Test func anActionThatThrowsCancelsWithItsErrorCutToTheBound() throws {
+        let runtime = try RunningRuntime { ActionHandler(action: ShoutAction()) }
+        let peer = runtime.peer
+        #expect(try peer.expectMessage() == .ready(.init(protocol: 1)))
+        try peer.send(.begin(.init(id: 5, items: [Item(type: "public.image", path: "/tmp/a.png")])))
+        #expect(try peer.expectMessage() == .cancel(.init(id: 5, error: "nothing to shout in: /tmp/a.png")))
+        // "é" is two bytes after 21 ASCII ones: the cut falls on a character boundary, at 4095 bytes.
+        try peer.send(.begin(.init(id: 6, items: [Item(type: "public.image", path: String(repeating: "é", count: 5000))])))
+        guard case .cancel(let cancel) = try peer.expectMessage() else {
+            Issue.record("no cancel")
+            return
+        }
+        #expect(cancel.id == 6 && cancel.error.utf8.count == 4096 - 1 && cancel.error.hasSuffix("é"))
         try peer.send(.terminate)
         #expect(runtime.finish() == "terminated")
     }

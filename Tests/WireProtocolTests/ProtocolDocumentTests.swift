@@ -40,7 +40,8 @@ import WireProtocol
             switch line.direction {
             case "ext → sup": encoded = try ExtensionToSupervisor.decode(line: bytes).encodedLine()
             case "sup → ext": encoded = try SupervisorToExtension.decode(line: bytes).encodedLine()
-            case "sup → host": encoded = try SupervisorToHost.decode(line: bytes).encodedLine()
+            case "sup → host", "sup → app": encoded = try SupervisorToHost.decode(line: bytes).encodedLine()
+            case "app → sup": encoded = try HostToSupervisor.decode(line: bytes).encodedLine()
             case "host → sup":
                 do {
                     encoded = try HostToSupervisor.decode(line: bytes).encodedLine()
@@ -61,7 +62,7 @@ import WireProtocol
                 types.insert("\(line.direction) \(type)")
             }
         }
-        // The session shows every message of both tables.
-        #expect(types.count == 22, "\(types.sorted())")
+        // The session shows every message of both tables (the app's as well).
+        #expect(types.count == 32, "\(types.sorted())")
     }
 }

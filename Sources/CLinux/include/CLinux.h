@@ -31,6 +31,10 @@ enum ext_spawn_step {
     EXT_SPAWN_STEP_EXTENSION_FD,    /* child: fd 3 */
     EXT_SPAWN_STEP_CLOSE_FDS,       /* child: close_range of every other fd */
     EXT_SPAWN_STEP_EXEC,
+    EXT_SPAWN_STEP_NETWORK,         /* child: a new network namespace with loopback up */
+    EXT_SPAWN_STEP_NO_NEW_PRIVS,    /* child: PR_SET_NO_NEW_PRIVS */
+    EXT_SPAWN_STEP_LANDLOCK,        /* child: landlock_restrict_self */
+    EXT_SPAWN_STEP_SECCOMP,         /* child: installing the seccomp filter */
 };
 
 /* What to start and how. Every pointer stays owned by the caller. */
@@ -51,6 +55,11 @@ struct ext_spawn_request {
     int stdout_fd;                         /* -1: /dev/null */
     int stderr_fd;                         /* -1: /dev/null */
     int extension_fd;                      /* placed at fd 3, or -1 for none */
+    /* The sandbox, applied in this order after the credentials change. */
+    int isolate_network;                   /* nonzero: a new network namespace, only loopback, up */
+    int no_new_privs;                      /* nonzero: PR_SET_NO_NEW_PRIVS */
+    int landlock_ruleset_fd;               /* from ext_landlock_ruleset, or -1 */
+    const void *seccomp_program;           /* from ext_seccomp_deny_list, or NULL; needs no_new_privs */
 };
 
 /* The child, or the step that failed. */
@@ -69,6 +78,30 @@ struct ext_spawn_result {
  * child.
  */
 int ext_spawn(const struct ext_spawn_request *request, struct ext_spawn_result *result);
+
+/* ---- The extension sandbox, built in the parent (see sandbox.c) ---- */
+
+/* Access classes of a Landlock rule; mapped to the rights the kernel's ABI knows. */
+enum ext_landlock_access {
+    EXT_LANDLOCK_READ = 1,    /* read files, list directories */
+    EXT_LANDLOCK_EXECUTE = 2, /* execute files (and map them executable) */
+    EXT_LANDLOCK_WRITE = 4,   /* write, create, remove, rename */
+    EXT_LANDLOCK_DEVICE = 8,  /* read, write and ioctl a device file */
+};
+
+/* The Landlock ABI version of the running kernel; 0 when it has none (or it is
+   disabled), -1 with errno on another error. */
+int ext_landlock_abi(void);
+/* A new ruleset handling every file-system right of `abi` (and, from ABI 6, scoping
+   signals and abstract UNIX sockets to the sandbox). Returns a close-on-exec fd, or
+   -1 with errno. */
+int ext_landlock_ruleset(int ruleset_abi);
+/* Allows `access` (EXT_LANDLOCK_*) beneath `path` (a directory) or on `path` (a file).
+   Returns 0, or -1 with errno (ENOENT: the path does not exist). */
+int ext_landlock_allow(int ruleset_fd, int abi, const char *path, unsigned access);
+/* The seccomp deny-list for this architecture (a struct sock_fprog, built once, never
+   freed), or NULL with errno ENOTSUP on an architecture it does not know. */
+const void *ext_seccomp_deny_list(void);
 
 /* Thin system-call wrappers; they return -1 and set errno on failure. */
 int ext_pidfd_open(pid_t pid);

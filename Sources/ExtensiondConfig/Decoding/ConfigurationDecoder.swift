@@ -20,6 +20,9 @@ struct ConfigurationDecoder {
         configuration.extensions = entries(of: document.node("extensions"), kind: "an extension id") { id, node in
             `extension`(id, defaults.map(node.filled(from:)) ?? node)
         }
+        if let types = document.node("types") {
+            configuration.types = self.types(types)
+        }
         document.rejectUnknownKeys()
         return configuration
     }
@@ -34,9 +37,15 @@ struct ConfigurationDecoder {
         reader.read("metrics_listen", .listenAddress, into: &settings.metricsListen)
         reader.read("log_max_size", .size, into: &settings.logMaxSize)
         reader.read("log_files", .positiveInteger, into: &settings.logFiles)
+        reader.read("user_range", .idRange, into: &settings.userRange)
+        reader.read("sandbox_required", .boolean, into: &settings.sandboxRequired)
+        reader.read("control_group", .nonEmptyString, into: &settings.controlGroup)
+        reader.read("admin_group", .nonEmptyString, into: &settings.adminGroup)
+        reader.read("external_hosts", .boolean, into: &settings.externalHosts)
     }
 
     private func pressure(_ reader: TableReader, into settings: inout PressureSettings) {
+        reader.read("warn", .threshold, into: &settings.warn)
         reader.read("low", .threshold, into: &settings.low)
         reader.read("critical", .threshold, into: &settings.critical)
         reader.read("psi", .psiTrigger, into: &settings.psi)
@@ -44,6 +53,9 @@ struct ConfigurationDecoder {
             reader.report(
                 involving: ["low", "critical"],
                 "low (\(settings.low)) must be below critical (\(settings.critical))")
+        }
+        if let warn = settings.warn, warn >= settings.low {
+            reader.report(involving: ["warn", "low"], "warn (\(warn)) must be below low (\(settings.low))")
         }
     }
 
@@ -85,6 +97,7 @@ struct ConfigurationDecoder {
         reader.read("autostart", .boolean, into: &host.autostart)
         reader.read("stop_timeout", .duration, into: &host.stopTimeout)
         restart(reader, into: &host.restart)
+        reader.read("extensions", ValueKind.identifier("an extension id").list, into: &host.extensions)
         return launch == nil ? nil : host
     }
 
@@ -99,6 +112,7 @@ struct ConfigurationDecoder {
         restart(reader, into: &app.restart)
         reader.read("url_schemes", ValueKind.urlScheme.list, into: &app.urlSchemes)
         reader.read("groups", ValueKind.identifier("an app group name").list, into: &app.groups)
+        sandbox(reader, into: &app.sandbox)
         return launch == nil ? nil : app
     }
 
@@ -121,7 +135,7 @@ struct ConfigurationDecoder {
 
     // MARK: Key groups
 
-    /// `command`, `user`, `group`, `environment`, `working_directory`; `nil` without a valid command.
+    /// `command`, `user`, `group`, `environment`, `working_directory`, `output`; `nil` without a valid command.
     private func launch(_ reader: TableReader) -> LaunchSpec? {
         let command = reader.require("command", .command)
         var launch = LaunchSpec(command: command ?? [])
@@ -129,6 +143,7 @@ struct ConfigurationDecoder {
         reader.read("group", .nonEmptyString, into: &launch.group)
         reader.read("environment", .environment, into: &launch.environment)
         reader.read("working_directory", .directory, into: &launch.workingDirectory)
+        reader.read("output", .choice(of: OutputDestination.self, "an output"), into: &launch.output)
         return command == nil ? nil : launch
     }
 
@@ -159,10 +174,21 @@ struct ConfigurationDecoder {
         reader.read("idle_exit", .duration, into: &spec.idleExit)
         reader.read("start_timeout", .positiveDuration, into: &spec.startTimeout)
         reader.read("stop_timeout", .duration, into: &spec.stopTimeout)
+        sandbox(reader, into: &spec.sandbox)
         if let refresh = reader.table("refresh") {
             self.refresh(refresh, into: &spec.refresh)
             refresh.rejectUnknownKeys()
         }
+    }
+
+    /// `[...sandbox]`: `enabled`, `network`, `read`, `write`.
+    private func sandbox(_ reader: TableReader, into settings: inout SandboxSettings) {
+        guard let table = reader.table("sandbox") else { return }
+        table.read("enabled", .boolean, into: &settings.enabled)
+        table.read("network", .boolean, into: &settings.network)
+        table.read("read", ValueKind.absolutePath.list, into: &settings.read)
+        table.read("write", ValueKind.absolutePath.list, into: &settings.write)
+        table.rejectUnknownKeys()
     }
 
     private func refresh(_ reader: TableReader, into settings: inout RefreshSettings) {

@@ -1,4 +1,5 @@
-/// The checks that span entries: extensions name a declared app, and every URL scheme and
+/// The checks that span entries: extensions name a declared app, hosts limited to some
+/// extensions name declared ones, and every URL scheme and
 /// every app group belongs to one app only (an extension reaches only its own app's groups,
 /// so a group shared by two apps would leak between them).
 ///
@@ -18,6 +19,14 @@ enum CrossReferences {
                 reference.origin.error(
                     "no app \"\(app)\" is declared"
                         + (declared.isEmpty ? " (there are no [apps])" : "; declared apps: \(declared)")))
+        }
+        let extensionIDs = Set(entries(root, "extensions").map(\.id))
+        for (_, node) in entries(root, "hosts") {
+            guard case .array(let elements)? = node.node(at: ["extensions"])?.value else { continue }
+            for element in elements {
+                guard case .string(let id) = element.value, !extensionIDs.contains(id) else { continue }
+                diagnostics.report(element.origin.error("no extension \"\(id)\" is declared"))
+            }
         }
         claimOnce(
             apps, key: "url_schemes", what: "URL scheme", normalize: { $0.lowercased() }, diagnostics: diagnostics)

@@ -122,6 +122,22 @@ extension ValueKind where Value == String {
     }
 }
 
+extension ValueKind where Value == ClosedRange<UInt32> {
+    /// `"FIRST-LAST"`: numeric user and group ids, never 0 (root).
+    static var idRange: Self {
+        ValueKind<String>.string.refined { text in
+            let bounds = text.split(separator: "-", omittingEmptySubsequences: false)
+            guard bounds.count == 2, let first = UInt32(bounds[0]), let last = UInt32(bounds[1]), first >= 1, first <= last,
+                  last < UInt32.max
+            else {
+                return .failure(ValueSyntaxError(
+                    #""\#(text)" is not an id range: expected "FIRST-LAST" with 1 <= FIRST <= LAST < 4294967295, such as "61000-61999""#))
+            }
+            return .success(first...last)
+        }
+    }
+}
+
 extension ValueKind where Value == Bool {
     static var boolean: Self {
         Self { node throws(ConfigurationError) in
@@ -199,11 +215,16 @@ extension ValueKind where Value == PSITrigger {
 }
 
 extension ValueKind where Value == ExtensionPoint {
-    static var extensionPoint: Self {
-        ValueKind<String>.string.refined { point in
-            let names = ExtensionPoint.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-            return ExtensionPoint(rawValue: point).map(Result.success)
-                ?? .failure(ValueSyntaxError("\"\(point)\" is not an extension point; expected one of \(names)"))
+    static var extensionPoint: Self { choice(of: ExtensionPoint.self, "an extension point") }
+}
+
+extension ValueKind where Value: RawRepresentable & CaseIterable, Value.RawValue == String {
+    /// One of the enumeration's spellings; `what` names it in the error ("an output").
+    static func choice(of type: Value.Type, _ what: String) -> Self {
+        ValueKind<String>.string.refined { text in
+            let names = Value.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+            return Value(rawValue: text).map(Result.success)
+                ?? .failure(ValueSyntaxError("\"\(text)\" is not \(what); expected one of \(names)"))
         }
     }
 }

@@ -27,11 +27,6 @@ struct ConfigKeyPath: Hashable, Sendable, CustomStringConvertible {
         return text
     }
 
-    /// Whether a key on the path contains a NUL character.
-    var containsNUL: Bool {
-        components.contains { if case .key(let key) = $0 { key.contains("\0") } else { false } }
-    }
-
     /// A key as TOML would write it: bare when it can be, quoted otherwise.
     private static func spell(_ key: String) -> String {
         let bare =
@@ -81,7 +76,8 @@ struct ConfigNode: Sendable {
         case integer(Int)
         case float(Double)
         case boolean(Bool)
-        /// A date, time or date-time; no config key takes one, so only its type name is kept.
+        /// A date, time or date-time; no config key takes one, so only its type name is kept,
+        /// with its article ("a local date").
         case temporal(typeName: String)
         case array([ConfigNode])
         case table([String: ConfigNode])
@@ -97,7 +93,7 @@ struct ConfigNode: Sendable {
         case .integer: "an integer"
         case .float: "a float"
         case .boolean: "a boolean"
-        case .temporal(let typeName): "a \(typeName)"
+        case .temporal(let typeName): typeName
         case .array: "an array"
         case .table: "a table"
         }

@@ -1,67 +1,72 @@
-import TOMLKit
+import TOML
 
 /// Parses one TOML file's text into a ``ConfigNode`` tree whose nodes know their file,
-/// line and column.
+/// line and column. The only file of this module that knows the parser.
 enum TOMLSource {
-    /// The tree of `text`, read from `file`, or the syntax error TOMLKit found.
+    /// The tree of `text`, read from `file`, or the syntax error found in it.
     static func parse(_ text: String, file: String) -> Result<ConfigNode, ConfigurationError> {
-        // TOMLKit hands the text to C++ as a C string, which would silently end at a NUL.
-        if let nul = text.unicodeScalars.firstIndex(of: "\0") {
-            let line = text.unicodeScalars[..<nul].count(where: { $0 == "\n" }) + 1
-            return .failure(ConfigurationError(file: file, line: line, message: "the file contains a NUL character"))
-        }
         let table: TOMLTable
         do {
-            table = try TOMLTable(string: text)
-        } catch let error as TOMLParseError {
-            return .failure(
-                ConfigurationError(
-                    file: file, line: error.source.begin.line, column: error.source.begin.column,
-                    message: "TOML syntax error: \(error.description)"))
+            table = try TOMLParser.parse(text)
         } catch {
-            return .failure(ConfigurationError(file: file, message: "TOML syntax error: \(error)"))
-        }
-        let locations = KeyLocator.locate(in: text)
-        // TOMLKit passes keys through C strings and traps on a key cut short by a NUL.
-        let keysWithNUL = locations.filter { $0.key.containsNUL }
-        if let (path, location) = keysWithNUL.min(by: {
-            ($0.value.line, $0.value.column) < ($1.value.line, $1.value.column)
-        }) {
             return .failure(
                 ConfigurationError(
-                    file: file, line: location.line, column: location.column, keyPath: path.description,
-                    message: "a key must not contain a NUL character"))
+                    file: file, line: error.position.line, column: error.position.column,
+                    message: "TOML syntax error: \(error.message)"))
         }
-        return .success(node(of: table.tomlValue, at: .root, file: file, locations: locations))
+        if let nulKey = firstKeyWithNUL(in: table, at: .root) {
+            return .failure(
+                ConfigurationError(
+                    file: file, line: nulKey.position.line, column: nulKey.position.column,
+                    keyPath: nulKey.path.description, message: "a key must not contain a NUL character"))
+        }
+        return .success(node(of: TOMLNode(.table(table), at: TOMLPosition(line: 1, column: 1)), at: .root, file: file))
     }
 
-    /// Converts a TOMLKit value; one the locator did not find is known by its key path alone.
-    private static func node(
-        of value: TOMLValue, at path: ConfigKeyPath, file: String, locations: [ConfigKeyPath: SourceLocation]
-    ) -> ConfigNode {
-        func child(_ value: TOMLValue, _ path: ConfigKeyPath) -> ConfigNode {
-            node(of: value, at: path, file: file, locations: locations)
-        }
-        let converted: ConfigNode.Value =
-            switch value.type {
-            case .string: .string(value.string ?? "")
-            case .int: .integer(value.int ?? 0)
-            case .double: .float(value.double ?? 0)
-            case .bool: .boolean(value.bool ?? false)
-            case .date, .time, .dateTime: .temporal(typeName: value.type.description)
-            case .array:
-                .array(
-                    (value.array.map { Array($0) } ?? []).enumerated().map {
-                        child($1.tomlValue, path.appending(index: $0))
-                    })
-            case .table:
+    /// A table entry's node is located at its key; an array element at the element.
+    private static func node(of tomlNode: TOMLNode, at path: ConfigKeyPath, file: String) -> ConfigNode {
+        let value: ConfigNode.Value =
+            switch tomlNode.value {
+            case .string(let text): .string(text)
+            case .integer(let integer): .integer(Int(integer))
+            case .float(let float): .float(float)
+            case .boolean(let boolean): .boolean(boolean)
+            case .offsetDateTime: .temporal(typeName: "an offset date-time")
+            case .localDateTime, .localDate, .localTime: .temporal(typeName: "a \(tomlNode.value.typeName)")
+            case .array(let elements):
+                .array(elements.enumerated().map { node(of: $1, at: path.appending(index: $0), file: file) })
+            case .table(let table):
                 .table(
                     Dictionary(
-                        (value.table.map { Array($0) } ?? []).map { key, entry in
-                            (key, child(entry.tomlValue, path.appending(key)))
+                        table.entries.map { entry in
+                            var located = entry.node
+                            located.position = entry.keyPosition
+                            return (entry.key, node(of: located, at: path.appending(entry.key), file: file))
                         },
                         uniquingKeysWith: { first, _ in first }))
             }
-        return ConfigNode(value: converted, origin: Origin(file: file, location: locations[path], keyPath: path))
+        let location = path == .root ? nil : SourceLocation(line: tomlNode.position.line, column: tomlNode.position.column)
+        return ConfigNode(value: value, origin: Origin(file: file, location: location, keyPath: path))
+    }
+
+    /// Keys name files, cgroups and environment variables, which end at a NUL: such a key is
+    /// refused where it is written rather than cut short later.
+    private static func firstKeyWithNUL(in table: TOMLTable, at path: ConfigKeyPath) -> (path: ConfigKeyPath, position: TOMLPosition)? {
+        var found: [(path: ConfigKeyPath, position: TOMLPosition)] = []
+        func visit(_ value: TOMLValue, at path: ConfigKeyPath) {
+            switch value {
+            case .table(let table):
+                for entry in table.entries {
+                    let entryPath = path.appending(entry.key)
+                    if entry.key.contains("\0") { found.append((entryPath, entry.keyPosition)) }
+                    visit(entry.node.value, at: entryPath)
+                }
+            case .array(let elements):
+                for (index, element) in elements.enumerated() { visit(element.value, at: path.appending(index: index)) }
+            default: break
+            }
+        }
+        visit(.table(table), at: path)
+        return found.min { $0.position < $1.position }
     }
 }

@@ -1,5 +1,5 @@
 #!/bin/bash
-# unit-smoke: extensiond under systemd (PID 1) on cgroup v2, inside the vm-run guest.
+# unit-smoke: extensiond under systemd (PID 1) on cgroup v2, inside the VM of tests/vm/boot.
 #
 # Runs as root in the throw-away VM with /test holding this file plus bin/extensiond,
 # bin/supervisorctl, bin/DemoWidget and extensiond.service (staged by scripts/vm-test).
@@ -8,32 +8,10 @@
 set -u
 cd /test
 
-SERVICE=extensiond
-SOCKET=/run/extensiond/control.sock
 CG=/sys/fs/cgroup
-passed=0
-failed=0
-export EXTENSIOND_SOCKET=$SOCKET
+. /test/lib/checks.sh
+. /test/lib/daemon.sh
 
-pass() { echo "PASS: $*"; passed=$((passed + 1)); }
-fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
-# check DESCRIPTION COMMAND...: PASS when COMMAND succeeds.
-check() { local what=$1; shift; if "$@"; then pass "$what"; else fail "$what"; fi; }
-# expect DESCRIPTION ACTUAL WANTED
-expect() { if [ "$2" = "$3" ]; then pass "$1 ($2)"; else fail "$1: got '$2', want '$3'"; fi; }
-# wait_for SECONDS COMMAND...: polls COMMAND every 0.2 s until it succeeds.
-wait_for() {
-    local deadline=$(( $(date +%s) + $1 )); shift
-    until "$@"; do
-        [ "$(date +%s)" -lt "$deadline" ] || return 1
-        sleep 0.2
-    done
-}
-step() { echo; echo "== $* ($(( $(date +%s%N) / 1000000 - t0 )) ms)"; }
-t0=$(( $(date +%s%N) / 1000000 ))
-
-unit() { systemctl show -P "$1" "$SERVICE"; }
-service_cgroup() { echo "$CG$(unit ControlGroup)"; }
 # The journal from a cursor on (the unit's and the daemon's lines).
 journal_mark() { journalctl --sync 2>/dev/null; journalctl -u "$SERVICE" -n 1 -o export 2>/dev/null | sed -n 's/^__CURSOR=//p'; }
 journal_since() {
@@ -41,13 +19,13 @@ journal_since() {
     if [ -n "$1" ]; then journalctl -u "$SERVICE" --no-pager --after-cursor="$1"; else journalctl -u "$SERVICE" --no-pager; fi
 }
 # The raw control protocol, for fields supervisorctl does not print.
-# (python3-minimal has socket but no json: the request is written out by hand.)
+# (written out by hand: the request is one fixed line.)
 control_json() {
     python3 - "$SOCKET" "$1" <<'PY'
 import socket, sys
 s = socket.socket(socket.AF_UNIX)
 s.connect(sys.argv[1])
-s.sendall(b'{"command":"%s","names":[],"options":{}}\n' % sys.argv[2].encode())
+s.sendall(b'{"command":"%s","names":[]}\n' % sys.argv[2].encode())
 print(s.makefile().readline().strip())
 PY
 }
@@ -56,13 +34,10 @@ alive() { kill -0 "$1" 2>/dev/null; }
 
 step "set-up"
 echo "kernel $(uname -r); $(systemctl --version | head -1); cgroup fs: $(stat -fc %T $CG)"
-command -v python3 >/dev/null || echo "note: python3 missing in the guest (set VMRUN_PACKAGES=python3-minimal)"
-install -m 0755 bin/extensiond bin/supervisorctl bin/DemoWidget /usr/local/bin/
-install -m 0644 extensiond.service /etc/systemd/system/extensiond.service
-mkdir -p /etc/extensiond
+command -v python3 >/dev/null || echo "note: python3 missing in the guest (tests/vm/image/packages lists python3)"
 # The host leaves an orphaned grandchild behind (a subshell's background sleep), which
 # only a whole-cgroup kill catches. The hog allocates 64 MiB under a 16 MiB limit.
-cat > /etc/extensiond/extensiond.toml <<'TOML'
+install_daemon <<'TOML'
 [supervisor]
 runtime_dir = "/run/extensiond"
 state_dir = "/var/lib/extensiond"
@@ -92,8 +67,7 @@ memory_max = "16M"
 start_timeout = "60s"
 TOML
 check "extensiond --check-config accepts the test config" /usr/local/bin/extensiond --check-config --config /etc/extensiond/extensiond.toml
-check "systemd-analyze verify accepts the unit" systemd-analyze verify /etc/systemd/system/extensiond.service
-systemctl daemon-reload
+check "systemd-analyze verify accepts the unit" systemd-analyze verify --man=no /etc/systemd/system/extensiond.service
 
 step "start (Type=notify)"
 systemd-analyze log-level debug   # so that the journal shows the sd_notify messages systemd received
@@ -143,6 +117,16 @@ check "memory is enabled below extensions/" grep -qw memory "$root/extensions/cg
 expect "the daemon leaves the service cgroup's memory.max to systemd" "$(cat "$root/memory.max" 2>&1)" max
 expect "the daemon says why it set no hard limit" \
     "$(journalctl -u extensiond --no-pager | grep -c 'systemd owns the service' )" 1
+# The throttle at pressure.low that makes the kernel count "high" events in the root's
+# memory.events: asked of systemd (MemoryHigh=), so a daemon-reload keeps it.
+low=$(supervisorctl --json pressure 2>/dev/null | python3 -c 'import json, sys; print(json.load(sys.stdin)["pressure"]["lowBytes"])' 2>&1)
+echo "pressure.low of memory_budget: $low bytes"
+expect "the unit's MemoryHigh= is pressure.low, set by the daemon through systemd" "$(unit MemoryHigh)" "$low"
+page_low=$(( ${low:-0} / $(getconf PAGESIZE) * $(getconf PAGESIZE) ))   # the kernel keeps whole pages
+expect "memory.high of the service cgroup" "$(cat "$root/memory.high" 2>&1)" "$page_low"
+systemctl daemon-reload
+expect "memory.high of the service cgroup after systemctl daemon-reload" "$(cat "$root/memory.high" 2>&1)" "$page_low"
+expect "memory.max of the service cgroup after systemctl daemon-reload" "$(cat "$root/memory.max" 2>&1)" max
 host=$root/hosts/panel
 check "the host runs in hosts/panel" test -n "$(group_pids "$host")"
 expect "hosts/panel memory.max (64M)" "$(cat "$host/memory.max" 2>&1)" 67108864
@@ -150,14 +134,29 @@ host_pids=$(group_pids "$host" | tr '\n' ' ')
 echo "host pids: $host_pids"
 expect "hosts/panel holds the host and its orphaned grandchild" "$(group_pids "$host" | wc -l)" 2
 
+step "hardening (OOMScoreAdjust=, systemd-analyze security)"
+expect "the daemon's oom_score_adj (OOMScoreAdjust=)" "$(cat /proc/"$main_pid"/oom_score_adj 2>&1)" -900
+for pid in $host_pids; do
+    expect "host process $pid is spawned at oom_score_adj 0, not the daemon's" "$(cat /proc/"$pid"/oom_score_adj 2>&1)" 0
+done
+expect "the daemon's nice (Nice=)" "$(ps -o ni= -p "$main_pid" | tr -d ' ')" -10
+for pid in $host_pids; do
+    expect "host process $pid runs at nice 0 (SCHED_RESET_ON_FORK), not the daemon's" "$(ps -o ni= -p "$pid" | tr -d ' ')" 0
+done
+check "the daemon did not report reset-on-fork refused" sh -c '! journalctl -u extensiond --no-pager | grep -q "reset-on-fork refused"'
+exposure=$(systemd-analyze security extensiond 2>/dev/null | sed -n 's/.*Overall exposure level for extensiond.service: \([0-9.]*\).*/\1/p')
+check "systemd-analyze security rates the running unit at most 5.0 ($exposure)" \
+    awk -v e="${exposure:-99}" 'BEGIN { exit !(e <= 5.0) }'
+
 step "an extension on demand: DemoWidget"
 supervisorctl start demo.widget >/tmp/start.out 2>&1; expect "supervisorctl start demo.widget exit code" "$?" 0
 sed 's/^/    /' /tmp/start.out
 widget=$root/extensions/demo.widget
-check "the widget runs in extensions/demo.widget" wait_for 20 test -n "$(group_pids "$widget")"
+check "the widget runs in extensions/demo.widget" wait_until 20 '[ -n "$(group_pids "$widget")" ]'
 widget_pid=$(group_pids "$widget" | head -1)
 expect "extensions/demo.widget memory.max (16M)" "$(cat "$widget/memory.max" 2>&1)" 16777216
 expect "the widget's oom_score_adj" "$(cat /proc/"${widget_pid:-0}"/oom_score_adj 2>&1)" 1000
+expect "the widget's nice" "$(ps -o ni= -p "${widget_pid:-0}" | tr -d ' ')" 0
 check "status shows demo.widget up (running or idle, with its pid)" wait_for 20 sh -c 'supervisorctl status demo.widget | grep -Eq "^demo\.widget +extension +(running|idle) +[0-9]"'
 supervisorctl status demo.widget 2>&1 | sed 's/^/    /'
 
@@ -176,7 +175,7 @@ if command -v python3 >/dev/null; then
     expect "the daemon is still the same process" "$(unit MainPID)" "$main_pid"
     check "the widget survived" alive "$widget_pid"
 else
-    fail "python3 is missing in the guest: the OOM check needs it (VMRUN_PACKAGES=python3-minimal)"
+    fail "python3 is missing in the guest: the OOM check needs it (tests/vm/image/packages lists python3)"
 fi
 
 reloads() { supervisorctl events -n 500 2>/dev/null | grep -c ' reload '; }
@@ -189,12 +188,12 @@ else
     fail "systemctl reload extensiond succeeds; the journal says:"
     journal_since "$mark" | sed 's/^/    /'
 fi
-check "the daemon reloaded (a new reload event)" wait_for 5 test "$(reloads)" -gt "$before"
+check "the daemon reloaded (a new reload event)" wait_until 5 '[ "$(reloads)" -gt "$before" ]'
 expect "ActiveState after systemctl reload" "$(unit ActiveState)" active
 # The daemon's SIGHUP handling itself, whatever ExecReload= runs.
 before=$(reloads)
 systemctl kill --kill-who=main -s SIGHUP "$SERVICE"
-check "SIGHUP to the main process reloads (a new reload event)" wait_for 10 test "$(reloads)" -gt "$before"
+check "SIGHUP to the main process reloads (a new reload event)" wait_until 10 '[ "$(reloads)" -gt "$before" ]'
 supervisorctl events -n 500 2>&1 | grep ' reload ' | sed 's/^/    /'
 expect "ActiveState after SIGHUP" "$(unit ActiveState)" active
 expect "MainPID after the reloads" "$(unit MainPID)" "$main_pid"
@@ -206,7 +205,7 @@ sed 's/^/    /' /tmp/stop.out
 check "hosts/panel is removed" wait_for 10 test ! -e "$host"
 check "every process of the host is gone, grandchild included" wait_for 5 sh -c "for p in $host_pids; do kill -0 \$p 2>/dev/null && exit 1; done; exit 0"
 supervisorctl start panel >/dev/null 2>&1
-check "the host starts again" wait_for 20 test -n "$(group_pids "$host")"
+check "the host starts again" wait_until 20 '[ -n "$(group_pids "$host")" ]'
 host_pids=$(group_pids "$host" | tr '\n' ' ')
 
 step "systemctl stop"
@@ -229,16 +228,17 @@ check "no process of the old run is alive" sh -c "for p in $host_pids $widget_pi
 step "stale groups in the delegated cgroup are cleaned at start"
 # A predecessor's leftovers cannot survive systemd's own clean-up between runs, so a
 # runtime drop-in plants one before the daemon starts: extensions/stale.test with a
-# process inside (the subtree has no controllers yet, so the process may live there).
+# process inside (the subtree has no controllers yet, so the process may live there). Its
+# pid goes to the state directory: ProtectSystem=strict leaves little else writable.
 mkdir -p /run/systemd/system/extensiond.service.d
 cat > /run/systemd/system/extensiond.service.d/stale.conf <<CONF
 [Service]
-ExecStartPre=/bin/sh -c 'mkdir -p $root/extensions/stale.test && { sleep 100003 & echo \$! > $root/extensions/stale.test/cgroup.procs; echo \$! > /run/stale.pid; }'
+ExecStartPre=/bin/sh -c 'mkdir -p $root/extensions/stale.test && { sleep 100003 & echo \$! > $root/extensions/stale.test/cgroup.procs; echo \$! > /var/lib/extensiond/stale.pid; }'
 CONF
 systemctl daemon-reload
 mark=$(journal_mark)
 check "systemctl start extensiond with a planted stale group" systemctl start "$SERVICE"
-stale_pid=$(cat /run/stale.pid 2>/dev/null)
+stale_pid=$(cat /var/lib/extensiond/stale.pid 2>/dev/null)
 echo "planted stale pid: ${stale_pid:-none}"
 check "the stale group's process is killed" wait_for 5 sh -c "! kill -0 ${stale_pid:-0} 2>/dev/null"
 check "extensions/stale.test is removed" test ! -e "$root/extensions/stale.test"
@@ -251,10 +251,10 @@ systemctl stop "$SERVICE"
 step "SIGKILL the daemon, then start again"
 check "systemctl start extensiond (again)" systemctl start "$SERVICE"
 main_pid=$(unit MainPID)
-wait_for 20 test -n "$(group_pids "$host")"
+wait_until 20 '[ -n "$(group_pids "$host")" ]'
 host_pids=$(group_pids "$host" | tr '\n' ' ')
 supervisorctl start demo.widget >/dev/null 2>&1
-wait_for 20 test -n "$(group_pids "$widget")"
+wait_until 20 '[ -n "$(group_pids "$widget")" ]'
 old_pids="$main_pid $host_pids $(group_pids "$widget" | tr '\n' ' ')"
 echo "pids before the kill: $old_pids"
 mark=$(journal_mark)
@@ -265,7 +265,7 @@ new_pid=$(unit MainPID)
 echo "new MainPID $new_pid, NRestarts $(unit NRestarts)"
 check "no process of the killed run survived" sh -c "for p in $old_pids; do kill -0 \$p 2>/dev/null && exit 1; done; exit 0"
 check "the new daemon is in supervisor/cgroup.procs" grep -qx "$new_pid" "$root/supervisor/cgroup.procs"
-check "the host runs again in a fresh hosts/panel" wait_for 20 test -n "$(group_pids "$host")"
+check "the host runs again in a fresh hosts/panel" wait_until 20 '[ -n "$(group_pids "$host")" ]'
 subgroups() { find "$1" -mindepth 1 -maxdepth 1 -type d -printf '%f ' 2>/dev/null; }
 expect "no stale extension groups (nothing started on demand yet)" "$(subgroups "$root/extensions")" ""
 expect "hosts/ holds only the fresh panel group" "$(subgroups "$root/hosts")" "panel "
@@ -276,6 +276,4 @@ systemctl stop "$SERVICE"
 step "journal (last 50 lines)"
 journalctl -u "$SERVICE" --no-pager | tail -50
 
-echo
-echo "unit-smoke: $passed passed, $failed failed ($(( $(date +%s%N) / 1000000 - t0 )) ms in the guest)"
-[ "$failed" -eq 0 ]
+summary

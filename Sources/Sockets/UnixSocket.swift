@@ -6,7 +6,7 @@ public enum UnixSocket {
     public static let maxPathLength = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
 
     /// Calls `body` with a `sockaddr_un` for `path`.
-    static func withAddress<R>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) throws(SystemError) -> R {
+    package static func withAddress<R>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) throws(SystemError) -> R {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)

@@ -1,0 +1,20 @@
+import ExtensiondConfig
+
+/// Why a host's or the CLI's request cannot be served.
+enum RequestRejection: Error, CustomStringConvertible {
+    case unknown(String)
+    case disabled(String)
+    case wrongPoint(String, ExtensionPoint)
+    case itemsRejected(String, String)
+    case storage(String)
+
+    var description: String {
+        switch self {
+        case .unknown(let id): "unknown extension \"\(id)\""
+        case .disabled(let id): "extension \"\(id)\" is disabled (supervisorctl enable \(id))"
+        case .wrongPoint(let id, let point): "extension \"\(id)\" is a \(point.rawValue) extension; this request needs another point"
+        case .itemsRejected(let id, let problem): "extension \"\(id)\" does not accept these items: \(problem)"
+        case .storage(let message): "could not save the state: \(message)"
+        }
+    }
+}

@@ -1,0 +1,33 @@
+/// Bounds on the fields of the containing app's requests and of `defaults`, so that what a
+/// peer makes the supervisor hold, store and repeat in its answers is limited. A field past
+/// its bound makes the message invalid, with an error that names the field.
+public enum WireLimits {
+    /// An extension or app group id, in UTF-8 bytes: ids become file names (`NAME_MAX`).
+    public static let maxIdentifierBytes = 255
+    /// Extensions named in one `reloadExtensions`.
+    public static let maxExtensionsPerRequest = 256
+    /// A shared-defaults key, in UTF-8 bytes.
+    public static let maxDefaultsKeyBytes = 1024
+}
+
+extension KeyedDecodingContainer {
+    /// A list of extension ids, at most ``WireLimits/maxExtensionsPerRequest`` of them, each
+    /// at most ``WireLimits/maxIdentifierBytes``.
+    func decodeExtensionIDs(forKey key: Key) throws -> [String] {
+        var list = try nestedUnkeyedContainer(forKey: key)
+        var ids: [String] = []
+        while !list.isAtEnd {
+            guard ids.count < WireLimits.maxExtensionsPerRequest else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: key, in: self, debugDescription: "more than \(WireLimits.maxExtensionsPerRequest) extensions")
+            }
+            let id = try list.decode(String.self)
+            guard id.utf8.count <= WireLimits.maxIdentifierBytes else {
+                throw DecodingError.dataCorruptedError(
+                    in: list, debugDescription: "longer than \(WireLimits.maxIdentifierBytes) bytes (\(id.utf8.count))")
+            }
+            ids.append(id)
+        }
+        return ids
+    }
+}

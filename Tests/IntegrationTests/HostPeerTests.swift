@@ -1,0 +1,82 @@
+import ControlProtocol
+import ExtensiondTestSupport
+import Foundation
+import Testing
+import WireProtocol
+
+/// `host.sock` tells its peers apart by their cgroup: an app hears only its own URLs (in
+/// order, also those sent while it starts) and is a host of its own extensions only;
+/// external hosts are served only while `external_hosts` is true.
+@Suite struct HostPeerTests {
+    /// An app that logs its arguments, connects to host.sock, tries to pull `a.widget`, and
+    /// logs every message it receives, one JSON line each.
+    static let app = #"""
+    import json, os, socket, sys
+    log = open(sys.argv[1], "a", buffering=1)
+    log.write(json.dumps({"argv": sys.argv[2:]}) + "\n")
+    sock = socket.socket(socket.AF_UNIX)
+    sock.connect(os.environ["EXTENSIOND_HOST_SOCKET"])
+    sock.sendall(b'{"type":"pull","id":7,"extension":"a.widget","mode":"compact","maxSize":{"width":1,"height":1}}\n')
+    for line in sock.makefile("rb"):
+        log.write(line.decode())
+    """#
+
+    private func log(_ path: String) -> [String] {
+        ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    @Test func anAppHearsOnlyItsOwnURLsInOrderAndUsesOnlyItsOwnExtensions() throws {
+        let daemon = try TestDaemon()
+        let app = try daemon.directory.write("app.py", Self.app)
+        let logA = daemon.sharedDirectory + "/a.log", logB = daemon.sharedDirectory + "/b.log"
+        try daemon.writeConfig("""
+            [apps.a]
+            command = ["/usr/bin/python3", "-S", "\(app)", "\(logA)"]
+            url_schemes = ["a"]
+
+            [apps.b]
+            command = ["/usr/bin/python3", "-S", "\(app)", "\(logB)"]
+            url_schemes = ["b"]
+            autostart = true
+
+            [extensions."a.widget"]
+            app = "a"
+            point = "widget"
+            command = ["/bin/sleep", "1000"]
+            """)
+        try daemon.start()
+        let host = try daemon.connectHost()
+        // b is connected once its refused pull is answered.
+        #expect(eventually { self.log(logB).contains { $0.contains("may use only its own extensions") } })
+
+        // a is not running: the first URL launches it (as its argument), the second comes
+        // while it starts and is delivered once it connects, after the first.
+        #expect(try daemon.supervisorctl(["open", "a://first"]).exitCode == 0)
+        #expect(try daemon.supervisorctl(["open", "a://second"]).exitCode == 0)
+        #expect(eventually { self.log(logA).contains { $0.contains("a://second") } })
+        #expect(try daemon.supervisorctl(["open", "a://third"]).exitCode == 0)
+        #expect(eventually { self.log(logA).contains { $0.contains("a://third") } })
+        let urls = log(logA).compactMap { line -> String? in
+            if line.contains("argv") { return line.contains("a://first") ? "a://first" : nil }
+            return ["a://second", "a://third"].first { line.contains($0) }
+        }
+        #expect(urls == ["a://first", "a://second", "a://third"], "\(log(logA))")
+        // a's own pull of its widget is not refused for ownership.
+        #expect(!log(logA).contains { $0.contains("may use only its own extensions") })
+
+        // b never heard a's URLs; the external host heard all three.
+        #expect(!log(logB).contains { $0.contains("a://") })
+        for url in ["a://first", "a://second", "a://third"] {
+            let notice = try host.receive(timeout: 5) { if case .openURL = $0 { true } else { false } }
+            #expect(notice == .openURL(.init(url: url, app: "a")))
+        }
+    }
+
+    @Test func externalHostsCanBeTurnedOff() throws {
+        let daemon = try TestDaemon(supervisor: "external_hosts = false")
+        try daemon.start()
+        let host = try daemon.connectHost()
+        guard case .error(let error) = try host.receive(timeout: 5) else { Issue.record("no error"); return }
+        #expect(error.error.contains("supervisor.external_hosts is false"))
+    }
+}

@@ -1,0 +1,156 @@
+import ExtensiondTestSupport
+import Foundation
+import Testing
+
+/// `make install` and `make deb` without the release build: scripts/install-files and
+/// scripts/build-deb run on the test build's binaries into a temporary DESTDIR, and what
+/// they put there is checked as a user would meet it (stripped binaries that still run,
+/// man pages that `man -l` renders, completions, the unit with the prefix's paths).
+@Suite struct InstallTests {
+    let root = Binaries.packageRoot()
+
+    /// Runs scripts/install-files into `directory`/dest with `environment` added.
+    func install(_ directory: TemporaryDirectory, _ environment: [String: String] = [:]) throws -> CommandResult {
+        let base = ["BIN": Binaries.directory, "DESTDIR": directory.file("dest"), "PREFIX": "/usr/local"]
+        return try runCommand(root + "/scripts/install-files", [], environment: base.merging(environment) { $1 },
+                              in: directory, timeout: 300)
+    }
+
+    func sections(of binary: String, in directory: TemporaryDirectory) throws -> String {
+        try runCommand("/usr/bin/readelf", ["--section-headers", "--wide", binary], in: directory).stdout
+    }
+
+    @Test func installPutsStrippedBinariesManPagesCompletionsUnitAndDocsInPlace() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try install(directory, ["DEBUG_FILES": "1"])
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        let prefix = directory.file("dest") + "/usr/local"
+        for binary in ["extensiond", "supervisorctl"] {
+            let path = prefix + "/bin/" + binary
+            let headers = try sections(of: path, in: directory)
+            #expect(!headers.contains(".symtab") && !headers.contains(".debug_info"), "\(binary) is not stripped")
+            let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+            let original = try FileManager.default.attributesOfItem(atPath: Binaries.path(binary))[.size] as? Int ?? 0
+            #expect(size < original, "\(binary): \(size) bytes installed, \(original) built")
+            let help = try runCommand(path, ["--help"], in: directory)
+            #expect(help.exitCode == 0 && help.stdout.contains("USAGE: \(binary)"), "the stripped \(binary) runs")
+        }
+        // DEBUG_FILES=1: the debug info, apart, under the binaries' build ids.
+        let debugFiles = try FileManager.default.subpathsOfDirectory(atPath: prefix + "/lib/debug/.build-id")
+            .filter { $0.hasSuffix(".debug") }
+        #expect(debugFiles.count == 2, "\(debugFiles)")
+        for file in debugFiles {
+            #expect(try sections(of: prefix + "/lib/debug/.build-id/" + file, in: directory).contains(".debug_info"))
+        }
+        for file in ["share/man/man8/extensiond.8.gz", "share/man/man1/supervisorctl.1.gz", "share/man/man5/extensiond.toml.5.gz",
+                     "share/bash-completion/completions/supervisorctl", "share/zsh/site-functions/_supervisorctl",
+                     "share/fish/vendor_completions.d/supervisorctl.fish", "share/doc/extensiond/README.md",
+                     "share/doc/extensiond/docs/CONFIG.md", "share/doc/extensiond/docs/DESIGN.md"] {
+            #expect(FileManager.default.fileExists(atPath: prefix + "/" + file), "missing \(file)")
+        }
+        let bash = try String(contentsOfFile: prefix + "/share/bash-completion/completions/supervisorctl", encoding: .utf8)
+        #expect(bash.contains("complete ") && bash.contains("supervisorctl"))
+        let unit = try String(contentsOfFile: prefix + "/lib/systemd/system/extensiond.service", encoding: .utf8)
+        #expect(unit.contains("ExecStart=/usr/local/bin/extensiond "))
+        #expect(FileManager.default.fileExists(atPath: directory.file("dest") + "/etc/extensiond/extensiond.toml"))
+    }
+
+    /// Each page renders without a warning, and says what the parser and CONFIG.md say:
+    /// every subcommand of supervisorctl, every option of extensiond, every config key.
+    @Test func manPagesRenderWithManL() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        #expect(try install(directory).exitCode == 0)
+        let man = directory.file("dest") + "/usr/local/share/man"
+        func render(_ page: String) throws -> String {
+            let result = try runCommand("/usr/bin/man", ["-l", man + "/" + page], environment: ["MANWIDTH": "80", "MANPAGER": "cat", "LC_ALL": "C.UTF-8"], in: directory)
+            #expect(result.exitCode == 0, "man -l \(page): \(result.stderr)")
+            #expect(result.stderr.isEmpty, "man -l \(page) warns: \(result.stderr)")
+            #expect(result.stdout.contains("NAME") && result.stdout.contains("SEE ALSO"), "\(page): \(result.stdout.prefix(400))")
+            return result.stdout
+        }
+        let daemon = try render("man8/extensiond.8.gz")
+        for option in ["--config", "--check-config", "--foreground", "--verbose"] {
+            #expect(daemon.contains(option), "extensiond(8) lacks \(option)")
+        }
+        let cli = try render("man1/supervisorctl.1.gz")
+        let help = try runCommand(Binaries.path("supervisorctl"), ["--experimental-dump-help"], in: directory)
+        let tree = try JSONSerialization.jsonObject(with: Data(help.stdout.utf8)) as? [String: Any]
+        let subcommands = ((tree?["command"] as? [String: Any])?["subcommands"] as? [[String: Any]] ?? [])
+            .compactMap { $0["commandName"] as? String }.filter { $0 != "help" }
+        #expect(subcommands.count > 10)
+        for name in subcommands {
+            #expect(cli.contains("supervisorctl \(name)"), "supervisorctl(1) lacks \(name)")
+        }
+        let config = try render("man5/extensiond.toml.5.gz")
+        let keys = try String(contentsOfFile: root + "/docs/CONFIG.md", encoding: .utf8).split(separator: "\n")
+            .compactMap { line -> String? in
+                guard line.hasPrefix("| `") else { return nil }
+                return line.dropFirst(3).split(separator: "`").first.map(String.init)
+            }
+        #expect(keys.count > 20)
+        // A table cell may break a long key across lines with a hyphen: compare unbroken text.
+        let flowing = config.replacingOccurrences(of: "‐\n", with: "").replacingOccurrences(of: "-\n", with: "")
+            .split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "│" }).joined(separator: " ")
+        for key in keys {
+            #expect(flowing.contains(key), "extensiond.toml(5) lacks \(key)")
+        }
+    }
+
+    /// Debian's supervisor package owns /usr/bin/supervisorctl: never overwritten unasked.
+    @Test func installRefusesToReplaceAForeignSupervisorctl() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let theirs = "#!/usr/bin/python3\nfrom supervisor.supervisorctl import main\nmain()\n"
+        try FileManager.default.createDirectory(atPath: directory.file("dest") + "/usr/local/bin", withIntermediateDirectories: true)
+        let foreign = directory.file("dest") + "/usr/local/bin/supervisorctl"
+        try theirs.write(toFile: foreign, atomically: true, encoding: .utf8)
+
+        let refused = try install(directory)
+        #expect(refused.exitCode == 1)
+        #expect(refused.stderr.contains("not extensiond's") && refused.stderr.contains("FORCE=1") && refused.stderr.contains("CTL="), "\(refused.stderr)")
+        #expect(try String(contentsOfFile: foreign, encoding: .utf8) == theirs)
+        #expect(!FileManager.default.fileExists(atPath: directory.file("dest") + "/usr/local/bin/extensiond"), "nothing installed")
+
+        let beside = try install(directory, ["CTL": "extensiondctl"])
+        #expect(beside.exitCode == 0, "\(beside.stderr)")
+        #expect(try String(contentsOfFile: foreign, encoding: .utf8) == theirs)
+        let prefix = directory.file("dest") + "/usr/local"
+        #expect(FileManager.default.fileExists(atPath: prefix + "/share/man/man1/extensiondctl.1.gz"))
+        let completion = try String(contentsOfFile: prefix + "/share/bash-completion/completions/extensiondctl", encoding: .utf8)
+        #expect(completion.contains("extensiondctl") && !completion.contains("supervisorctl"))
+
+        let forced = try install(directory, ["FORCE": "1"])
+        #expect(forced.exitCode == 0, "\(forced.stderr)")
+        #expect(FileManager.default.contents(atPath: foreign) != Data(theirs.utf8), "FORCE=1 installs ours")
+    }
+
+    /// The package's contents and metadata; its life under systemd is tests/vm/deb.
+    @Test func debHasTheUnitAConffileTheMaintainerScriptsAndItsLibraries() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let built = try runCommand(root + "/scripts/build-deb", [directory.file("out")], environment: ["BIN": Binaries.directory],
+                                   in: directory, timeout: 300)
+        #expect(built.exitCode == 0, "\(built.stderr)")
+        let deb = built.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(deb.hasSuffix("_amd64.deb") || deb.hasSuffix(".deb"))
+        let info = try runCommand("/usr/bin/dpkg-deb", ["--info", deb], in: directory).stdout
+        for needed in ["Package: extensiond", "libsystemd0", "libc6", "conffiles", "postinst", "prerm", "postrm"] {
+            #expect(info.contains(needed), "dpkg-deb --info lacks \(needed): \(info)")
+        }
+        let contents = try runCommand("/usr/bin/dpkg-deb", ["--contents", deb], in: directory).stdout
+        for path in ["./usr/bin/extensiond", "./usr/bin/extensiondctl", "./usr/lib/systemd/system/extensiond.service",
+                     "./etc/extensiond/extensiond.toml", "./usr/share/man/man8/extensiond.8.gz"] {
+            #expect(contents.contains(path), "the package lacks \(path)")
+        }
+        #expect(!contents.contains("./usr/bin/supervisorctl"), "supervisorctl is an alternative, not a file of the package")
+        // The conffile is valid and hands control.sock to the group postinst creates.
+        #expect(try runCommand("/usr/bin/dpkg-deb", ["--extract", deb, directory.file("root")], in: directory).exitCode == 0)
+        let conffile = directory.file("root") + "/etc/extensiond/extensiond.toml"
+        #expect(try String(contentsOfFile: conffile, encoding: .utf8).contains("control_group = \"extensiond\""))
+        let check = try runCommand(Binaries.path("extensiond"), ["--check-config", "--config", conffile], in: directory)
+        #expect(check.exitCode == 0, "\(check.stderr)")
+        #expect(contents.split(separator: "\n").allSatisfy { $0.contains("root/root") }, "files belong to root")
+    }
+}

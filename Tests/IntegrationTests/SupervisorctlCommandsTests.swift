@@ -1,0 +1,195 @@
+import ControlProtocol
+import ExtensiondTestSupport
+import Foundation
+import Testing
+
+/// supervisorctl as supervisord users know it, against a real daemon: exit codes, names
+/// with globs and `APP:*`, the shell, reread/update, signal, pid, clear, maintail and the
+/// `--json` answers.
+@Suite struct SupervisorctlCommandsTests {
+    /// A host that runs, one that does not start by itself, an app with two extensions.
+    static let config = """
+    [hosts.panel]
+    command = ["/bin/sh", "-c", "trap 'echo got HUP' HUP; echo to-stdout; echo to-stderr >&2; while :; do sleep 0.05; done"]
+
+    [hosts.spare]
+    command = ["/bin/sleep", "1000"]
+    autostart = false
+
+    [apps."com.example.app"]
+    command = ["/bin/sleep", "1000"]
+
+    [extensions."com.example.app.widget"]
+    app = "com.example.app"
+    point = "widget"
+    command = ["/bin/sleep", "1000"]
+
+    [extensions."com.example.app.clock"]
+    app = "com.example.app"
+    point = "widget"
+    command = ["/bin/sleep", "1000"]
+    """
+
+    static func runningDaemon(_ config: String = Self.config) throws -> TestDaemon {
+        let daemon = try TestDaemon(config: config)
+        try daemon.start()
+        #expect(eventually { (try? daemon.control(.status(NameSelection(["panel"]))).status?.first?.state) == "running" })
+        return daemon
+    }
+
+    @Test func exitCodesAreSupervisords() throws {
+        let daemon = try Self.runningDaemon()
+        #expect(try daemon.supervisorctl(["status", "panel"]).exitCode == 0)
+        // With no names only what autostarts counts: spare and the extensions are stopped by design.
+        #expect(try daemon.supervisorctl(["status"]).exitCode == 0)
+        let stopped = try daemon.supervisorctl(["status", "spare"])
+        #expect(stopped.exitCode == 3 && stopped.stdout.contains("stopped"), "\(stopped)")
+        #expect(try daemon.supervisorctl(["status", "nothing-by-that-name"]).exitCode == 4)
+
+        let again = try daemon.supervisorctl(["start", "panel"])
+        #expect(again.exitCode == 1 && again.stderr.contains("panel: ERROR (already started)"), "\(again)")
+        let notRunning = try daemon.supervisorctl(["stop", "spare"])
+        #expect(notRunning.exitCode == 1 && notRunning.stderr.contains("spare: ERROR (not running)"), "\(notRunning)")
+        // `all` skips what is already in the wanted state.
+        #expect(try daemon.supervisorctl(["stop", "all"]).exitCode == 0)
+        #expect(try daemon.supervisorctl(["status"]).exitCode == 3, "panel autostarts and is stopped")
+
+        let pid = try daemon.supervisorctl(["pid", "panel"])
+        #expect(pid.exitCode == 3 && pid.stdout == "0\n", "\(pid)")
+        let started = try daemon.supervisorctl(["start", "panel"])
+        #expect(started.exitCode == 0 && started.stdout.contains("panel: started"), "\(started)")
+        let running = try daemon.supervisorctl(["pid", "panel"])
+        #expect(running.exitCode == 0 && Int32(running.stdout.trimmingCharacters(in: .whitespacesAndNewlines)).map { $0 > 1 } == true)
+        let own = try daemon.supervisorctl(["pid"])
+        #expect(own.stdout == "\(daemon.process?.pid ?? -1)\n")
+    }
+
+    @Test func namesTakeGlobsAndAppStar() throws {
+        let daemon = try Self.runningDaemon()
+        func names(_ pattern: String) throws -> [String] {
+            try daemon.control(.status(NameSelection([pattern]))).status?.map(\.name) ?? []
+        }
+        #expect(try names("com.example.app:*") == ["com.example.app", "com.example.app.clock", "com.example.app.widget"])
+        #expect(try names("com.example.app:*.clock") == ["com.example.app.clock"])
+        #expect(try names("com.*.widget") == ["com.example.app.widget"])
+        #expect(try names("[ps]*") == ["panel", "spare"])
+        let none = try daemon.control(.status(NameSelection(["nomatch*"])))
+        #expect(!none.ok && none.code == .unknownName && none.error?.contains("nomatch*") == true)
+        let started = try daemon.supervisorctl(["start", "com.example.app:*"])
+        #expect(started.stdout.contains("com.example.app.clock: started"), "\(started)")
+        #expect(started.stderr.isEmpty || started.stderr.contains("already started"))
+    }
+
+    @Test func theShellRunsPipedCommandsOnePerLine() throws {
+        let daemon = try Self.runningDaemon()
+        let script = "printf 'status panel\\n\\nstart spare\\npid spare\\nhelp stop\\nbogus\\nstatus spare\\n' | '\(Binaries.path("supervisorctl"))' --socket '\(daemon.controlSocket)'"
+        let result = try runCommand("/bin/sh", ["-c", script], in: daemon.directory)
+        #expect(!result.stdout.contains("supervisorctl>"), "no prompt without a terminal")
+        #expect(result.stdout.contains("spare: started"))
+        #expect(result.stdout.contains("OVERVIEW: Stop gracefully"))
+        #expect(result.stderr.contains("bogus"))
+        #expect(result.stdout.components(separatedBy: "\n").filter { $0.hasPrefix("spare ") && $0.contains("running") }.count == 1)
+        #expect(result.exitCode == 0, "the last command's status: spare runs")
+
+        let last = try runCommand("/bin/sh", ["-c", "echo 'status nope' | '\(Binaries.path("supervisorctl"))' --socket '\(daemon.controlSocket)'"], in: daemon.directory)
+        #expect(last.exitCode == 4)
+    }
+
+    @Test func rereadShowsAndUpdateRestartsOnlyWhatChanged() throws {
+        let daemon = try TestDaemon(config: Self.twoHosts(changed: "1000"))
+        try daemon.start()
+        func pid(_ name: String) throws -> Int32? { try daemon.control(.status(NameSelection([name]))).status?.first?.pid }
+        #expect(eventually { (try? pid("same")) != nil && (try? pid("changed")) != nil })
+        let (same, changed) = (try pid("same"), try pid("changed"))
+
+        try daemon.writeConfig(Self.twoHosts(changed: "2000") + "\n[hosts.added]\ncommand = [\"/bin/sleep\", \"1000\"]\n")
+        let reread = try daemon.supervisorctl(["reread"])
+        #expect(reread.exitCode == 0)
+        #expect(reread.stdout.contains("added: available") && reread.stdout.contains("changed: changed") && !reread.stdout.contains("same"), "\(reread.stdout)")
+        let avail = try daemon.control(.avail).available ?? []
+        #expect(avail.first { $0.name == "added" }?.inUse == false)
+        #expect(try pid("changed") == changed, "reread changes nothing")
+
+        let update = try daemon.supervisorctl(["update"])
+        #expect(update.exitCode == 0 && update.stdout.contains("changed: updated") && update.stdout.contains("added: added"), "\(update)")
+        #expect(eventually { let now = try? pid("changed"); return now != nil && now != changed }, "the changed host restarted")
+        #expect(eventually { (try? pid("added")) != nil })
+        #expect(try pid("same") == same, "the unchanged host kept its pid")
+        #expect(try daemon.supervisorctl(["reread"]).stdout.contains("No config updates"))
+    }
+
+    static func twoHosts(changed seconds: String) -> String {
+        """
+        [hosts.same]
+        command = ["/bin/sleep", "1000"]
+
+        [hosts.changed]
+        command = ["/bin/sleep", "\(seconds)"]
+
+        """
+    }
+
+    @Test func signalReachesTheProcessAndClearEmptiesItsLog() throws {
+        let daemon = try Self.runningDaemon()
+        #expect(eventually { (try? daemon.control(.tail(TailRequest(name: "panel"))).lines?.contains { $0.hasSuffix("to-stdout") }) == true })
+        let signalled = try daemon.supervisorctl(["signal", "HUP", "panel"])
+        #expect(signalled.exitCode == 0 && signalled.stdout.contains("panel: signalled HUP"), "\(signalled)")
+        #expect(eventually { (try? daemon.control(.tail(TailRequest(name: "panel"))).lines?.contains { $0.hasSuffix("got HUP") }) == true })
+        let notRunning = try daemon.supervisorctl(["signal", "USR1", "spare"])
+        #expect(notRunning.exitCode == 1 && notRunning.stderr.contains("spare: ERROR (not running)"))
+
+        #expect(try daemon.supervisorctl(["clear", "panel"]).exitCode == 0)
+        #expect(try daemon.control(.tail(TailRequest(name: "panel"))).lines == [])
+    }
+
+    @Test func maintailShowsTheDaemonsOwnLog() throws {
+        let daemon = try Self.runningDaemon()
+        let tail = try daemon.supervisorctl(["maintail", "-n", "1000"])
+        #expect(tail.exitCode == 0 && tail.stdout.contains("serving \(daemon.runtimeDirectory)/control.sock"), "\(tail)")
+        #expect(try daemon.supervisorctl(["maintail", "-2"]).stdout.split(separator: "\n").count == 2)
+    }
+
+    /// Every key of every `--json` answer, null or not, and the schema version.
+    @Test(arguments: [["status"], ["status", "panel"], ["pid"], ["avail"], ["reread"], ["version"], ["stats"], ["tail", "panel"], ["events", "-n", "3"], ["maintail", "-n", "2"], ["start", "panel"]])
+    func jsonAnswersHaveEveryKey(arguments: [String]) throws {
+        let daemon = try Self.runningDaemon()
+        let result = try daemon.supervisorctl(["--json"] + arguments)
+        let lines = result.stdout.split(separator: "\n")
+        #expect(!lines.isEmpty, "\(arguments): \(result)")
+        let responseKeys: Set = ["schema", "ok", "error", "code", "message", "status", "version", "events", "lines", "pull", "stats",
+                                 "pressure", "pid", "available", "changes", "done"]
+        for line in lines {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(Set(object.keys) == responseKeys, "\(arguments)")
+            #expect(object["schema"] as? Int == controlSchemaVersion)
+            for entry in object["status"] as? [[String: Any]] ?? [] {
+                #expect(Set(entry.keys) == ["name", "kind", "autostart", "state", "pid", "uptimeMs", "rssBytes", "memoryCurrentBytes",
+                                            "memoryLimitBytes", "lastResult", "lastUpdateAgeMs", "updateLatencyP50Us", "updateLatencyP99Us", "error"])
+            }
+        }
+    }
+
+    @Test func bothBinariesHaveAVersionAndExitTwoOnBadUsage() throws {
+        let directory = try TemporaryDirectory()
+        for binary in ["extensiond", "supervisorctl"] {
+            let version = try runCommand(Binaries.path(binary), ["--version"], in: directory)
+            #expect(version.exitCode == 0 && version.stdout == "\(extensiondVersion)\n", "\(binary): \(version)")
+            let usage = try runCommand(Binaries.path(binary), ["--no-such-flag"], in: directory)
+            #expect(usage.exitCode == 2 && usage.stderr.contains("--no-such-flag"), "\(binary): \(usage)")
+        }
+    }
+
+    @Test func anAnswerOverTheLimitIsAnErrorNotSilence() throws {
+        // 6000 lines of 4000 bytes: a 24 MB tail, over the 16 MiB answer limit.
+        let daemon = try TestDaemon(config: """
+        [hosts.flood]
+        command = ["/usr/bin/python3", "-c", "import sys, time\\nfor _ in range(6000): sys.stdout.write('x' * 4000 + '\\\\n')\\nsys.stdout.flush()\\ntime.sleep(1000)"]
+        """, supervisor: "log_max_size = \"64M\"")
+        try daemon.start()
+        let log = daemon.stateDirectory + "/logs/flood.log"
+        #expect(eventually(timeout: 20) { ((try? FileManager.default.attributesOfItem(atPath: log)[.size]) as? Int ?? 0) >= 6000 * 4000 })
+        let result = try daemon.supervisorctl(["tail", "-n", "6000", "flood"])
+        #expect(result.exitCode == 1 && result.stderr.contains("exceeds the 16777216-byte limit"), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+}

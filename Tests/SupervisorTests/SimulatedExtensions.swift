@@ -1,0 +1,136 @@
+import EventLoop
+import ExtensiondPolicy
+import WireProtocol
+@testable import Supervisor
+
+/// Extension processes in virtual time for the ``ExtensionCoordinator``: a launch sends
+/// `ready` after ``Behaviour/launchTime``, an update is answered after
+/// ``Behaviour/updateTime`` by ``Behaviour/answer``, a stop or kill ends the run.
+/// Fake because a real run needs a real clock; the integration tests run real ones.
+final class SimulatedExtensions: ExtensionProcesses {
+    struct Behaviour {
+        var launchTime: Duration = .milliseconds(40)
+        var updateTime: Duration = .milliseconds(100)
+        /// Never sends `ready` (for `start_timeout`).
+        var hangsAtLaunch = false
+        /// What it sends waits in its socket until the coordinator reads pending input, as
+        /// when the daemon's loop is busy past a deadline.
+        var unreadUntilAsked = false
+        /// The answer to an update; `nil`: never answers.
+        var answer: (SupervisorToExtension.Update) -> ExtensionToSupervisor.Result? = { update in
+            .init(id: update.id, result: .newData, snapshot: .object(["n": .number(Double(update.id.rawValue))]))
+        }
+        /// The answer to a `begin`; `nil`: never answers.
+        var complete: (SupervisorToExtension.Begin) -> ExtensionToSupervisor? = { begin in
+            .complete(.init(id: begin.id, items: begin.items))
+        }
+    }
+
+    /// Something the coordinator asked of a process, with the virtual time it was asked.
+    struct Request {
+        var at: MonotonicInstant
+        var id: String
+        var message: SupervisorToExtension
+    }
+
+    unowned let clock: VirtualClock
+    weak var coordinator: ExtensionCoordinator?
+    var behaviours: [String: Behaviour] = [:]
+    private var phases: [String: ExtensionPhase] = [:]
+    /// Pending deliveries of the current run (dropped when it ends).
+    private var deliveries: [String: [any CoordinatorTimer]] = [:]
+    /// Messages sent and not read yet (``Behaviour/unreadUntilAsked``).
+    private var unread: [String: [ExtensionToSupervisor]] = [:]
+    /// How often the coordinator read pending input.
+    private(set) var pendingReads = 0
+    private(set) var launches: [String: Int] = [:]
+    private(set) var sent: [Request] = []
+    private(set) var kills: [(id: String, reason: StopReason)] = []
+    private(set) var stops: [(id: String, reason: StopReason)] = []
+    /// Whether the run is serving a request, as `status` would show.
+    private(set) var serving: [String: Bool] = [:]
+
+    init(clock: VirtualClock) {
+        self.clock = clock
+    }
+
+    func updates(of id: String) -> [SupervisorToExtension.Update] {
+        sent.compactMap { request in
+            if request.id == id, case .update(let update) = request.message { update } else { nil }
+        }
+    }
+
+    func phase(of id: String) -> ExtensionPhase { phases[id] ?? .notRunning }
+
+    func launch(_ id: String) throws(LaunchError) {
+        let behaviour = behaviours[id, default: Behaviour()]
+        phases[id] = .starting
+        launches[id, default: 0] += 1
+        coordinator?.launched(id)
+        guard !behaviour.hangsAtLaunch else { return }
+        deliver(after: behaviour.launchTime, to: id, .ready(.init(protocol: ExtensionToSupervisor.protocolVersion)))
+    }
+
+    func markReady(_ id: String) -> Duration? {
+        phases[id] = .ready
+        return behaviours[id, default: Behaviour()].launchTime
+    }
+
+    func markServing(_ id: String, _ serving: Bool) {
+        self.serving[id] = serving
+    }
+
+    func send(_ message: SupervisorToExtension, to id: String) {
+        guard phases[id] == .ready else { return }
+        sent.append(Request(at: clock.now, id: id, message: message))
+        let behaviour = behaviours[id, default: Behaviour()]
+        switch message {
+        case .update(let update):
+            if let result = behaviour.answer(update) { deliver(after: behaviour.updateTime, to: id, .result(result)) }
+        case .begin(let begin):
+            if let reply = behaviour.complete(begin) { deliver(after: behaviour.updateTime, to: id, reply) }
+        default:
+            break
+        }
+    }
+
+    func readPending(_ id: String) {
+        pendingReads += 1
+        for message in unread.removeValue(forKey: id) ?? [] { coordinator?.received(message, from: id) }
+    }
+
+    func stop(_ id: String, reason: StopReason) {
+        guard let phase = phases[id], phase != .stopping else { return }
+        stops.append((id, reason))
+        phases[id] = .stopping
+        end(id, after: .milliseconds(5), reason: reason)
+    }
+
+    func kill(_ id: String, reason: StopReason, message: String) {
+        guard phases[id] != nil else { return }
+        kills.append((id, reason))
+        phases[id] = .stopping
+        end(id, after: .milliseconds(1), reason: reason)
+    }
+
+    private func end(_ id: String, after delay: Duration, reason: StopReason) {
+        deliveries[id] = [clock.timer(after: delay) { [unowned self] in
+            self.phases[id] = nil
+            self.deliveries[id] = nil
+            self.unread[id] = nil
+            self.coordinator?.runEnded(id, reason: reason)
+        }!]
+    }
+
+    private func deliver(after delay: Duration, to id: String, _ message: ExtensionToSupervisor) {
+        let unreadUntilAsked = behaviours[id, default: Behaviour()].unreadUntilAsked
+        let timer = clock.timer(after: delay) { [unowned self] in
+            if unreadUntilAsked {
+                self.unread[id, default: []].append(message)
+            } else {
+                self.coordinator?.received(message, from: id)
+            }
+        }!
+        deliveries[id, default: []].append(timer)
+    }
+}

@@ -1,0 +1,61 @@
+// host.sock: hosts that list, pull, subscribe and perform, read or fall behind, and leave.
+extension Campaigns {
+    mutating func host(budget: Int) throws -> CampaignResult {
+        var result = CampaignResult()
+        var slots: [Peer?] = Array(repeating: nil, count: 8)
+        var id = 0
+        /// Lines received on connections already replaced.
+        var answers = (lines: 0, errors: 0)
+        while result.messages < budget && timeLeft {
+            let slot = mutator.int(0...(slots.count - 1))
+            if slots[slot] == nil || slots[slot]!.isClosed {
+                if let closed = slots[slot] {
+                    if closed.isClosed { result.closedByDaemon += 1 }
+                    answers = (answers.lines + closed.linesReceived, answers.errors + closed.errorsReceived)
+                }
+                slots[slot] = Peer.connect(to: target.daemon.hostSocket)
+                result.connections += 1
+            }
+            guard let peer = slots[slot] else { continue }
+            var lines: [[UInt8]] = []
+            for _ in 0..<mutator.int(1...6) {
+                id += 1
+                let message = hostMessage(id: id)
+                if mutator.chance(0.3) {
+                    lines.append(mutator.mutatedLine(message))
+                    result.mutated += 1
+                } else {
+                    lines.append(message.line)
+                }
+            }
+            result.messages += lines.count
+            for write in mutator.interleave(lines) where !peer.write(write) { break }
+            // Mostly a host that reads; sometimes one that falls behind or goes away.
+            if mutator.chance(0.9) { peer.read(timeout: mutator.chance(0.1) ? 50 : 0) }
+            if mutator.chance(0.01) { peer.close() }
+            if result.messages / Self.batch != (result.messages - lines.count) / Self.batch {
+                try target.check("host.sock message \(result.messages)")
+            }
+        }
+        for peer in slots.compactMap({ $0 }) { peer.read(timeout: 100) }
+        result.answers = answers.lines + slots.reduce(0) { $0 + ($1?.linesReceived ?? 0) }
+        result.errorsAnswered = answers.errors + slots.reduce(0) { $0 + ($1?.errorsReceived ?? 0) }
+        try target.check("the end of the host.sock campaign")
+        return result
+    }
+
+    private mutating func hostMessage(id: Int) -> JSONText {
+        let size = JSONText.object([("width", .int(320)), ("height", .int(160))])
+        switch mutator.int(0...4) {
+        case 0: return .object([("type", .string("list")), ("id", .int(id))])
+        case 1, 2:
+            return .object([("type", .string("pull")), ("id", .int(id)),
+                            ("extension", .string(mutator.pick(["fuzz.echo", "fuzz.echo", "fuzz.action", "nope"]))),
+                            ("mode", .string(mutator.pick(["compact", "expanded"]))), ("maxSize", size)])
+        case 3: return .object([("type", .string("subscribe")), ("id", .int(id)), ("extensions", .array([.string("fuzz.echo")]))])
+        default:
+            return .object([("type", .string("perform")), ("id", .int(id)), ("extension", .string("fuzz.action")),
+                            ("items", .array([.object([("type", .string("public.text")), ("value", .string("hi"))])]))])
+        }
+    }
+}

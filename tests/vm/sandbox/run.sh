@@ -1,0 +1,135 @@
+#!/bin/bash
+# sandbox: an extension reaches only what is its own, under the shipped unit (systemd as
+# PID 1, cgroup v2), inside the VM of tests/vm/boot. The same probe and expected outcomes
+# as Tests/IntegrationTests/SandboxTests.swift (tests/sandbox/, staged as /test/sandbox).
+#
+# App `a` has group.a and the widget a.widget, which writes secrets into its data
+# directory and group container; app `b` has group.b, writes a greeting into it, and has
+# b.probe (sandboxed, network off) and b.open (sandbox off), both running probe.py.
+set -u
+cd /test
+. /test/lib/checks.sh
+. /test/lib/daemon.sh
+
+STATE=/var/lib/extensiond
+# Outside every directory the sandbox grants: the probe's directory holds the setuid copy
+# of id(1); its parent holds secret_keeper.py, which only a.widget may read.
+HERE=/opt/sandbox-test/probe
+mkdir -p "$HERE"
+install -m 0644 sandbox/secret_keeper.py sandbox/greeting_app.py /opt/sandbox-test/
+install -m 0644 sandbox/probe.py "$HERE/"
+printf '#!/bin/sh\nexec /usr/bin/python3 -S %s/probe.py "$@"\n' "$HERE" >"$HERE/run"
+chmod 0755 "$HERE/run"
+install -m 4755 /usr/bin/id "$HERE/setuid-id"
+
+step "set-up"
+# The guest has no network card: a dummy link shows which processes see the host's links.
+modprobe dummy numdummies=1
+check "the guest has a link besides lo (dummy0)" test -e /sys/class/net/dummy0
+install_daemon <<TOML
+[supervisor]
+runtime_dir = "/run/extensiond"
+state_dir = "$STATE"
+
+[apps.a]
+command = ["/bin/sleep", "100000"]
+groups = ["group.a"]
+
+[apps.b]
+command = ["/usr/bin/python3", "-S", "/opt/sandbox-test/greeting_app.py"]
+groups = ["group.b"]
+autostart = true
+
+[extensions."a.widget"]
+app = "a"
+point = "widget"
+command = ["/usr/bin/python3", "-S", "/opt/sandbox-test/secret_keeper.py"]
+start_timeout = "60s"
+
+[extensions."b.probe"]
+app = "b"
+point = "widget"
+command = ["$HERE/run", "$STATE", "$HERE"]
+start_timeout = "60s"
+sandbox = { network = false }
+
+[extensions."b.open"]
+app = "b"
+point = "widget"
+command = ["$HERE/run", "$STATE", "$HERE"]
+start_timeout = "60s"
+sandbox = { enabled = false }
+TOML
+check "systemctl start extensiond" systemctl start "$SERVICE"
+version=$(supervisorctl --json version 2>&1)
+check "the daemon runs the v2 backend" grep -q '"cgroupBackend" *: *"v2"' <<<"$version"
+check "a's shared default is set" supervisorctl defaults group.a set token '"a'"'"'s token"'
+
+# pull ID: the snapshot of a pull, as JSON on one line ({} when there is none).
+pull() {
+    supervisorctl --json pull "$1" 2>/dev/null | python3 -c 'import json, sys; print(json.dumps((json.load(sys.stdin).get("pull") or {}).get("snapshot") or {}))'
+}
+# field JSON KEY: one value of a snapshot, as JSON.
+field() { python3 -c 'import json, sys; print(json.dumps(json.loads(sys.argv[1]).get(sys.argv[2])))' "$1" "$2"; }
+
+step "pulls"
+keeper=$(pull a.widget)
+echo "    a.widget: $keeper"
+check "a.widget answered" test "$keeper" != "{}"
+check "app b wrote its greeting into group.b" wait_for 60 test -f "$STATE/groups/group.b/greeting"
+probe=$(pull b.probe)
+echo "    b.probe: $probe"
+check "b.probe answered (it kept running after the denied calls)" test "$probe" != "{}"
+
+step "identities"
+identity() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$STATE/identities.json" "$1" 2>/dev/null; }
+uid_a=$(identity app:a); uid_b=$(identity app:b); gid_b=$(identity group:group.b)
+echo "    app:a $uid_a, app:b $uid_b, group:group.b $gid_b"
+check "app b has a uid of its own in 61000-61999" test "${uid_b:-0}" -ge 61000 -a "${uid_b:-0}" -le 61999 -a "${uid_b:-0}" != "${uid_a:-0}"
+expect "a.widget runs as app a's uid" "$(field "$keeper" uid)" "${uid_a:-none}"
+expect "b.probe runs as app b's uid" "$(field "$probe" uid)" "${uid_b:-none}"
+expect "b.probe's gid is app b's" "$(field "$probe" gid)" "${uid_b:-none}"
+expect "b.probe's supplementary groups: its own and group.b's" "$(field "$probe" groups)" \
+    "$(python3 -c 'import json, sys; print(json.dumps(sorted(map(int, sys.argv[1:]))))' "${uid_b:-0}" "${gid_b:-0}")"
+expect "EXTENSIOND_DATA_DIR" "$(field "$probe" dataDir)" "\"$STATE/data/b.probe\""
+expect "TMPDIR inside it" "$(field "$probe" tmpdir)" "\"$STATE/data/b.probe/tmp\""
+expect "the data directory is b.probe's uid's, mode 0700" "$(stat -c '%u %a' "$STATE/data/b.probe")" "${uid_b:-none} 700"
+expect "group.b's container is root:group.b, mode 2770" "$(stat -c '%u %g %a' "$STATE/groups/group.b")" "0 ${gid_b:-none} 2770"
+
+step "what the sandboxed probe reached (tests/sandbox/expected.json)"
+# One line per expected key: KEY, what the probe reported, what it should have.
+while IFS=$'\t' read -r key got want; do
+    expect "b.probe: $key" "$got" "$want"
+done < <(python3 - "$probe" sandbox/expected.json <<'PY'
+import json, sys
+probe, expected = json.loads(sys.argv[1]), json.load(open(sys.argv[2]))["sandboxed"]
+for key, want in expected.items():
+    print("%s\t%s\t%s" % (key, json.dumps(probe.get(key)), json.dumps(want)))
+PY
+)
+expect "b.probe: no privilege through a setuid binary (id -u)" "$(field "$probe" setuid)" "\"${uid_b:-none}\""
+
+step "the walls above are the sandbox's: b.open, sandbox off"
+open=$(pull b.open)
+echo "    b.open: $open"
+check "b.open answered" test "$open" != "{}"
+check "b.open reads outside its directories" test "$(field "$open" outside)" != '"EACCES"'
+expect "b.open sees the guest's interfaces (no network namespace)" "$(field "$open" interfaces)" '["dummy0", "lo"]'
+expect "a's data directory is a's alone even without the sandbox" "$(field "$open" otherData)" '"EACCES"'
+
+step "cgroups stay closed (v2)"
+root=$(service_cgroup)
+for path in "$root/extensions/b.probe" "$root/extensions/b.probe/cgroup.procs" "$root/extensions/b.probe/memory.max" \
+        "$root/extensions/b.probe/cgroup.subtree_control" "$root/extensions/cgroup.procs" "$root/cgroup.procs" "/sys/fs/cgroup/cgroup.procs"; do
+    read -r owner mode < <(stat -c '%u %a' "$path" 2>/dev/null)
+    check "$path is root's and writable by nobody else (uid ${owner:-?}, mode ${mode:-?})" \
+        test "${owner:-?}" = 0 -a $(( 8#${mode:-777} & 8#022 )) -eq 0
+done
+probe_pid=$(head -1 "$root/extensions/b.probe/cgroup.procs" 2>/dev/null)
+check "b.probe is still in extensions/b.probe" test -n "$probe_pid"
+expect "b.probe's Seccomp and NoNewPrivs" "$(grep -E '^(NoNewPrivs|Seccomp):' /proc/"${probe_pid:-0}"/status 2>&1 | tr -s '\t\n' '  ')" "NoNewPrivs: 1 Seccomp: 2 "
+
+systemctl stop "$SERVICE"
+echo
+journalctl -u "$SERVICE" --no-pager | tail -30
+summary
