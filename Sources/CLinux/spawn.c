@@ -164,13 +164,6 @@ run_child(const struct ext_spawn_request *request, int report_fd, pid_t parent)
 
     if (setsid() < 0)
         report_failure(report_fd, EXT_SPAWN_STEP_SETSID, 0);
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
-        report_failure(report_fd, EXT_SPAWN_STEP_PARENT_DEATH, 0);
-    if (getppid() != parent) {
-        /* The parent died before the death signal was armed. */
-        errno = ESRCH;
-        report_failure(report_fd, EXT_SPAWN_STEP_PARENT_DEATH, 0);
-    }
 
     if (request->cgroup_procs_files != NULL) {
         pid_t self = (pid_t)syscall(SYS_getpid);
@@ -194,6 +187,15 @@ run_child(const struct ext_spawn_request *request, int report_fd, pid_t parent)
             report_failure(report_fd, EXT_SPAWN_STEP_SETGID, 0);
         if (syscall(SYS_setuid, request->uid) != 0)
             report_failure(report_fd, EXT_SPAWN_STEP_SETUID, 0);
+    }
+
+    /* After the credentials: changing them clears the parent-death signal. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
+        report_failure(report_fd, EXT_SPAWN_STEP_PARENT_DEATH, 0);
+    if (getppid() != parent) {
+        /* The parent died before the death signal was armed. */
+        errno = ESRCH;
+        report_failure(report_fd, EXT_SPAWN_STEP_PARENT_DEATH, 0);
     }
 
     if (request->working_directory != NULL && chdir(request->working_directory) != 0)

@@ -222,10 +222,14 @@ public final class Daemon {
         }
     }
 
-    /// The supervised host or app whose cgroup holds `pid`; anyone else is an external host.
+    /// The supervised process whose cgroup holds `pid`; anyone else is an external host.
     private func hostPeer(_ pid: pid_t) -> HostPeer {
-        guard let process = supervisedProcess(pid, among: [.host, .app]) else { return .external(pid) }
-        return process.kind == .app ? .app(process.name) : .host(process.name)
+        guard let process = supervisedProcess(pid, among: [.host, .app, .extension]) else { return .external(pid) }
+        switch process.kind {
+        case .app: return .app(process.name)
+        case .extension: return .extensionProcess(process.name)
+        case .host: return .host(process.name)
+        }
     }
 
     /// The supervised process of one of `kinds` whose cgroup holds `pid`.

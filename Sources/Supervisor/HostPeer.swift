@@ -2,17 +2,20 @@ import ExtensiondConfig
 import Glibc
 
 /// Who is on the other end of a `host.sock` connection, known by the cgroup of the
-/// peer's pid (SO_PEERCRED): a supervised host or app is that host or app; anything else
-/// is an external host (docs/SECURITY.md).
+/// peer's pid (SO_PEERCRED): a supervised host or app is that host or app, a supervised
+/// extension is refused, and anything else is an external host (docs/SECURITY.md).
 enum HostPeer: Equatable, CustomStringConvertible {
     case host(String)
     case app(String)
+    /// An extension's process: it speaks to the supervisor on fd 3 only, never as a host.
+    case extensionProcess(String)
     case external(pid_t)
 
     var description: String {
         switch self {
         case .host(let id): "host \(id)"
         case .app(let id): "app \(id)"
+        case .extensionProcess(let id): "extension \(id)"
         case .external(let pid): "external host (pid \(pid))"
         }
     }

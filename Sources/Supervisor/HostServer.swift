@@ -138,15 +138,25 @@ final class HostServer {
         host.farewellTimer = try? loop.addTimer(after: HostLimits.farewellTimeout) { [weak host] in host?.connection?.close() }
     }
 
+    /// Why `peer` may not connect at all, or `nil`.
+    private static func refusal(of peer: HostPeer, externalHosts: Bool) -> String? {
+        switch peer {
+        case .extensionProcess(let id):
+            "host.sock: extension \(id) may not act as a host; extensions talk to the supervisor on their fd 3 only"
+        case .external(let pid) where !externalHosts:
+            "host.sock: pid \(pid) is neither a supervised host nor an app, and supervisor.external_hosts is false"
+        default:
+            nil
+        }
+    }
+
     private func accept(_ fd: Int32) {
         let limit = HostLimits.connections()
         guard connections.count < limit else { return refuse(fd, limit: limit) }
         refusing = false
         let peer = HostPeer.pid(of: fd).map(identify) ?? .external(0)
-        if case .external(let pid) = peer, !externalHosts {
-            let refusal = SupervisorToHost.error(.init(id: nil, error:
-                "host.sock: pid \(pid) is neither a supervised host nor an app, and supervisor.external_hosts is false"))
-            _ = try? UnixSocket.writeAll(fd, refusal.encodedLine())
+        if let refusal = Self.refusal(of: peer, externalHosts: externalHosts) {
+            _ = try? UnixSocket.writeAll(fd, SupervisorToHost.error(.init(id: nil, error: refusal)).encodedLine())
             Glibc.close(fd)
             return
         }

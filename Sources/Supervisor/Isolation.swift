@@ -65,10 +65,11 @@ final class Isolation {
         if !containers.isEmpty {
             launch.environment[ExtensionEnvironment.groupContainersVariable] = ExtensionEnvironment.encodeGroupContainers(containers)
         }
-        if let app, let identities, launch.user == nil, launch.group == nil {
+        // A configured group alone keeps the app's own uid: it must never mean root.
+        if let app, let identities, launch.user == nil {
             let uid = try identities.uid(ofApp: app)
             launch.user = "\(uid)"
-            launch.group = "\(uid)"
+            launch.group = launch.group ?? "\(uid)"
         }
 
         var writable = Array(containers.values)

@@ -79,4 +79,36 @@ import WireProtocol
         guard case .error(let error) = try host.receive(timeout: 5) else { Issue.record("no error"); return }
         #expect(error.error.contains("supervisor.external_hosts is false"))
     }
+
+    /// An extension that dials host.sock (path in its first argument) and prints the answer.
+    static let dialingExtension = #"""
+    import os, socket, sys
+    sock = socket.socket(socket.AF_UNIX)
+    sock.connect(sys.argv[1])
+    sock.sendall(b'{"type":"pull","id":1,"extension":"dialer","mode":"compact","maxSize":{"width":1,"height":1}}\n')
+    print(sock.makefile("rb").readline().decode().strip(), flush=True)
+    os.write(int(os.environ["EXTENSIOND_FD"]), b'{"type":"ready","protocol":1}\n')
+    sock.close()
+    os.read(int(os.environ["EXTENSIOND_FD"]), 1)
+    """#
+
+    @Test func anExtensionCannotActAsAHost() throws {
+        let daemon = try TestDaemon()
+        let dialer = try daemon.directory.write("dialer.py", Self.dialingExtension)
+        try daemon.writeConfig("""
+            [apps.a]
+            command = ["/bin/sleep", "1000"]
+
+            [extensions.dialer]
+            app = "a"
+            point = "widget"
+            command = ["/usr/bin/python3", "-S", "\(dialer)", "\(daemon.hostSocket)"]
+            """)
+        try daemon.start()
+        #expect(try daemon.supervisorctl(["start", "dialer"]).exitCode == 0)
+        var output = ""
+        #expect(eventually { output = (try? daemon.supervisorctl(["tail", "dialer"]).stdout) ?? ""; return !output.isEmpty })
+        #expect(output.contains("extension dialer may not act as a host"), "\(output)")
+        #expect(!output.contains("snapshot"), "\(output)")
+    }
 }

@@ -157,12 +157,18 @@ import Testing
         #expect(eventually { processes(in: group).count == Self.processTreeSize })
         #expect(try waitForState(daemon, "widget", "idle") != nil)
         let main = try #require(try status(daemon, "tree")?.pid)
+        let extensionProcess = try #require(try status(daemon, "widget")?.pid)
+        // The widget runs under an identity of its own: the credential switch must not
+        // disarm its parent-death signal.
+        let credentials = try String(contentsOfFile: "/proc/\(extensionProcess)/status", encoding: .utf8)
+        try #require(!credentials.contains("Uid:\t0\t"), "the widget runs as root: the test proves nothing")
 
         let first = try #require(daemon.process)
         first.signal(SIGKILL)
         #expect(first.wait(timeout: 5) == 128 + SIGKILL)
-        // The main process dies with the daemon (parent-death signal); what it forked stays.
+        // Main processes die with the daemon (parent-death signal); what they forked stays.
         #expect(eventually { !isAlive(main) })
+        #expect(eventually { !isAlive(extensionProcess) }, "the widget outlived the daemon")
         let survivors = processes(in: group)
         try #require(!survivors.isEmpty, "nothing outlived the daemon: the test proves nothing")
 
