@@ -10,7 +10,7 @@ FORCE ?=
 DEBUG_FILES ?=
 RELEASE = -c release --static-swift-stdlib
 
-.PHONY: deps build demo test fuzz bench release install deb clean vm-test
+.PHONY: deps build demo test fuzz fuzz-short bench release install deb clean vm-test
 
 # Installs what a fresh Debian machine lacks (run as root, or with sudo available).
 deps:
@@ -23,17 +23,28 @@ build: deps
 demo: build
 	.build/debug/extensiond --foreground --config $(CONFIG)
 
-# The whole test suite: what .ci/run calls.
+# The whole test suite: what .ci/run calls. It ends with a short fuzzing run.
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --disable-xctest
+	@$(MAKE) --no-print-directory fuzz-short
 
 # Structure-aware fuzzing of every protocol of a real daemon (docs/ARCHITECTURE.md).
 FUZZ_MESSAGES ?= 1000000
+FUZZ_SEED ?= 1
 fuzz: deps
 	$(SWIFT) build --product extensiond-fuzz
 	$(SWIFT) build --product extensiond
-	.build/debug/extensiond-fuzz --messages $(FUZZ_MESSAGES)
+	.build/debug/extensiond-fuzz --messages $(FUZZ_MESSAGES) --seed $(FUZZ_SEED)
+
+# 20,000 messages over all four protocols in at most 100 s; the full output is kept in
+# .build/fuzz-short.log and shown when the run fails.
+fuzz-short:
+	$(SWIFT) build --product extensiond-fuzz
+	$(SWIFT) build --product extensiond
+	@.build/debug/extensiond-fuzz --messages 20000 --seconds 100 --seed $(FUZZ_SEED) > .build/fuzz-short.log 2>&1 \
+	    && grep -E '^(protocol|host|control|extension|config|cut short|ok:) ' .build/fuzz-short.log \
+	    || { tail -60 .build/fuzz-short.log; exit 1; }
 
 bench: deps
 	bench/run

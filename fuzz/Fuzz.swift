@@ -65,6 +65,9 @@ struct Fuzz {
                 throw FuzzFailure("\(result.unanswered) \(name) requests got no answer, e.g.:\n" + result.unansweredSamples.joined(separator: "\n"))
             }
         }
+        if total < options.messages * 99 / 100 {
+            print("cut short by the time limit (\(options.seconds) s): \(total) of \(options.messages) messages sent")
+        }
         print("mutations: " + campaigns.mutator.counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         let peak = target.peakRSS
         try target.finish()

@@ -54,9 +54,8 @@ extension Daemon {
             let number = SignalName.number(request.signal) ?? SIGTERM
             selecting(NameSelection(request.names), session) { processes in
                 session.reply(each(processes, named: NameSelection(request.names)) { process in
-                    guard let run = process.run else { return .alreadyDone("not running") }
                     do {
-                        try run.process.descriptor.send(signal: number)
+                        guard try supervisor.signal(process, number) else { return .alreadyDone("not running") }
                         return .done("signalled \(request.signal)")
                     } catch {
                         return .failed("\(error)")

@@ -281,7 +281,8 @@ public final class Daemon {
         hosts = nil
         metrics?.close()
         metrics = nil
-        var remaining = registry.ordered.filter(\.isAlive).count
+        let alive = (registry.ordered + registry.retiring).filter(\.isAlive)
+        var remaining = alive.count
         let finish: () -> Void = { [unowned self] in
             self.extensions.saveRecords()
             self.releaseCgroups()
@@ -289,7 +290,7 @@ public final class Daemon {
             self.loop.exit(code: 0)
         }
         guard remaining > 0 else { return finish() }
-        for process in registry.ordered where process.isAlive {
+        for process in alive {
             supervisor.stop(process, reason: .shutdown) {
                 remaining -= 1
                 if remaining == 0 { finish() }
@@ -341,7 +342,7 @@ public final class Daemon {
         }
         for removed in registry.apply(next) {
             supervisor.isolation.forget(removed.name)
-            supervisor.stop(removed, reason: .removed)
+            supervisor.stop(removed, reason: .removed) { [unowned self, unowned removed] in self.registry.retired(removed) }
         }
         extensions.configure(next.extensions, apps: next.apps, types: next.types)
         routeOutput()

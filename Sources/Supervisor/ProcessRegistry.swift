@@ -6,6 +6,9 @@ import ExtensiondConfig
 final class ProcessRegistry {
     private(set) var ordered: [SupervisedProcess] = []
     private var byName: [String: SupervisedProcess] = [:]
+    /// Removed by a reload and still stopping: kept until ``retired(_:)``, so that their
+    /// exit is seen, their group removed and a shutdown waits for them.
+    private(set) var retiring: [SupervisedProcess] = []
     private let logDirectory: String
 
     /// `logDirectory` holds each process's captured output.
@@ -17,8 +20,9 @@ final class ProcessRegistry {
     subscript(name: String) -> SupervisedProcess? { byName[name] }
 
     /// Matches the configuration: names that stay keep their state and take the new
-    /// definition (used from their next start), new names are added, and removed
-    /// ones are returned for the caller to stop.
+    /// definition (used from their next start), new names are added (a removed one of
+    /// the same kind still stopping comes back, so that two runs never share a group),
+    /// and removed ones are returned for the caller to stop and then ``retired(_:)``.
     @discardableResult
     func apply(_ configuration: Configuration) -> [SupervisedProcess] {
         let wanted = Self.definitions(of: configuration)
@@ -26,8 +30,10 @@ final class ProcessRegistry {
         var next: [String: SupervisedProcess] = [:]
         ordered = wanted.map { name, definition in
             let process: SupervisedProcess
-            if let existing = byName[name], existing.kind == definition.kind {
+            let known = [byName[name]].compactMap { $0 } + retiring.filter { $0.name == name }
+            if let existing = known.first(where: { $0.kind == definition.kind }) {
                 existing.definition = definition
+                retired(existing)
                 process = existing
             } else {
                 let log = OutputLog(directory: logDirectory, name: name, maxSize: settings.logMaxSize.bytes, files: settings.logFiles)
@@ -38,7 +44,13 @@ final class ProcessRegistry {
         }
         let removed = byName.values.filter { next[$0.name] !== $0 }
         byName = next
+        retiring += removed
         return removed
+    }
+
+    /// `process`, removed by a reload, is down.
+    func retired(_ process: SupervisedProcess) {
+        retiring.removeAll { $0 === process }
     }
 
     /// Every process `configuration` defines, in status order.

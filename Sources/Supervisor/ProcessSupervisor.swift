@@ -209,6 +209,29 @@ final class ProcessSupervisor {
                       figures: [("CGROUP", "\(run.group)"), ("OOM_KILLS", "\(kills)")] + (process.definition.limits.memoryMax.map { [("MEMORY_MAX_BYTES", "\($0.bytes)")] } ?? []))
     }
 
+    // MARK: Readiness and signals
+
+    /// The extension said `ready`: it is idle, and its launch latency is recorded.
+    func markReady(_ process: SupervisedProcess) -> Duration? {
+        process.state = .idle
+        if let run = process.run { process.statistics.recordLaunch(MonotonicInstant.current().since(run.launchedAt)) }
+        return process.statistics.lastLaunchLatency
+    }
+
+    /// A ready extension begins (`true`) or ends serving a request.
+    func markServing(_ process: SupervisedProcess, _ serving: Bool) {
+        guard process.isAlive else { return }
+        process.state = serving ? .running : .idle
+    }
+
+    /// Sends `signal` to the main process of the current run (`supervisorctl signal`);
+    /// `false` when there is no run.
+    func signal(_ process: SupervisedProcess, _ signal: Int32) throws -> Bool {
+        guard let run = process.run else { return false }
+        try run.process.descriptor.send(signal: signal)
+        return true
+    }
+
     // MARK: Stopping
 
     /// Asks `process` to stop: `terminate` to a ready extension, SIGTERM otherwise; the

@@ -51,7 +51,12 @@ final class RotatingLogFile {
 
     /// Empties the log: the current file truncated, the rotated ones removed.
     func clear() {
-        if fd >= 0 { ftruncate(fd, 0) } else { truncate(path, 0) }
+        if fd >= 0 {
+            ftruncate(fd, 0)
+        } else {
+            let closed = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW)
+            if closed >= 0 { Glibc.close(closed) }
+        }
         size = 0
         for index in 1..<max(files, 2) { unlink("\(path).\(index)") }
     }
@@ -71,7 +76,7 @@ final class RotatingLogFile {
     private static let readBlock = 64 * 1024
 
     private static func lastLines(_ count: Int, of path: String) -> [[UInt8]] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { return [] }
         defer { Glibc.close(fd) }
         var info = stat()
@@ -135,8 +140,9 @@ final class RotatingLogFile {
         reopen()
     }
 
+    /// Never through a symbolic link planted at `path`: a log is written and read as root.
     private func reopen() {
-        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o640)
+        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o640)
         var info = stat()
         size = fd >= 0 && fstat(fd, &info) == 0 ? UInt64(info.st_size) : 0
     }

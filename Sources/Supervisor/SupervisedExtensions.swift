@@ -28,15 +28,12 @@ final class SupervisedExtensions: ExtensionProcesses {
     }
 
     func markReady(_ id: String) -> Duration? {
-        guard let process = registry[id] else { return nil }
-        process.state = .idle
-        if let run = process.run { process.statistics.recordLaunch(MonotonicInstant.current().since(run.launchedAt)) }
-        return process.statistics.lastLaunchLatency
+        registry[id].flatMap(supervisor.markReady)
     }
 
     func markServing(_ id: String, _ serving: Bool) {
-        guard let process = registry[id], process.isAlive else { return }
-        process.state = serving ? .running : .idle
+        guard let process = registry[id] else { return }
+        supervisor.markServing(process, serving)
     }
 
     func send(_ message: SupervisorToExtension, to id: String) {

@@ -29,6 +29,7 @@ final class SupervisedProcess {
     var definition: ProcessDefinition {
         didSet { restartPolicy.adopt(definition.restart) }
     }
+    /// Written by ``ProcessSupervisor`` only: it alone changes state and sends signals.
     var state: ProcessState = .stopped
     /// The current run, while there is one.
     var run: ProcessRun?

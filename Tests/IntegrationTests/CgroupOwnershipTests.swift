@@ -106,11 +106,6 @@ import Testing
         try daemon.control(.events(LogRequest(lines: 100))).events?.filter { $0.kind == .cleanup } ?? []
     }
 
-    private func processes(in directory: String) -> [pid_t] {
-        let procs = (try? String(contentsOfFile: directory + "/cgroup.procs", encoding: .utf8)) ?? ""
-        return procs.split(separator: "\n").compactMap { pid_t($0) }
-    }
-
     private func subdirectories(of directory: String) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { name in
             var isDirectory: ObjCBool = false

@@ -72,6 +72,30 @@ import WireProtocol
         #expect(ended.count == disconnected.count)
         #expect(try bed.control(.status(NameSelection([]))).ok)
     }
+
+    /// Coalescing keeps one snapshot per extension; 20 extensions of 500 KB are still past
+    /// one host's 8 MiB, so a host that never reads them is disconnected, and told why.
+    @Test func oneHostPastItsOwnLimitIsDisconnected() throws {
+        let bed = try Self.bed(extensions: 20)
+        let extensions = (0..<20).map { "big\($0)" }
+        let host = try RawHost(path: bed.daemon.hostSocket)
+        let reader = try RawHost(path: bed.daemon.hostSocket)
+        try host.send(.subscribe(.init(id: nil, extensions: extensions)))
+        try reader.send(.subscribe(.init(id: nil, extensions: extensions)))
+        var received = 0
+        for id in extensions {
+            try Self.refresh(bed, id, times: 1)
+            received += reader.drainSnapshotVersions().count
+        }
+        let events = try bed.control(.events(LogRequest(lines: 1000))).events ?? []
+        let disconnected = events.filter { $0.reason == "host-behind" }
+        #expect(disconnected.count == 1, "\(disconnected.map(\.message))")
+        #expect(disconnected.first?.message.contains("more than \(8 << 20) bytes waiting for it") == true)
+        #expect(eventually { host.drainErrors().contains { $0.contains("disconnected") } || host.closedByDaemon })
+        // The host that reads got every push.
+        #expect(received == 20)
+        #expect(bed.daemon.process?.isRunning == true)
+    }
 }
 
 /// A host socket read by hand: little at a time, or all at the end.

@@ -44,4 +44,28 @@ import Testing
         }
         #expect(daemon.process?.isRunning == true)
     }
+
+    /// The logs are written and read as root: a link planted at a log's name (by anyone
+    /// who could write `logs/`) is never followed, for writing, `tail` or `clear`.
+    @Test func aLinkPlantedAtALogsNameIsNeverFollowed() throws {
+        let daemon = try TestDaemon()
+        let script = try daemon.directory.write("talk.sh", "#!/bin/sh\necho spoken\nexec sleep 1000\n", mode: 0o755)
+        try daemon.writeConfig("""
+        [hosts.talk]
+        command = ["\(script)"]
+        autostart = false
+        """)
+        let target = try daemon.directory.write("target", "secret\n")
+        try FileManager.default.createDirectory(atPath: daemon.stateDirectory + "/logs", withIntermediateDirectories: true)
+        #expect(symlink(target, daemon.stateDirectory + "/logs/talk.log") == 0)
+        try daemon.start()
+
+        let tail = try daemon.control(.tail(TailRequest(name: "talk", lines: 10))).lines ?? []
+        #expect(!tail.contains { $0.contains("secret") }, "tail read through the link: \(tail)")
+        #expect(try daemon.supervisorctl(["start", "talk"]).exitCode == 0)
+        #expect(eventually { (try? daemon.control(.events(LogRequest(lines: 100))).events)??.contains { $0.name == "talk" && $0.reason == "output" } == true })
+        _ = try daemon.control(.clear(NameSelection(["talk"])))
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == "secret\n")
+        #expect(daemon.process?.isRunning == true)
+    }
 }

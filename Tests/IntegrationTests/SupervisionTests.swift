@@ -412,7 +412,7 @@ func isAlive(_ pid: pid_t) -> Bool {
 }
 
 /// The pids in a v1 cgroup directory and below it.
-private func processes(in directory: String) -> [pid_t] {
+func processes(in directory: String) -> [pid_t] {
     let procs = (try? String(contentsOfFile: directory + "/cgroup.procs", encoding: .utf8)) ?? ""
     let children = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
     let below = children.filter { FileManager.default.fileExists(atPath: "\(directory)/\($0)/cgroup.procs") }
