@@ -65,4 +65,23 @@ import WireProtocol
         #expect(text.exitCode == 0 && text.stdout.contains("mine://299/"))
         #expect(daemon.process?.isRunning == true)
     }
+
+    /// 10,000 lines of 2 KB are more than a control answer may carry (16 MiB): `tail`
+    /// answers with an error naming the limit and exits non-zero, never with silence.
+    @Test func anAnswerPastTheLimitIsAnErrorEndToEnd() throws {
+        let daemon = try TestDaemon()
+        try daemon.writeConfig("""
+            [hosts.talker]
+            command = ["/usr/bin/python3", "-S", "-c", "import sys, time; sys.stdout.write(('x' * 2000 + '\\\\n') * 10000); sys.stdout.flush(); time.sleep(1000)"]
+            """, supervisor: "log_max_size = \"64M\"")
+        try daemon.start()
+        let log = daemon.stateDirectory + "/logs/talker.log"
+        #expect(eventually(timeout: 20) { ((try? FileManager.default.attributesOfItem(atPath: log)[.size] as? Int) ?? 0) >= 10_000 * 2_000 })
+        let tail = try daemon.supervisorctl(["tail", "-n", "10000", "talker"])
+        #expect(tail.exitCode != 0)
+        #expect(tail.stderr.contains("\(ControlLimits.answerBytes)-byte limit"), "\(tail.stderr)")
+        #expect(tail.stdout.isEmpty)
+        let fewer = try daemon.supervisorctl(["tail", "-n", "1000", "talker"])
+        #expect(fewer.exitCode == 0 && fewer.stdout.split(separator: "\n").count == 1000)
+    }
 }
