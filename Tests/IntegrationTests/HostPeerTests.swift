@@ -111,4 +111,57 @@ import WireProtocol
         #expect(output.contains("extension dialer may not act as a host"), "\(output)")
         #expect(!output.contains("snapshot"), "\(output)")
     }
+
+    /// A host that pulls each extension named in its arguments and logs every message.
+    static let pullingHost = #"""
+    import json, os, socket, sys
+    log = open(sys.argv[1], "a", buffering=1)
+    sock = socket.socket(socket.AF_UNIX)
+    sock.connect(os.environ["EXTENSIOND_HOST_SOCKET"])
+    for n, name in enumerate(sys.argv[2:]):
+        sock.sendall(json.dumps({"type": "pull", "id": n + 1, "extension": name, "mode": "compact", "maxSize": {"width": 1, "height": 1}}).encode() + b"\n")
+    for line in sock.makefile("rb"):
+        log.write(line.decode())
+    """#
+
+    @Test func aHostUsesOnlyItsExtensionsAndHearsOnlyOfThose() throws {
+        let daemon = try TestDaemon()
+        let host = try daemon.directory.write("host.py", Self.pullingHost)
+        let widget = try ScriptedExtension.command(.answer, in: daemon.directory, reload: "never")
+        let panelLog = daemon.sharedDirectory + "/panel.log"
+        try daemon.writeConfig("""
+            [hosts.panel]
+            command = ["/usr/bin/python3", "-S", "\(host)", "\(panelLog)", "a.widget", "b.widget"]
+            extensions = ["a.widget"]
+
+            [apps.a]
+            command = ["/bin/sleep", "1000"]
+
+            [apps.b]
+            command = ["/bin/sleep", "1000"]
+
+            [extensions."a.widget"]
+            app = "a"
+            point = "widget"
+            command = \(widget)
+
+            [extensions."b.widget"]
+            app = "b"
+            point = "widget"
+            command = \(widget)
+            """)
+        try daemon.start()
+        let bystander = try daemon.connectHost()
+        #expect(eventually { self.log(panelLog).count >= 2 })
+        let answers = log(panelLog)
+        #expect(answers.contains { $0.contains(#""id":1"#) && $0.contains("snapshot") }, "\(answers)")
+        #expect(answers.contains { $0.contains(#""id":2"#) && $0.contains("may use only the extensions of hosts.panel.extensions; b.widget is not one") }, "\(answers)")
+        #expect(try daemon.control(.status(NameSelection(["b.widget"]))).status?.first?.pid == nil, "the refused pull launched b.widget")
+
+        // a.widget ends: the host that used it hears of it, the bystander does not.
+        #expect(try daemon.supervisorctl(["stop", "a.widget"]).exitCode == 0)
+        #expect(eventually { self.log(panelLog).contains { $0.contains("extensionTerminated") && $0.contains("a.widget") } })
+        let heard = try? bystander.receive(timeout: 1) { if case .extensionTerminated = $0 { true } else { false } }
+        #expect(heard == nil, "a host that never used a.widget heard: \(String(describing: heard))")
+    }
 }

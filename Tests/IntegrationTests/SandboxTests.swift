@@ -102,7 +102,7 @@ import WireProtocol
         // there) and what is not (EACCES, EPERM; `unshare` answered EPERM and the probe
         // kept running: it answered).
         let expected = try Self.expectedOutcomes()
-        #expect(expected.count >= 18)
+        #expect(expected.count >= 23)
         for (key, value) in expected {
             #expect(probe[key] == value, "\(key): \(probe[key] ?? "nil")")
         }
@@ -114,7 +114,8 @@ import WireProtocol
         #expect(open["outside"] != "EACCES" && open["tmp"] == "ok" && open["unshare"] == "ok")
         #expect(open["setuid"] == "0", "without no_new_privs the setuid copy does run as root")
         if case .array(let interfaces)? = open["interfaces"] { #expect(interfaces.count > 1) } else { Issue.record("no interfaces") }
-        #expect(open["otherData"] == "EACCES", "a's data directory is a's alone even without the sandbox")
+        #expect(open["otherData"] == "EACCES" && open["otherDataWrite"] == "EACCES", "a's data directory is a's alone even without the sandbox")
+        #expect(open["ownCgroupProcs"] == "EACCES" && open["parentCgroupProcs"] == "EACCES", "cgroups are root's even without the sandbox")
     }
 
     @Test func cgroupsOfExtensionsAreRootsAndClosed() throws {
