@@ -28,6 +28,67 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/*
+ * The child shares the parent's descriptor table (CLONE_FILES) and, as its first
+ * step, unshares it with close_range(CLOSE_RANGE_UNSHARE): the kernel copies only
+ * the descriptors below a bound into the child's own table. Without this, a daemon
+ * holding thousands of descriptors (pidfds, pipes, sockets of its processes) paid
+ * for copying every one of them at each clone and closing every one at each exec:
+ * a cost per launch that grew with the number of processes running. The child's
+ * descriptors are therefore dup'ed into a few low slots first, reserved once and
+ * pointed back at /dev/null after each spawn; spawns are serialised around them.
+ */
+enum { SLOT_REPORT, SLOT_STDOUT, SLOT_STDERR, SLOT_EXTENSION, SLOT_LANDLOCK, SLOT_COUNT };
+static int slots[SLOT_COUNT] = { -1, -1, -1, -1, -1 };
+static int slot_filler = -1;
+static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Reserves the slots on first use; 0 or -1 with errno. */
+static int reserve_slots(void)
+{
+    if (slot_filler >= 0)
+        return 0;
+    int filler = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (filler < 0)
+        return -1;
+    for (int index = 0; index < SLOT_COUNT; index++) {
+        slots[index] = fcntl(filler, F_DUPFD_CLOEXEC, 3);
+        if (slots[index] < 0) {
+            int error = errno;
+            for (int taken = 0; taken < index; taken++)
+                close(slots[taken]);
+            close(filler);
+            errno = error;
+            return -1;
+        }
+    }
+    slot_filler = filler;
+    return 0;
+}
+
+/* `fd` in slot `index` (CLOEXEC), or -1 when `fd` is -1. */
+static int place(int fd, int index)
+{
+    if (fd < 0)
+        return -1;
+    return dup3(fd, slots[index], O_CLOEXEC) < 0 ? -2 : slots[index];
+}
+
+/* The descriptors above every slot: what the child does not keep. */
+static unsigned int above_slots(void)
+{
+    int highest = 0;
+    for (int index = 0; index < SLOT_COUNT; index++)
+        highest = slots[index] > highest ? slots[index] : highest;
+    return (unsigned int)highest + 1;
+}
+
+static void release_slots(void)
+{
+    for (int index = 0; index < SLOT_COUNT; index++)
+        dup3(slot_filler, slots[index], O_CLOEXEC);
+}
+
 /* What a child that failed before exec writes to the report pipe. */
 struct child_report {
     int step;
@@ -158,8 +219,11 @@ static void enter_sandbox(const struct ext_spawn_request *request, int report_fd
 }
 
 static void __attribute__((noreturn))
-run_child(const struct ext_spawn_request *request, int report_fd, pid_t parent)
+run_child(const struct ext_spawn_request *request, int report_fd, pid_t parent, unsigned int kept_below)
 {
+    /* First: until this the table is the parent's too (see the slots above). */
+    if (syscall(SYS_close_range, kept_below, ~0U, CLOSE_RANGE_UNSHARE) != 0)
+        report_failure(report_fd, EXT_SPAWN_STEP_CLOSE_FDS, 0);
     reset_signals(report_fd);
 
     if (setsid() < 0)
@@ -216,12 +280,13 @@ struct child_arguments {
     const struct ext_spawn_request *request;
     int report_fd;
     pid_t parent;
+    unsigned int kept_below;
 };
 
 static int child_entry(void *raw)
 {
     struct child_arguments *arguments = raw;
-    run_child(arguments->request, arguments->report_fd, arguments->parent);
+    run_child(arguments->request, arguments->report_fd, arguments->parent, arguments->kept_below);
 }
 
 /* The child's stack for CLONE_VM: its own mapping, so that spawns from several
@@ -241,6 +306,8 @@ static void reap(pid_t pid)
     }
 }
 
+static int spawn_from_slots(const struct ext_spawn_request *original, int report_pipe[2], struct ext_spawn_result *result);
+
 int ext_spawn(const struct ext_spawn_request *request, struct ext_spawn_result *result)
 {
     memset(result, 0, sizeof *result);
@@ -251,6 +318,33 @@ int ext_spawn(const struct ext_spawn_request *request, struct ext_spawn_result *
     if (pipe2(report_pipe, O_CLOEXEC) != 0)
         return parent_failure(result, EXT_SPAWN_STEP_PIPE, errno);
 
+    pthread_mutex_lock(&slots_lock);
+    int status = spawn_from_slots(request, report_pipe, result);
+    release_slots();
+    pthread_mutex_unlock(&slots_lock);
+    close(report_pipe[0]);
+    close(report_pipe[1]);
+    return status;
+}
+
+/* The spawn itself, with the slots held: the child gets `request` with its
+   descriptors moved into the slots. Closes neither end of the report pipe. */
+static int spawn_from_slots(const struct ext_spawn_request *original, int report_pipe[2], struct ext_spawn_result *result)
+{
+    if (reserve_slots() != 0)
+        return parent_failure(result, EXT_SPAWN_STEP_SLOTS, errno);
+    struct ext_spawn_request placed = *original;
+    const struct ext_spawn_request *request = &placed;
+    int report_fd = place(report_pipe[1], SLOT_REPORT);
+    placed.stdout_fd = place(original->stdout_fd, SLOT_STDOUT);
+    placed.stderr_fd = place(original->stderr_fd, SLOT_STDERR);
+    placed.extension_fd = place(original->extension_fd, SLOT_EXTENSION);
+    placed.landlock_ruleset_fd = place(original->landlock_ruleset_fd, SLOT_LANDLOCK);
+    if (report_fd == -2 || placed.stdout_fd == -2 || placed.stderr_fd == -2 || placed.extension_fd == -2
+        || placed.landlock_ruleset_fd == -2)
+        return parent_failure(result, EXT_SPAWN_STEP_SLOTS, errno);
+    unsigned int kept_below = above_slots();
+
     /* No handler of the parent may run in the child before dispositions are reset. */
     sigset_t all, previous;
     sigfillset(&all);
@@ -260,7 +354,8 @@ int ext_spawn(const struct ext_spawn_request *request, struct ext_spawn_result *
     int pidfd = -1;
     struct clone_args args;
     memset(&args, 0, sizeof args);
-    args.flags = CLONE_PIDFD;
+    /* CLONE_VFORK: the parent must not touch the shared table before the child unshares it. */
+    args.flags = CLONE_PIDFD | CLONE_FILES | CLONE_VFORK;
     args.pidfd = (uint64_t)(uintptr_t)&pidfd;
     args.exit_signal = SIGCHLD;
     if (request->cgroup_directory_fd >= 0) {
@@ -276,8 +371,8 @@ int ext_spawn(const struct ext_spawn_request *request, struct ext_spawn_result *
            CLONE_VFORK), so no page tables are copied and no copy-on-write faults
            follow. The child only makes raw system calls and touches nothing of ours
            but its arguments. */
-        struct child_arguments arguments = { request, report_pipe[1], parent };
-        pid = clone(child_entry, (char *)stack + CHILD_STACK_SIZE, CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD,
+        struct child_arguments arguments = { request, report_fd, parent, kept_below };
+        pid = clone(child_entry, (char *)stack + CHILD_STACK_SIZE, CLONE_VM | CLONE_VFORK | CLONE_FILES | CLONE_PIDFD | SIGCHLD,
                     &arguments, &pidfd);
     } else {
         /* v2 starts the child in its cgroup, which needs clone3 (without a shared stack). */
@@ -294,21 +389,22 @@ int ext_spawn(const struct ext_spawn_request *request, struct ext_spawn_result *
         needs_pidfd = 1;
     }
     if (pid == 0)
-        run_child(request, report_pipe[1], parent);
+        run_child(request, report_fd, parent, kept_below);
 
     pthread_sigmask(SIG_SETMASK, &previous, NULL);
+    /* The child has exec'ed or failed (vfork, or the fork fallback's own copy): only
+       its end of the pipe keeps the report open. */
+    release_slots();
     close(report_pipe[1]);
-    if (pid < 0) {
-        close(report_pipe[0]);
+    report_pipe[1] = -1;
+    if (pid < 0)
         return parent_failure(result, EXT_SPAWN_STEP_CLONE, clone_error);
-    }
     if (needs_pidfd) {
         pidfd = ext_pidfd_open(pid);
         if (pidfd < 0) {
             int error = errno;
             kill(pid, SIGKILL);
             reap(pid);
-            close(report_pipe[0]);
             return parent_failure(result, EXT_SPAWN_STEP_PIDFD, error);
         }
     }
@@ -318,7 +414,6 @@ int ext_spawn(const struct ext_spawn_request *request, struct ext_spawn_result *
     do {
         received = read(report_pipe[0], &report, sizeof report);
     } while (received < 0 && errno == EINTR);
-    close(report_pipe[0]);
 
     if (received == (ssize_t)sizeof report) {
         reap(pid);

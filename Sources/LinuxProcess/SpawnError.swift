@@ -13,6 +13,7 @@ public struct SpawnError: Error, CustomStringConvertible, Equatable, Sendable {
         case invalidArgument = "pass"
         case openCgroup = "open cgroup"
         case reportPipe = "create report pipe"
+        case descriptorSlots = "place the descriptors of"
         case clone = "clone"
         case processDescriptor = "open pidfd of"
         case resetSignals = "reset signals of"

@@ -93,6 +93,7 @@ public enum Spawner {
         let child = executablePath
         let subject: (SpawnError.Step, String) = switch result.failed_step {
         case EXT_SPAWN_STEP_PIPE: (.reportPipe, "for \(child)")
+        case EXT_SPAWN_STEP_SLOTS: (.descriptorSlots, child)
         case EXT_SPAWN_STEP_CLONE: (.clone, cloneSubject(request.cgroup, child: child))
         case EXT_SPAWN_STEP_PIDFD: (.processDescriptor, child)
         case EXT_SPAWN_STEP_SIGNALS: (.resetSignals, result.detail > 0 ? "\(child) (signal \(result.detail))" : child)

@@ -62,6 +62,33 @@ import Glibc
         #expect(afterName.count > 3 && afterName[3] == "\(pid)")
     }
 
+    /// The child shares the parent's descriptor table only until its first step: with
+    /// thousands of descriptors open in the parent it still gets fds 0–3 alone, and the
+    /// parent's descriptors are what they were (same files, same numbers).
+    @Test func manyOpenDescriptorsStayTheParentsAlone() throws {
+        let held = (0..<3000).map { _ in open("/dev/null", O_RDONLY | O_CLOEXEC) }
+        defer { for fd in held { close(fd) } }
+        try #require(held.allSatisfy { $0 >= 0 })
+        let socket = DescriptorPair.socketPair()
+        let output = DescriptorPair.socketPair()
+        let child = try Spawner.spawn(SpawnRequest(
+            executable: "/bin/sh", arguments: ["-c", "echo spoken; exec sleep 30"],
+            extensionSocket: socket.childEnd, standardOutput: output.childEnd))
+        defer {
+            try? child.descriptor.send(signal: SIGKILL)
+            _ = try? child.descriptor.waitForExit()
+        }
+        output.closeChildEnd()
+        var line = [UInt8](repeating: 0, count: 16)
+        #expect(read(output.parentEnd, &line, line.count) == 7)
+        #expect(directoryEntries("/proc/\(child.pid)/fd") == ["0", "1", "2", "3"])
+        #expect(held.allSatisfy { linkTarget("/proc/self/fd/\($0)") == "/dev/null" })
+        // The child holds the only other end: once it is gone, the pipe ends.
+        try child.descriptor.send(signal: SIGKILL)
+        _ = try child.descriptor.waitForExit()
+        #expect(read(output.parentEnd, &line, line.count) == 0)
+    }
+
     @Test func extensionSocketIsConnectedAtFd3() throws {
         let socket = DescriptorPair.socketPair()
         let child = try Spawner.spawn(SpawnRequest(

@@ -35,6 +35,7 @@ enum ext_spawn_step {
     EXT_SPAWN_STEP_NO_NEW_PRIVS,    /* child: PR_SET_NO_NEW_PRIVS */
     EXT_SPAWN_STEP_LANDLOCK,        /* child: landlock_restrict_self */
     EXT_SPAWN_STEP_SECCOMP,         /* child: installing the seccomp filter */
+    EXT_SPAWN_STEP_SLOTS,           /* parent: the child's descriptors into the low slots */
 };
 
 /* What to start and how. Every pointer stays owned by the caller. */
