@@ -98,6 +98,8 @@ public struct CgroupTree: Sendable {
     public var root: ControlGroup { ControlGroup(name: "", backend: backend) }
     /// The daemon's own leaf.
     public var supervisor: ControlGroup { ControlGroup(name: Self.supervisorName, backend: backend) }
+    /// The subtree holding every group of `kind` (`hosts`, `apps`, `extensions`).
+    public func subtree(_ kind: CgroupKind) -> ControlGroup { ControlGroup(name: kind.rawValue, backend: backend) }
 
     /// Creates the supervisor leaf and the kind subtrees. On v2 this first
     /// moves every process of the root (the daemon) into `supervisor`, as the

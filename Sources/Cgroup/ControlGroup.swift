@@ -22,6 +22,14 @@ public struct ControlGroup: Sendable, CustomStringConvertible {
 
     // MARK: Limits
 
+    /// Sets every limit of `limits`, in one go.
+    public func apply(_ limits: CgroupLimits) throws(CgroupError) {
+        try setMemoryMax(limits.memoryMax)
+        try setMemoryHigh(limits.memoryHigh)
+        try setMemoryLow(limits.memoryLow)
+        try setPidsMax(limits.pidsMax)
+    }
+
     /// Sets the hard limit (`memory_max`; v2 `memory.max`, v1
     /// `memory.limit_in_bytes`). The kernel OOM-kills inside the group when
     /// it cannot reclaim below it. `nil` removes the limit.
@@ -35,6 +43,14 @@ public struct ControlGroup: Sendable, CustomStringConvertible {
     /// daemon on both. `nil` removes the limit.
     public func setMemoryHigh(_ bytes: UInt64?) throws(CgroupError) {
         try CgroupFiles.write(bytes.map(String.init) ?? unlimited, to: backend.memoryFile(.softLimit, of: name))
+    }
+
+    /// Sets the protection from reclaim (v2 `memory.low`): the kernel reclaims from the
+    /// group's siblings first while its usage is below it. v1 has no such file: nothing
+    /// happens there. `nil` removes it.
+    public func setMemoryLow(_ bytes: UInt64?) throws(CgroupError) {
+        guard version == .v2 else { return }
+        try CgroupFiles.write(bytes.map(String.init) ?? "0", to: "\(description)/memory.low")
     }
 
     /// Sets `pids.max`; `nil` removes the limit. On v1 without a pids

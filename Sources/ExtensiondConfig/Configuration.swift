@@ -120,13 +120,16 @@ public struct ResourceLimits: Sendable, Equatable {
     public var memoryMax: ByteSize?
     /// Soft limit: throttling on v2 and a `memoryWarning` to extensions.
     public var memoryHigh: ByteSize?
+    /// Protection from reclaim (v2 `memory.low`; hosts and apps only, nothing on v1).
+    public var memoryLow: ByteSize?
     /// Maximum number of tasks in the cgroup.
     public var pidsMax: Int?
 
     /// Limits; `nil` leaves a limit unset.
-    public init(memoryMax: ByteSize? = nil, memoryHigh: ByteSize? = nil, pidsMax: Int? = nil) {
+    public init(memoryMax: ByteSize? = nil, memoryHigh: ByteSize? = nil, memoryLow: ByteSize? = nil, pidsMax: Int? = nil) {
         self.memoryMax = memoryMax
         self.memoryHigh = memoryHigh
+        self.memoryLow = memoryLow
         self.pidsMax = pidsMax
     }
 }

@@ -81,6 +81,7 @@ final class PressureMonitor {
                 budget: budget.bytes, warn: configuration.pressure.warn?.fraction, low: configuration.pressure.low.fraction, critical: configuration.pressure.critical.fraction))
         }
         defer { onTrigger?(PressureTrigger(cause: .armed, time: .current())) }
+        if tree.version == .v2 { shapeReclaim(configuration, warnBytes: watermarks?.thresholds.warnBytes) }
         if let thresholds = watermarks?.thresholds {
             try watchWatermarks(thresholds)
         } else if tree.version == .v2 && (throttleSet || !throttle.overridesAdministrator) {
@@ -118,6 +119,29 @@ final class PressureMonitor {
         } catch {
             otherMechanisms.append("no v2 memory.high at low: \(error)")
             events.record(.error, nil, "memory.high of the tree at low (\(lowBytes) bytes) not set: \(error)")
+        }
+    }
+
+    /// v2: lets the kernel prefer extension memory before any kill is needed. The hosts'
+    /// and apps' subtrees are protected from reclaim by the sum of their `memory_low`
+    /// (each group gets its own at launch), and the extensions' subtree is throttled and
+    /// reclaimed above the warn watermark, below `low`. A failure is an event and a line
+    /// in ``mechanisms``: detection does not depend on it.
+    private func shapeReclaim(_ configuration: Configuration, warnBytes: UInt64?) {
+        let protections: [(CgroupKind, UInt64)] = [
+            (.hosts, configuration.hosts.reduce(0) { $0 + ($1.limits.memoryLow?.bytes ?? 0) }),
+            (.apps, configuration.apps.reduce(0) { $0 + ($1.limits.memoryLow?.bytes ?? 0) }),
+        ]
+        do throws(CgroupError) {
+            for (kind, bytes) in protections {
+                try tree.subtree(kind).setMemoryLow(bytes > 0 ? bytes : nil)
+                if bytes > 0 { otherMechanisms.append("v2 memory.low of \(kind.rawValue) at \(bytes) bytes (their memory_low)") }
+            }
+            try tree.subtree(.extensions).setMemoryHigh(warnBytes)
+            if let warnBytes { otherMechanisms.append("v2 memory.high of extensions at the warn watermark (\(warnBytes) bytes)") }
+        } catch {
+            otherMechanisms.append("no v2 reclaim shaping: \(error)")
+            events.record(.error, nil, "memory.low of hosts and apps, memory.high of extensions not set: \(error)")
         }
     }
 

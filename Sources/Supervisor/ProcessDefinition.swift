@@ -1,3 +1,4 @@
+import Cgroup
 import ControlProtocol
 import ExtensiondConfig
 
@@ -29,5 +30,12 @@ struct ProcessDefinition: Equatable {
     static func `extension`(_ spec: ExtensionSpec) -> ProcessDefinition {
         ProcessDefinition(kind: .extension, launch: spec.launch, limits: spec.limits, stopTimeout: spec.stopTimeout,
                           autostart: false, restart: nil, extensionSpec: spec)
+    }
+}
+
+extension ResourceLimits {
+    /// The configured limits as the cgroup takes them, in bytes.
+    var cgroupLimits: CgroupLimits {
+        CgroupLimits(memoryMax: memoryMax?.bytes, memoryHigh: memoryHigh?.bytes, memoryLow: memoryLow?.bytes, pidsMax: pidsMax)
     }
 }

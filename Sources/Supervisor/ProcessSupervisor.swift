@@ -91,9 +91,7 @@ final class ProcessSupervisor {
             throw .cgroup(error)
         }
         do throws(CgroupError) {
-            try group.setMemoryMax(definition.limits.memoryMax?.bytes)
-            try group.setMemoryHigh(definition.limits.memoryHigh?.bytes)
-            try group.setPidsMax(definition.limits.pidsMax)
+            try group.apply(definition.limits.cgroupLimits)
         } catch {
             discard(group, of: process)
             throw .cgroup(error)

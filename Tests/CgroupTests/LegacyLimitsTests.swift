@@ -23,8 +23,8 @@ import Glibc
         let fixture = try LegacyFixture()
         let group = try fixture.tree.group(.extensions, id: "limits")
         let directory = group.directories[0]
-        try group.setMemoryMax(24 << 20)
-        try group.setMemoryHigh(20 << 20)
+        // v1 has no memory.low: the protection is ignored, the rest is written.
+        try group.apply(CgroupLimits(memoryMax: 24 << 20, memoryHigh: 20 << 20, memoryLow: 8 << 20))
         #expect(readTextFile("\(directory)/memory.limit_in_bytes") == "\(24 << 20)\n")
         #expect(readTextFile("\(directory)/memory.soft_limit_in_bytes") == "\(20 << 20)\n")
         #expect(try group.memoryMax() == 24 << 20)

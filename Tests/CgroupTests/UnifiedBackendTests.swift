@@ -1,4 +1,5 @@
 import Cgroup
+import ExtensiondTestSupport
 import LinuxProcess
 import Testing
 #if canImport(Glibc)
@@ -36,18 +37,16 @@ import Glibc
         let group = try tree.group(.extensions, id: "w")
         #expect(group.spawnPlacement == .cloneInto(directory: "\(fake.root)/extensions/w"))
 
-        try group.setMemoryMax(32 << 20)
-        try group.setMemoryHigh(24 << 20)
-        try group.setPidsMax(8)
+        try group.apply(CgroupLimits(memoryMax: 32 << 20, memoryHigh: 24 << 20, memoryLow: 8 << 20, pidsMax: 8))
         #expect(fake.read("extensions/w/memory.max") == "33554432")
         #expect(fake.read("extensions/w/memory.high") == "25165824")
+        #expect(fake.read("extensions/w/memory.low") == "8388608")
         #expect(fake.read("extensions/w/pids.max") == "8")
         #expect(try group.memoryMax() == 32 << 20)
-        try group.setMemoryMax(nil)
-        try group.setMemoryHigh(nil)
-        try group.setPidsMax(nil)
+        try group.apply(CgroupLimits())
         #expect(fake.read("extensions/w/memory.max") == "max")
         #expect(fake.read("extensions/w/memory.high") == "max")
+        #expect(fake.read("extensions/w/memory.low") == "0")
         #expect(fake.read("extensions/w/pids.max") == "max")
         #expect(try group.memoryMax() == nil)
 

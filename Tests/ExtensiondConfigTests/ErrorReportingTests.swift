@@ -174,6 +174,18 @@ import Testing
         #expect(error.message.contains("memory_high (24M) must not be above memory_max (16M)"))
     }
 
+    @Test func memoryLowProtectsHostsAndAppsOnly() throws {
+        let configuration = try ConfigDirectory().load("[hosts.panel]\ncommand = [\"/bin/panel\"]\nmemory_low = \"32M\"\n\n"
+            + minimalConfig.replacingOccurrences(of: "command = [\"/bin/app\"]", with: "command = [\"/bin/app\"]\nmemory_low = \"8M\""))
+        #expect(configuration.hosts.first?.limits.memoryLow?.bytes == 32 << 20)
+        #expect(configuration.apps.first?.limits.memoryLow?.bytes == 8 << 20)
+        let onExtension = try onlyError(minimalConfig + "memory_low = \"8M\"\n")
+        #expect(onExtension.keyPath == "extensions.widget.memory_low")
+        #expect(onExtension.message.contains("unknown key \"memory_low\""))
+        let aboveMax = try onlyError("[hosts.panel]\ncommand = [\"/bin/panel\"]\nmemory_max = \"16M\"\nmemory_low = \"32M\"\n")
+        #expect(aboveMax.message.contains("memory_low (32M) must not be above memory_max (16M)"))
+    }
+
     @Test func memoryHighFromDefaultsAboveTheExtensionsMax() throws {
         let error = try onlyError("[defaults]\nmemory_high = \"24M\"\n" + minimalConfig + "memory_max = \"16M\"\n")
         #expect(error.line == 10)

@@ -94,6 +94,7 @@ struct ConfigurationDecoder {
         let launch = self.launch(reader)
         var host = HostSpec(id: id, launch: launch ?? LaunchSpec(command: []))
         limits(reader, into: &host.limits)
+        protection(reader, into: &host.limits)
         reader.read("autostart", .boolean, into: &host.autostart)
         reader.read("stop_timeout", .duration, into: &host.stopTimeout)
         restart(reader, into: &host.restart)
@@ -107,6 +108,7 @@ struct ConfigurationDecoder {
         let launch = self.launch(reader)
         var app = AppSpec(id: id, launch: launch ?? LaunchSpec(command: []))
         limits(reader, into: &app.limits)
+        protection(reader, into: &app.limits)
         reader.read("autostart", .boolean, into: &app.autostart)
         reader.read("stop_timeout", .duration, into: &app.stopTimeout)
         restart(reader, into: &app.restart)
@@ -155,6 +157,14 @@ struct ConfigurationDecoder {
             reader.report(
                 involving: ["memory_high", "memory_max"],
                 "memory_high (\(high)) must not be above memory_max (\(max))")
+        }
+    }
+
+    /// `memory_low` of hosts and apps: extensions are what the kernel should reclaim.
+    private func protection(_ reader: TableReader, into limits: inout ResourceLimits) {
+        reader.read("memory_low", .size, into: &limits.memoryLow)
+        if let low = limits.memoryLow, let max = limits.memoryMax, low > max {
+            reader.report(involving: ["memory_low", "memory_max"], "memory_low (\(low)) must not be above memory_max (\(max))")
         }
     }
 

@@ -1,7 +1,4 @@
-#if canImport(Glibc)
-import ExtensiondTestSupport
 import Glibc
-#endif
 
 /// A directory tree of plain files standing in for a cgroup v2 hierarchy.
 ///
@@ -9,14 +6,14 @@ import Glibc
 /// operations are checked against files laid out as the kernel would; the
 /// test plays the kernel's part (creating a new cgroup's control files).
 /// Real v2 behaviour is for the Debian VM (`make vm-test`, tests/vm/).
-final class FakeCgroupTree {
-    let root: String
+public final class FakeCgroupTree {
+    public let root: String
 
     /// Pids that cannot exist (above any pid_max), so a slip into a real
     /// `kill(2)` could never hit a process.
-    static let fakePids: [Int32] = [2_147_483_001, 2_147_483_002]
+    public static let fakePids: [Int32] = [2_147_483_001, 2_147_483_002]
 
-    init(controllers: String = "cpu io memory pids") throws {
+    public init(controllers: String = "cpu io memory pids") throws {
         var template = Array("/tmp/extensiond-fake-cgroup-XXXXXX".utf8CString)
         guard mkdtemp(&template) != nil else { throw FakeTreeError.cannotCreate }
         root = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -29,11 +26,11 @@ final class FakeCgroupTree {
     }
 
     /// What the kernel creates with a new cgroup directory.
-    func addCgroup(_ name: String) {
+    public func addCgroup(_ name: String) {
         mkdir("\(root)/\(name)", 0o755)
         let files = [
             "cgroup.procs": "", "cgroup.subtree_control": "", "cgroup.kill": "",
-            "cgroup.events": "populated 0\nfrozen 0\n", "memory.max": "max\n", "memory.high": "max\n",
+            "cgroup.events": "populated 0\nfrozen 0\n", "memory.max": "max\n", "memory.high": "max\n", "memory.low": "0\n",
             "memory.current": "0\n", "memory.peak": "0\n", "pids.max": "max\n", "memory.pressure": "",
             "memory.events": "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\noom_group_kill 0\n",
         ]
@@ -42,7 +39,7 @@ final class FakeCgroupTree {
         }
     }
 
-    func write(_ content: String, to relativePath: String) {
+    public func write(_ content: String, to relativePath: String) {
         let fd = open("\(root)/\(relativePath)", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return }
         defer { close(fd) }
@@ -50,7 +47,7 @@ final class FakeCgroupTree {
         _ = Glibc.write(fd, bytes, bytes.count)
     }
 
-    func read(_ relativePath: String) -> String? {
+    public func read(_ relativePath: String) -> String? {
         readTextFile("\(root)/\(relativePath)")
     }
 
@@ -74,6 +71,6 @@ final class FakeCgroupTree {
     }
 }
 
-enum FakeTreeError: Error {
+public enum FakeTreeError: Error {
     case cannotCreate
 }

@@ -1,0 +1,53 @@
+import Cgroup
+import EventLoop
+import ExtensiondPolicy
+import ExtensiondConfig
+import ExtensiondTestSupport
+import Logging
+import Testing
+@testable import Supervisor
+
+/// On cgroup v2 the pressure monitor lets the kernel prefer extension memory: the hosts'
+/// and apps' subtrees get the sum of their `memory_low`, the extensions' subtree a
+/// `memory.high` at the warn watermark. Against a fake v2 tree: these machines have no
+/// v2 memory controller (the VM test checks the real one).
+@Suite struct ReclaimShapingTests {
+    static let mebibyte: UInt64 = 1 << 20
+
+    static func configuration(budget: UInt64?, hostLow: UInt64?, appLow: UInt64?) -> Configuration {
+        var configuration = Configuration()
+        configuration.supervisor.memoryBudget = budget.map(ByteSize.init)
+        var host = HostSpec(id: "panel", launch: LaunchSpec(command: ["/bin/panel"]))
+        host.limits.memoryLow = hostLow.map(ByteSize.init)
+        var app = AppSpec(id: "app", launch: LaunchSpec(command: ["/bin/app"]))
+        app.limits.memoryLow = appLow.map(ByteSize.init)
+        configuration.hosts = [host]
+        configuration.apps = [app]
+        return configuration
+    }
+
+    @Test func hostsAndAppsAreProtectedAndExtensionsThrottledBelowLow() throws {
+        let fake = try FakeCgroupTree()
+        // The root's own files (the fake makes them for children only).
+        fake.write("max\n", to: "memory.high")
+        fake.write("low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\noom_group_kill 0\n", to: "memory.events")
+        let loop = try EventLoop()
+        let monitor = PressureMonitor(loop: loop, tree: CgroupTree(unifiedRoot: fake.root), throttle: .cgroupFile,
+                                      events: EventLog(logger: Logger(label: "test")))
+
+        try monitor.arm(Self.configuration(budget: 100 * Self.mebibyte, hostLow: 32 * Self.mebibyte, appLow: 8 * Self.mebibyte))
+        #expect(fake.read("hosts/memory.low") == "\(32 * Self.mebibyte)")
+        #expect(fake.read("apps/memory.low") == "\(8 * Self.mebibyte)")
+        let thresholds = PressureThresholds(budget: 100 * Self.mebibyte, low: 0.85, critical: 0.95)
+        #expect(fake.read("extensions/memory.high") == "\(thresholds.warnBytes)")
+        #expect(thresholds.warnBytes < thresholds.lowBytes)
+        #expect(fake.read("memory.high") == "\(thresholds.lowBytes)")
+        #expect(monitor.mechanisms.contains { $0.contains("memory.low of hosts") })
+
+        // A reload without a budget or protections takes them all back.
+        try monitor.arm(Self.configuration(budget: nil, hostLow: nil, appLow: nil))
+        #expect(fake.read("hosts/memory.low") == "0")
+        #expect(fake.read("apps/memory.low") == "0")
+        #expect(fake.read("extensions/memory.high") == "max")
+    }
+}
