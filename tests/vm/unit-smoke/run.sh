@@ -46,6 +46,7 @@ memory_budget = "256M"
 [hosts.panel]
 command = ["/bin/sh", "-c", "(sleep 100000 &); exec sleep 100001"]
 memory_max = "64M"
+memory_low = "32M"
 
 [apps."demo.app"]
 command = ["/bin/sleep", "100002"]
@@ -130,6 +131,13 @@ expect "memory.max of the service cgroup after systemctl daemon-reload" "$(cat "
 host=$root/hosts/panel
 check "the host runs in hosts/panel" test -n "$(group_pids "$host")"
 expect "hosts/panel memory.max (64M)" "$(cat "$host/memory.max" 2>&1)" 67108864
+# The kernel prefers extension memory: hosts protected by their memory_low, extensions
+# throttled at the warn watermark (75% of the budget by default), below low.
+expect "hosts/panel memory.low (its memory_low, 32M)" "$(cat "$host/memory.low" 2>&1)" 33554432
+expect "hosts/ memory.low (the hosts' memory_low summed)" "$(cat "$root/hosts/memory.low" 2>&1)" 33554432
+warn=$(supervisorctl --json pressure 2>/dev/null | python3 -c 'import json, sys; print(json.load(sys.stdin)["pressure"]["warnBytes"])' 2>&1)
+page_warn=$(( ${warn:-0} / $(getconf PAGESIZE) * $(getconf PAGESIZE) ))
+expect "extensions/ memory.high at the warn watermark" "$(cat "$root/extensions/memory.high" 2>&1)" "$page_warn"
 host_pids=$(group_pids "$host" | tr '\n' ' ')
 echo "host pids: $host_pids"
 expect "hosts/panel holds the host and its orphaned grandchild" "$(group_pids "$host" | wc -l)" 2
