@@ -27,8 +27,9 @@ import Testing
         output = "file"
 
         [apps."\(ExtensionTestBed.app)"]
-        command = ["/bin/sleep", "1000"]
+        command = ["\(talker)"]
         output = "journal"
+        autostart = true
 
         """ + ExtensionTestBed.extensionTable("test.widget", command: widget, refresh: "pull_cooldown = \"0s\"\ndeadline = \"1s\""))
         try daemon.start(environment: ["INVOCATION_ID": "0123456789abcdef0123456789abcdef"], wrapper: journal.wrapper)
@@ -44,6 +45,13 @@ import Testing
         #expect(try String(contentsOfFile: logs + "talker.stderr.log", encoding: .utf8).hasSuffix(" to stderr\n"))
         #expect(eventually { ((try? String(contentsOfFile: logs + "quiet.stderr.log", encoding: .utf8)) ?? "").hasSuffix(" to stderr\n") })
         #expect(journal.entries(matching: ["SYSLOG_IDENTIFIER": "quiet"]).isEmpty)
+        // `journal` sends the lines there alone: no file has them.
+        let app = ExtensionTestBed.app
+        #expect(eventually { journal.receive(); return journal.entries(matching: ["EXTENSIOND_PROCESS": app, "MESSAGE": "to stderr"]).count == 1 })
+        #expect(journal.entries(matching: ["EXTENSIOND_PROCESS": app, "MESSAGE": "to stdout"]).first?["EXTENSIOND_KIND"] == "app")
+        for file in [app + ".log", app + ".stderr.log"] {
+            #expect(((try? String(contentsOfFile: logs + file, encoding: .utf8)) ?? "").isEmpty, "\(file) has lines")
+        }
 
         // Events: a launch with its pid, and a kill (the widget misses its deadline) with its reason.
         let launch = journal.entries(matching: ["MESSAGE_ID": "1f231bb874ca4ef4b1aac0066bb292cb", "EXTENSIOND_PROCESS": "talker"])

@@ -93,6 +93,12 @@ import Testing
 
         let last = try runCommand("/bin/sh", ["-c", "echo 'status nope' | '\(Binaries.path("supervisorctl"))' --socket '\(daemon.controlSocket)'"], in: daemon.directory)
         #expect(last.exitCode == 4)
+
+        // `-i` asks for the shell explicitly: the same, one command per line.
+        let explicit = try runCommand("/bin/sh", ["-c", "printf 'stop spare\\nstatus spare\\n' | '\(Binaries.path("supervisorctl"))' -i --socket '\(daemon.controlSocket)'"], in: daemon.directory)
+        #expect(explicit.stdout.contains("spare: stopped"), "\(explicit)")
+        #expect(explicit.stdout.components(separatedBy: "\n").contains { $0.hasPrefix("spare ") && $0.contains("stopped") })
+        #expect(explicit.exitCode == 3, "the last command's status: spare is stopped")
     }
 
     @Test func rereadShowsAndUpdateRestartsOnlyWhatChanged() throws {
@@ -102,10 +108,13 @@ import Testing
         #expect(eventually { (try? pid("same")) != nil && (try? pid("changed")) != nil })
         let (same, changed) = (try pid("same"), try pid("changed"))
 
-        try daemon.writeConfig(Self.twoHosts(changed: "2000") + "\n[hosts.added]\ncommand = [\"/bin/sleep\", \"1000\"]\n")
+        try daemon.writeConfig(Self.twoHosts(changed: "2000", removed: false) + "\n[hosts.added]\ncommand = [\"/bin/sleep\", \"1000\"]\n")
+        let removed = try pid("removed")
         let reread = try daemon.supervisorctl(["reread"])
         #expect(reread.exitCode == 0)
         #expect(reread.stdout.contains("added: available") && reread.stdout.contains("changed: changed") && !reread.stdout.contains("same"), "\(reread.stdout)")
+        #expect(reread.stdout.contains("removed: disappeared"), "\(reread.stdout)")
+        #expect(try pid("removed") == removed, "reread stops nothing")
         let avail = try daemon.control(.avail).available ?? []
         #expect(avail.first { $0.name == "added" }?.inUse == false)
         #expect(try pid("changed") == changed, "reread changes nothing")
@@ -115,10 +124,13 @@ import Testing
         #expect(eventually { let now = try? pid("changed"); return now != nil && now != changed }, "the changed host restarted")
         #expect(eventually { (try? pid("added")) != nil })
         #expect(try pid("same") == same, "the unchanged host kept its pid")
+        #expect(update.stdout.contains("removed: removed"), "\(update)")
+        #expect(try daemon.control(.status(NameSelection())).status?.contains { $0.name == "removed" } == false)
+        if let removed { #expect(eventually { !isAlive(removed) }, "the removed host was stopped") }
         #expect(try daemon.supervisorctl(["reread"]).stdout.contains("No config updates"))
     }
 
-    static func twoHosts(changed seconds: String) -> String {
+    static func twoHosts(changed seconds: String, removed: Bool = true) -> String {
         """
         [hosts.same]
         command = ["/bin/sleep", "1000"]
@@ -126,7 +138,7 @@ import Testing
         [hosts.changed]
         command = ["/bin/sleep", "\(seconds)"]
 
-        """
+        """ + (removed ? "[hosts.removed]\ncommand = [\"/bin/sleep\", \"1000\"]\n" : "")
     }
 
     @Test func signalReachesTheProcessAndClearEmptiesItsLog() throws {
@@ -150,7 +162,9 @@ import Testing
     }
 
     /// Every key of every `--json` answer, null or not, and the schema version.
-    @Test(arguments: [["status"], ["status", "panel"], ["pid"], ["avail"], ["reread"], ["version"], ["stats"], ["tail", "panel"], ["events", "-n", "3"], ["maintail", "-n", "2"], ["start", "panel"]])
+    @Test(arguments: [["status"], ["status", "panel"], ["pid"], ["avail"], ["reread"], ["update"], ["version"], ["stats"], ["tail", "panel"],
+                      ["events", "-n", "3"], ["maintail", "-n", "2"], ["start", "panel"], ["restart", "spare"], ["signal", "HUP", "panel"],
+                      ["clear", "panel"], ["enable", "com.example.app.clock"], ["pressure"]])
     func jsonAnswersHaveEveryKey(arguments: [String]) throws {
         let daemon = try Self.runningDaemon()
         let result = try daemon.supervisorctl(["--json"] + arguments)

@@ -177,6 +177,9 @@ if command -v python3 >/dev/null; then
     check "supervisorctl events shows demo.hog with reason oom" wait_for 60 oom_seen
     supervisorctl events -n 200 2>&1 | grep -E 'demo\.hog' | sed 's/^/    /'
     check "the kernel's OOM kill was confined to extensions/demo.hog" sh -c "journalctl -k --no-pager | grep -q 'oom_memcg=.*/extensions/demo.hog'"
+    # The daemon's own structured entry for it (Sources/Supervisor/EventJournal.swift).
+    oom_entry() { journalctl --no-pager -q -u extensiond MESSAGE_ID=376308d45b9d44108f111f8ed08b8959 EXTENSIOND_PROCESS=demo.hog | grep -q .; }
+    check "journalctl MESSAGE_ID=<oom> EXTENSIOND_PROCESS=demo.hog shows the OOM kill" wait_for 10 oom_entry
     journalctl -k --no-pager | grep -E 'oom-kill:|Memory cgroup out of memory' | tail -2 | sed 's/^/    /'
     check "the host survived (its processes are alive)" sh -c "for p in $host_pids; do kill -0 \$p || exit 1; done"
     expect "the service is still active" "$(unit ActiveState)" active
