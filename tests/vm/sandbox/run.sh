@@ -26,10 +26,14 @@ step "set-up"
 # The guest has no network card: a dummy link shows which processes see the host's links.
 modprobe dummy numdummies=1
 check "the guest has a link besides lo (dummy0)" test -e /sys/class/net/dummy0
+# A member of control_group for the SO_PEERCRED checks of control.sock.
+groupadd -f extensiond-readers
+id reader >/dev/null 2>&1 || useradd -M -N -g extensiond-readers -s /bin/sh reader
 install_daemon <<TOML
 [supervisor]
 runtime_dir = "/run/extensiond"
 state_dir = "$STATE"
+control_group = "extensiond-readers"
 
 [apps.a]
 command = ["/bin/sleep", "100000"]
@@ -128,6 +132,14 @@ done
 probe_pid=$(head -1 "$root/extensions/b.probe/cgroup.procs" 2>/dev/null)
 check "b.probe is still in extensions/b.probe" test -n "$probe_pid"
 expect "b.probe's Seccomp and NoNewPrivs" "$(grep -E '^(NoNewPrivs|Seccomp):' /proc/"${probe_pid:-0}"/status 2>&1 | tr -s '\t\n' '  ')" "NoNewPrivs: 1 Seccomp: 2 "
+
+step "control.sock: reading for control_group, changing for root (SO_PEERCRED)"
+expect "control.sock is root:extensiond-readers, mode 0660" "$(stat -c '%U:%G %a' /run/extensiond/control.sock)" "root:extensiond-readers 660"
+runuser -u reader -- supervisorctl version >/tmp/reader.out 2>&1; expect "a control_group member may run version" "$?" 0
+runuser -u reader -- supervisorctl stop a.widget >/tmp/reader.out 2>&1; expect "a control_group member may not stop (exit 4)" "$?" 4
+check "the refusal names the rule" grep -q "admin_group" /tmp/reader.out
+runuser -u nobody -- supervisorctl version >/tmp/nobody.out 2>&1; check "anyone else cannot connect at all" test "$?" -ne 0
+supervisorctl stop a.widget >/dev/null 2>&1; expect "root may stop" "$?" 0
 
 systemctl stop "$SERVICE"
 echo
