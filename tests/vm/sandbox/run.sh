@@ -16,7 +16,7 @@ STATE=/var/lib/extensiond
 # of id(1); its parent holds secret_keeper.py, which only a.widget may read.
 HERE=/opt/sandbox-test/probe
 mkdir -p "$HERE"
-install -m 0644 sandbox/secret_keeper.py sandbox/greeting_app.py /opt/sandbox-test/
+install -m 0644 sandbox/secret_keeper.py sandbox/greeting_app.py sandbox/url_app.py /opt/sandbox-test/
 install -m 0644 sandbox/probe.py "$HERE/"
 printf '#!/bin/sh\nexec /usr/bin/python3 -S %s/probe.py "$@"\n' "$HERE" >"$HERE/run"
 chmod 0755 "$HERE/run"
@@ -42,6 +42,17 @@ groups = ["group.a"]
 [apps.b]
 command = ["/usr/bin/python3", "-S", "/opt/sandbox-test/greeting_app.py"]
 groups = ["group.b"]
+autostart = true
+
+[apps.c]
+command = ["/usr/bin/python3", "-S", "/opt/sandbox-test/url_app.py"]
+groups = ["group.c"]
+url_schemes = ["c"]
+
+[apps.d]
+command = ["/usr/bin/python3", "-S", "/opt/sandbox-test/url_app.py"]
+groups = ["group.d"]
+url_schemes = ["d"]
 autostart = true
 
 [extensions."a.widget"]
@@ -132,6 +143,14 @@ done
 probe_pid=$(head -1 "$root/extensions/b.probe/cgroup.procs" 2>/dev/null)
 check "b.probe is still in extensions/b.probe" test -n "$probe_pid"
 expect "b.probe's Seccomp and NoNewPrivs" "$(grep -E '^(NoNewPrivs|Seccomp):' /proc/"${probe_pid:-0}"/status 2>&1 | tr -s '\t\n' '  ')" "NoNewPrivs: 1 Seccomp: 2 "
+
+step "openURL goes to the app that owns the scheme, in order, and to no other app"
+check "app d is connected" wait_for 30 grep -q '^argv' "$STATE/groups/group.d/urls.log"
+supervisorctl open c://first >/dev/null 2>&1; expect "open c://first (c is not running: launched with it)" "$?" 0
+supervisorctl open c://second >/dev/null 2>&1; expect "open c://second (while c starts: queued)" "$?" 0
+check "c received c://second over host.sock" wait_for 30 grep -q 'c://second' "$STATE/groups/group.c/urls.log"
+expect "c's URLs, in order" "$(grep -o 'c://[a-z]*' "$STATE/groups/group.c/urls.log" | tr '\n' ' ')" "c://first c://second "
+check "d never heard c's URLs" sh -c "! grep -q 'c://' '$STATE/groups/group.d/urls.log'"
 
 step "control.sock: reading for control_group, changing for root (SO_PEERCRED)"
 expect "control.sock is root:extensiond-readers, mode 0660" "$(stat -c '%U:%G %a' /run/extensiond/control.sock)" "root:extensiond-readers 660"
