@@ -28,9 +28,10 @@ struct WidgetHandler<W: Widget>: RequestHandler {
 
     static func message(for result: UpdateResult<W.Snapshot>, id: RequestID) -> ExtensionToSupervisor.Result {
         switch result {
-        case .newData(let snapshot, let reload):
+        case .newData(let snapshot, let reload, let preferredSize):
             do {
-                return .init(id: id, result: .newData, snapshot: try JSONValue(encoding: snapshot), reload: reload)
+                return .init(id: id, result: .newData, snapshot: try JSONValue(encoding: snapshot), reload: reload,
+                             preferredSize: preferredSize)
             } catch {
                 return .init(id: id, result: .failed, error: "snapshot cannot be encoded as JSON: \(error)")
             }

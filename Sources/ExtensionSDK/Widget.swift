@@ -30,8 +30,9 @@ extension Widget {
 
 /// A widget's answer to an update, as NCUpdateResult.
 public enum UpdateResult<Snapshot: Encodable> {
-    /// New content, with an optional hint for the next scheduled refresh.
-    case newData(Snapshot, reload: ReloadHint? = nil)
+    /// New content, with an optional hint for the next scheduled refresh and the size the
+    /// content would like to be shown at (`preferredContentSize`), passed to hosts.
+    case newData(Snapshot, reload: ReloadHint? = nil, preferredSize: Size? = nil)
     /// Nothing changed: hosts keep the previous snapshot.
     case noData
     /// The update failed: hosts keep the previous snapshot, marked stale with this message.

@@ -56,7 +56,9 @@ extension Daemon {
             }
             pullSeconds.add(labels, counters.pullLatency.exposition)
             updateSeconds.add(labels, counters.updateLatency?.exposition ?? LatencyDistribution.emptyExposition)
-            budget.add(labels, Double(record.engine.record.schedule.bucket.tokens(at: now.policyInstant)))
+            if let slot = record.currentSlot {
+                budget.add(labels, Double(slot.engine.record.schedule.bucket.tokens(at: now.policyInstant)))
+            }
         }
         return [state, rss, memory, peak, limit, launches, kills, launchSeconds, pulls, pullSeconds, results, updateSeconds, budget]
     }

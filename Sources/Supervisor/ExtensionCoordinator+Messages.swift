@@ -22,7 +22,7 @@ extension ExtensionCoordinator {
             events.record(.ready, id, "ready after \(latency?.formatted ?? "?")")
             settle(record)
         case .result(let result):
-            guard case .update(let requestID, let startedAt) = record.outstanding, requestID == result.id else {
+            guard case .update(let requestID, let update, let startedAt) = record.outstanding, requestID == result.id else {
                 return violation(id, "result for id \(result.id.rawValue), which is not the outstanding update")
             }
             let outcome: UpdateResult<EncodedJSON>
@@ -40,7 +40,11 @@ extension ExtensionCoordinator {
             record.lastResult = (result.result.rawValue, clock.now)
             record.statistics.updateLatency.record(clock.now.since(startedAt))
             let hint = result.reload.map { policyHint($0) } ?? .atEnd
-            perform(record, record.engine.handle(.updateFinished(UpdateID(requestID.rawValue), outcome, reload: hint), at: now, using: &random))
+            // A mode dropped by a reconfiguration while its update ran has no one to tell.
+            if let slot = record.slots[update.mode] {
+                if result.result == .newData { slot.preferredSize = result.preferredSize }
+                handle(.updateFinished(update.id, outcome, reload: hint), record, slot)
+            }
             settle(record)
         case .complete(let complete):
             finishAction(record, complete.id, .completed(complete.items), answeredBy: message.type)

@@ -13,28 +13,30 @@ extension ExtensionCoordinator {
     func pull(_ id: String, mode: DisplayMode, maxSize: Size, revalidated: ((PullOutcome) -> Void)? = nil,
               completion: @escaping (PullOutcome) -> Void) throws(RequestRejection) {
         let record = try usableRecord(id, point: .widget)
-        record.displayMode = mode
-        record.maxSize = maxSize
+        guard let slot = record.slots[mode] else { throw .undeclaredMode(id, mode.rawValue) }
+        record.lastPulledMode = mode
+        slot.maxSize = maxSize
         record.lastUsed = clock.now
         nextPullToken += 1
         let token = PullToken(nextPullToken)
         let requestedAt = clock.now
-        record.pendingPulls[token] = { [unowned self, unowned record] outcome in
+        slot.pendingPulls[token] = { [unowned self, unowned record] outcome in
             record.statistics.pullLatency.record(self.clock.now.since(requestedAt))
             completion(outcome)
         }
-        if let revalidated { record.revalidations[token] = revalidated }
-        perform(record, record.engine.handle(.pull(token, waits: revalidated == nil), at: now, using: &random))
+        if let revalidated { slot.revalidations[token] = revalidated }
+        handle(.pull(token, waits: revalidated == nil), record, slot)
     }
 
-    /// `supervisorctl refresh`: an update now, outside the budget. Only widgets have
+    /// `supervisorctl refresh`: an update now, outside the budget, in the mode last pulled
+    /// (else the first declared). Only widgets have
     /// content to update; actions and shares answer `begin` only.
     /// Checks every id before refreshing any, so that a bad one refreshes none.
     func refresh(_ ids: [String]) throws(RequestRejection) {
         var selected: [ExtensionRecord] = []
         for id in ids { selected.append(try usableRecord(id, point: .widget)) }
         for record in selected {
-            perform(record, record.engine.handle(.manualRefresh, at: now, using: &random))
+            if let slot = record.currentSlot { handle(.manualRefresh, record, slot) }
         }
     }
 

@@ -216,7 +216,8 @@ final class HostServer {
             host.listed = true
             let infos = extensions.records.values.sorted { $0.id < $1.id }.map {
                 SupervisorToHost.ExtensionInfo(id: $0.id, app: $0.spec.app, point: $0.spec.point.rawValue,
-                                               enabled: $0.enabled, hasContent: $0.hasContent)
+                                               enabled: $0.enabled, hasContent: $0.hasContent,
+                                               modes: $0.spec.point == .widget ? $0.orderedSlots.map(\.mode) : nil)
             }
             host.send(.extensions(.init(id: request.id, extensions: infos)))
         case .pull(let request):
@@ -348,6 +349,6 @@ extension PullOutcome {
             id: id, extensionID: extensionID, result: result, snapshot: state.snapshot?.payload,
             version: (state.snapshot?.version ?? 0) &+ versionOffset,
             ageMs: UInt64(max(0, (state.age ?? .zero).wholeMicroseconds / 1000)),
-            stale: state.isStale, expired: expired, error: state.error)
+            stale: state.isStale, expired: expired, error: state.error, mode: mode, preferredSize: preferredSize)
     }
 }

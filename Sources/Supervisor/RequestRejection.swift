@@ -7,6 +7,8 @@ enum RequestRejection: Error, CustomStringConvertible {
     case wrongPoint(String, ExtensionPoint)
     case itemsRejected(String, String)
     case storage(String)
+    /// A pull in a display mode the widget's `modes` does not declare.
+    case undeclaredMode(String, String)
 
     var description: String {
         switch self {
@@ -15,6 +17,7 @@ enum RequestRejection: Error, CustomStringConvertible {
         case .wrongPoint(let id, let point): "extension \"\(id)\" is a \(point.rawValue) extension; this request needs another point"
         case .itemsRejected(let id, let problem): "extension \"\(id)\" does not accept these items: \(problem)"
         case .storage(let message): "could not save the state: \(message)"
+        case .undeclaredMode(let id, let mode): "extension \"\(id)\" does not declare mode \"\(mode)\" (see its modes)"
         }
     }
 }

@@ -30,6 +30,9 @@ enum ScriptedExtension {
         case hangingAction = "hanging-action"
         /// Answers like `answer`, but takes a second to exit after `terminate`.
         case lingerOnTerminate = "linger-on-terminate"
+        /// Answers like `answer`, with the update's `mode` in the snapshot and a
+        /// `preferredSize` of 100×40 in compact, 300×200 in expanded.
+        case modes
     }
 
     /// The TOML `command` array that runs the extension with `behaviour`. `countFile`,
@@ -117,6 +120,11 @@ enum ScriptedExtension {
             connection.sendall(b'{"type":"result","id":%d,"result":"newData","snapshot":"' % message["id"] + b"x" * (2 << 20) + b'"}\n')
         elif behaviour == "unknown-id":
             send({"type": "result", "id": message["id"] + 1000, "result": "noData"})
+        elif behaviour == "modes":
+            answered += 1
+            size = {"width": 100, "height": 40} if message["mode"] == "compact" else {"width": 300, "height": 200}
+            snapshot = {"n": answered, "pid": os.getpid(), "mode": message["mode"]}
+            send({"type": "result", "id": message["id"], "result": "newData", "snapshot": snapshot, "reload": reload, "preferredSize": size})
         else:
             answered += 1
             send({"type": "result", "id": message["id"], "result": "newData", "snapshot": {"n": answered, "pid": os.getpid()}, "reload": reload})

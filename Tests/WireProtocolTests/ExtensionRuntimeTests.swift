@@ -22,7 +22,7 @@ import Testing
                 return .newData(
                     ["mode": .string(mode.rawValue), "width": .number(Double(maxSize.width)),
                      "updates": .number(Double(updates)), "warnings": .number(Double(memoryWarnings))],
-                    reload: .never)
+                    reload: .never, preferredSize: Size(width: maxSize.width, height: 60))
             case .schedule:
                 return .noData
             case .manual:
@@ -112,7 +112,7 @@ import Testing
                 == .result(
                     .init(
                         id: 41, result: .newData, snapshot: ["mode": "expanded", "width": 320, "updates": 1, "warnings": 0],
-                        reload: .never)))
+                        reload: .never, preferredSize: Size(width: 320, height: 60))))
 
         try peer.send(.update(.init(id: 42, mode: .compact, maxSize: size, reason: .schedule)))
         #expect(try peer.expectMessage() == .result(.init(id: 42, result: .noData)))

@@ -26,6 +26,9 @@ import WireProtocol
             ExtensionToSupervisor.result(.init(id: 4, result: .failed, error: "offline")),
             #"{"type":"result","id":4,"result":"failed","error":"offline"}"#)
         try expectWire(
+            ExtensionToSupervisor.result(.init(id: 9, result: .newData, snapshot: ["n": 2], preferredSize: size)),
+            #"{"type":"result","id":9,"result":"newData","snapshot":{"n":2},"preferredSize":{"width":320,"height":120}}"#)
+        try expectWire(
             ExtensionToSupervisor.complete(.init(id: 5, items: [Item(type: "public.text", value: "hi")])),
             #"{"type":"complete","id":5,"items":[{"type":"public.text","value":"hi"}]}"#)
         try expectWire(
@@ -95,6 +98,15 @@ import WireProtocol
                 .init(id: nil, extensionID: "e", result: .failed, snapshot: nil, version: 0, ageMs: 0, stale: true)),
             #"{"type":"snapshot","extension":"e","result":"failed","snapshot":null,"version":0,"ageMs":0,"stale":true}"#)
         try expectWire(
+            SupervisorToHost.snapshot(
+                .init(id: nil, extensionID: "e", result: .newData, snapshot: (["t": "y"] as JSONValue).encoded(), version: 1,
+                      ageMs: 0, stale: false, mode: .expanded, preferredSize: size)),
+            #"{"type":"snapshot","extension":"e","result":"newData","snapshot":{"t":"y"},"version":1,"ageMs":0,"stale":false,"mode":"expanded","preferredSize":{"width":320,"height":120}}"#)
+        try expectWire(
+            SupervisorToHost.extensions(
+                .init(id: nil, extensions: [.init(id: "w", app: "a", point: "widget", enabled: true, hasContent: true, modes: [.compact])])),
+            #"{"type":"extensions","extensions":[{"id":"w","app":"a","point":"widget","enabled":true,"hasContent":true,"modes":["compact"]}]}"#)
+        try expectWire(
             SupervisorToHost.completed(.init(id: 4, items: [])), #"{"type":"completed","id":4,"items":[]}"#)
         try expectWire(
             SupervisorToHost.extensionTerminated(.init(extensionID: "e", reason: .protocol)),
@@ -111,6 +123,17 @@ import WireProtocol
         let terminated = try SupervisorToHost.decode(
             line: Array(#"{"type":"extensionTerminated","extension":"e","reason":"cosmic ray"}"#.utf8))
         #expect(terminated == .extensionTerminated(.init(extensionID: "e", reason: .init(rawValue: "cosmic ray"))))
+    }
+
+    @Test(arguments: [
+        (#""preferredSize":{"width":-1,"height":10}"#, "preferredSize"),
+        (#""preferredSize":{"width":70000,"height":10}"#, "preferredSize"),
+        (#""preferredSize":"big""#, "preferredSize"),
+    ])
+    func badPreferredSizesAreRefusedByName(field: String, named: String) throws {
+        let line = #"{"type":"result","id":1,"result":"newData","snapshot":{},"# + field + "}"
+        let error = #expect(throws: ProtocolError.self) { try ExtensionToSupervisor.decode(line: Array(line.utf8)) }
+        #expect(error.map { "\($0)".contains(named) } == true, "\(String(describing: error))")
     }
 
     @Test func stringsWithControlCharactersStayOnOneLine() throws {
