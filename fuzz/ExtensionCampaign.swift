@@ -67,9 +67,11 @@ extension Campaigns {
     private mutating func extensionMessage(id: Int, outstanding: inout [Int]) -> JSONText {
         if !outstanding.isEmpty && mutator.chance(0.6) {
             let answered = outstanding.removeFirst()
+            let size = JSONText.object([("width", .int(mutator.pick([-1, 0, 320, 70_000]))), ("height", .int(160))])
             return .object([("type", .string("result")), ("id", .int(answered)),
                             ("result", .string(mutator.pick(["newData", "noData", "failed"]))),
-                            ("snapshot", .object([("n", .int(id))])), ("reload", .string(mutator.pick(["atEnd", "never"])))])
+                            ("snapshot", .object([("n", .int(id))])), ("reload", .string(mutator.pick(["atEnd", "never"]))),
+                            ("preferredSize", size)])
         }
         // A `complete` for no `begin` and a second `ready` are violations: rare, as they end the run.
         if mutator.chance(0.01) {

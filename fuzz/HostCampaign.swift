@@ -46,13 +46,17 @@ extension Campaigns {
 
     private mutating func hostMessage(id: Int) -> JSONText {
         let size = JSONText.object([("width", .int(320)), ("height", .int(160))])
-        switch mutator.int(0...4) {
+        switch mutator.int(0...5) {
         case 0: return .object([("type", .string("list")), ("id", .int(id))])
         case 1, 2:
             return .object([("type", .string("pull")), ("id", .int(id)),
                             ("extension", .string(mutator.pick(["fuzz.echo", "fuzz.echo", "fuzz.action", "nope"]))),
                             ("mode", .string(mutator.pick(["compact", "expanded"]))), ("maxSize", size)])
         case 3: return .object([("type", .string("subscribe")), ("id", .int(id)), ("extensions", .array([.string("fuzz.echo")]))])
+        case 4:
+            let shown = JSONText.object([("extension", .string(mutator.pick(["fuzz.echo", "fuzz.action", "nope"])))])
+            return .object([("type", .string("visible")), ("id", .int(id)), ("extensions", .array([shown])),
+                            ("visible", .bool(mutator.chance(0.5)))])
         default:
             return .object([("type", .string("perform")), ("id", .int(id)), ("extension", .string("fuzz.action")),
                             ("items", .array([.object([("type", .string("public.text")), ("value", .string("hi"))])]))])

@@ -22,14 +22,20 @@
 /// * Fresh: there is a snapshot, the last update did not fail, and the last
 ///   success (`newData` or `noData`) is younger than the current interval.
 ///
+/// * Hidden (no host shows the widget): a scheduled refresh that comes due is
+///   deferred, spending nothing, until the widget is shown again; then it runs at
+///   once under the rules above (the seeds' `viewWillAppear`).
+///
 /// The engine keeps a single timer for the daemon: the deadline of the
-/// update in flight, else the next scheduled refresh (``wakeTime``).
+/// update in flight, else the next scheduled refresh while shown (``wakeTime``).
 public struct RefreshEngine<Payload: Sendable>: Sendable {
     /// The parameters in force.
     public private(set) var parameters: RefreshParameters
     /// The state to persist (emitted as ``RefreshAction/persist`` when it changes).
     public private(set) var record: RefreshRecord<Payload>
     private var inFlight: InFlightUpdate?
+    /// Whether a host shows the widget (not persisted: hosts say it again after a restart).
+    public private(set) var isShown = true
 
     /// An extension never updated: no snapshot, a full budget, nothing scheduled
     /// until its first update (a pull or a manual refresh) has finished.
@@ -48,7 +54,7 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
 
     /// When the daemon's timer for this extension must go off, if at all.
     public var wakeTime: Instant? {
-        inFlight?.request.deadline ?? record.schedule.nextRefresh
+        inFlight?.request.deadline ?? (isShown ? record.schedule.nextRefresh : nil)
     }
 
     /// The update being waited for, if any.
@@ -103,6 +109,11 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
             record.schedule.bucket.reconfigure(
                 dailyBudget: parameters.dailyBudget, burst: parameters.budgetBurst, at: now)
             actions = []
+        case .visibilityChanged(let shown):
+            let appears = shown && !isShown
+            isShown = shown
+            // A refresh deferred while hidden is due: it runs now, once.
+            actions = appears && inFlight == nil ? timerFired(at: now, using: &generator) : []
         }
 
         if record.schedule != scheduleBefore || record.snapshot?.version != versionBefore {
@@ -160,7 +171,8 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
             let failure = finish(.failed("no answer before the deadline"), reload: .atEnd, at: now, using: &generator)
             return [.killForDeadline(update.request.id)] + failure
         }
-        guard let due = record.schedule.nextRefresh, now >= due else { return [] }
+        // Hidden: deferred, spending nothing, until shown (see `visibilityChanged`).
+        guard isShown, let due = record.schedule.nextRefresh, now >= due else { return [] }
         // Checked again here, not only when planning, so that no path can start
         // a scheduled refresh too early.
         if let earliest = earliestScheduledStart, now < earliest {

@@ -22,6 +22,9 @@ public enum RefreshEvent<Payload: Sendable>: Sendable {
     /// The configuration changed: the budget changes at once, the rest from
     /// the next update on.
     case reconfigured(RefreshParameters)
+    /// Whether some host shows the widget. While hidden, scheduled refreshes are deferred
+    /// and spend nothing; shown again, one that came due meanwhile runs at once.
+    case visibilityChanged(shown: Bool)
 }
 
 /// The daemon's name for one pull, answered exactly once.

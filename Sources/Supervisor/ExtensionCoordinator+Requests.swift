@@ -40,6 +40,14 @@ extension ExtensionCoordinator {
         }
     }
 
+    /// Whether some host shows widget `id`: hidden, its scheduled refreshes wait (in every
+    /// mode) and cost nothing; shown again, one that came due meanwhile runs now.
+    func setShown(_ shown: Bool, _ id: String) {
+        guard let record = records[id], record.isShown != shown else { return }
+        record.isShown = shown
+        for slot in record.orderedSlots { handle(.visibilityChanged(shown: shown), record, slot) }
+    }
+
     /// A host's `perform` on an action or share extension.
     func perform(_ id: String, items: [Item], completion: @escaping (ActionOutcome) -> Void) throws(RequestRejection) {
         let record = try usableRecord(id, point: nil)

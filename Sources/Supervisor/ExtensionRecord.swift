@@ -15,6 +15,8 @@ final class ExtensionRecord {
     var enabled: Bool
     /// `false` after `setHasContent false`: hosts hide the extension.
     var hasContent = true
+    /// `false` while hosts report on the widget and none shows it (`visible`).
+    var isShown = true
     var startTimer: (any CoordinatorTimer)?
     var idleTimer: (any CoordinatorTimer)?
     /// The mode of the last pull: the one a manual refresh or an app's reload updates.
@@ -139,6 +141,7 @@ extension ExtensionRecord {
             status.updateLatencyP99Us = Int64(histogram.percentile(99))
         }
         if !enabled { status.state += " (disabled)" }
+        if spec.point == .widget { status.visible = isShown }
         if let storageError { status.error = (status.error.map { $0 + "; " } ?? "") + storageError }
     }
 }

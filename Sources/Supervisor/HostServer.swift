@@ -18,7 +18,7 @@ final class HostServer {
     let extensions: ExtensionCoordinator
     private let events: EventLog
     private var listener: Listener?
-    private var connections: [Int32: HostConnection] = [:]
+    private(set) var connections: [Int32: HostConnection] = [:]
     /// Set while hosts are refused for being too many (one event per episode).
     private var refusing = false
     /// Who a peer pid is: a supervised host or app (by its cgroup), else external.
@@ -156,7 +156,10 @@ final class HostServer {
                 // A backstop: ``enforceLimits()`` disconnects with an error long before.
                 loop: loop, fd: fd, maxQueuedBytes: 2 * HostLimits.perHost,
                 onData: { [unowned self, unowned host] _, bytes in self.receive(bytes, from: host) },
-                onClose: { [unowned self] connection in self.connections.removeValue(forKey: connection.fd) }
+                onClose: { [unowned self] connection in
+                    // What it showed is shown no more.
+                    if let host = self.connections.removeValue(forKey: connection.fd) { self.visibilityChanged(of: Array(host.shown.keys)) }
+                }
             )
             host.connection?.onDrained = { [unowned host] in host.sendHeldPushes() }
             connections[fd] = host
@@ -256,6 +259,7 @@ final class HostServer {
         case .defaults(let request): answerDefaults(request, from: host)
         case .reloadExtensions(let request): reload(request, from: host)
         case .setHasContent(let request): setHasContent(request, from: host)
+        case .visible(let request): show(request, from: host)
         }
     }
 }
@@ -269,6 +273,7 @@ extension HostToSupervisor {
         case .subscribe(let request): (request.id, request.extensions)
         case .perform(let request): (request.id, [request.extensionID])
         case .open(let request): (request.id, [request.extensionID])
+        case .visible(let request): (request.id, request.extensions.map(\.extensionID))
         case .defaults, .reloadExtensions, .setHasContent: nil  // the app's own requests (HostServer+Apps)
         }
     }
@@ -289,6 +294,8 @@ final class HostConnection {
     fileprivate(set) var used: Set<String> = []
     /// It asked for the list: it hears when an extension's `hasContent` changes.
     fileprivate(set) var listed = false
+    /// What its `visible` messages said of each widget: shown or not.
+    var shown: [String: Bool] = [:]
     let peer: HostPeer
 
     init(peer: HostPeer) { self.peer = peer }

@@ -16,6 +16,8 @@ public enum HostToSupervisor: Hashable, Sendable {
     case reloadExtensions(ReloadExtensions)
     /// `setHasContent` (apps only): whether hosts should show one of the app's widgets.
     case setHasContent(SetHasContent)
+    /// `visible`: which widgets the host shows, or stopped showing.
+    case visible(Visible)
 
     /// `{"type":"list","id":1}` — `id` is optional and echoed in the answer.
     public struct List: Codable, Hashable, Sendable {
@@ -92,6 +94,7 @@ extension HostToSupervisor: WireMessageGroup {
             self = .reloadExtensions(try WireCoding.decodePayload(ReloadExtensions.self, of: type, from: decoder))
         case "setHasContent":
             self = .setHasContent(try WireCoding.decodePayload(SetHasContent.self, of: type, from: decoder))
+        case "visible": self = .visible(try WireCoding.decodePayload(Visible.self, of: type, from: decoder))
         default: throw .unknownType(type)
         }
     }
@@ -106,6 +109,7 @@ extension HostToSupervisor: WireMessageGroup {
         case .defaults: "defaults"
         case .reloadExtensions: "reloadExtensions"
         case .setHasContent: "setHasContent"
+        case .visible: "visible"
         }
     }
 
@@ -125,6 +129,7 @@ extension HostToSupervisor: WireMessageGroup {
         case .defaults(let fields): try fields.encode(to: encoder)
         case .reloadExtensions(let fields): try fields.encode(to: encoder)
         case .setHasContent(let fields): try fields.encode(to: encoder)
+        case .visible(let fields): try fields.encode(to: encoder)
         }
     }
 }

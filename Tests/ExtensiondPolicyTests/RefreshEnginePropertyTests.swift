@@ -4,7 +4,8 @@ import Testing
 
 /// The refresh rules checked over thousands of random event sequences in
 /// virtual time: random parameters, random pull traffic, an app that asks for
-/// reloads, an extension that answers late, fails, hints and exits at random.
+/// reloads, hosts that show and hide the widget, an extension that answers late,
+/// fails, hints and exits at random.
 @Suite struct RefreshEnginePropertyTests {
     @Test(arguments: seeds(200))
     func randomTrafficKeepsEveryGuarantee(seed: UInt64) throws {
@@ -40,6 +41,13 @@ import Testing
         #expect(answered.sorted { $0.rawValue < $1.rawValue } == (0..<pullCount).map { PullToken(UInt64($0)) })
         #expect(Set(answers.map(\.result)).count == 1)
         #expect(Set(answers.map { $0.state.snapshot?.version }).count == 1)
+    }
+}
+
+extension RefreshEvent {
+    /// A host starts showing the widget.
+    fileprivate var isShowing: Bool {
+        if case .visibilityChanged(shown: true) = self { true } else { false }
     }
 }
 
@@ -80,6 +88,7 @@ private struct World {
     var nextManualRefresh = Instant.at(0)
     var nextExit = Instant.at(0)
     var nextReload = Instant.at(0)
+    var nextVisibilityChange = Instant.at(0)
     var nextToken: UInt64 = 0
     var unansweredPulls: Set<PullToken> = []
     /// Pulls answered from an expired snapshot, waiting for the outcome of its update.
@@ -98,6 +107,7 @@ private struct World {
         nextManualRefresh = now + rareGap()
         nextExit = now + rareGap()
         nextReload = now + reloadGap()
+        nextVisibilityChange = now + rareGap()
     }
 
     mutating func run(for length: Duration) throws {
@@ -116,7 +126,7 @@ private struct World {
         let candidates: [(Instant, Int)] = [
             driver.timer.map { ($0, 0) },
             answer.map { (plannedAnswers[$0].at, 1) },
-            (nextPull, 2), (nextManualRefresh, 3), (nextExit, 4), (nextReload, 5),
+            (nextPull, 2), (nextManualRefresh, 3), (nextExit, 4), (nextReload, 5), (nextVisibilityChange, 6),
         ].compactMap { $0 }
         let (at, kind) = try #require(candidates.min { ($0.0, $0.1) < ($1.0, $1.1) })
         now = at
@@ -140,9 +150,12 @@ private struct World {
         case 4:
             event = .extensionExited(reason: "crashed")
             nextExit = now + rareGap()
-        default:
+        case 5:
             event = .reload
             nextReload = now + reloadGap()
+        default:
+            event = .visibilityChanged(shown: Bool.random(using: &random))
+            nextVisibilityChange = now + rareGap()
         }
         let actions = driver.send(event, at: now)
         try check(event, actions: actions, before: before)
@@ -174,7 +187,9 @@ private struct World {
         for request in starts {
             if request.reason == .schedule {
                 switch event {
-                case .timerFired:
+                case .timerFired, .visibilityChanged(shown: true):
+                    #expect(before.isShown || event.isShowing, "\(context): a hidden widget refreshed by the schedule")
+                    #expect(before.updateInFlight == nil, "\(context)")
                     #expect(tokensAfter == tokensBefore - 1, "\(context): a scheduled start without a token")
                     if let previous = updateStarts.last {
                         #expect(now - previous >= parameters.minInterval, "\(context): too close to \(previous)")
@@ -265,6 +280,13 @@ private struct World {
             }
         case .manualRefresh, .extensionExited, .reconfigured:
             #expect(after.record.snapshot == before.record.snapshot, "\(context)")
+        case .visibilityChanged(let shown):
+            #expect(after.isShown == shown, "\(context)")
+            #expect(after.record.snapshot == before.record.snapshot, "\(context)")
+            // Only a widget appearing with a refresh that came due while it was hidden starts one.
+            let overdue = before.record.schedule.nextRefresh.map { now >= $0 } ?? false
+            if !starts.isEmpty { #expect(shown && !before.isShown && overdue, "\(context)") }
+            if !shown { #expect(after.wakeTime == after.updateInFlight?.deadline, "\(context): a hidden widget's schedule is armed") }
         }
     }
 

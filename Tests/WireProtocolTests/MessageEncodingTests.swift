@@ -80,6 +80,21 @@ import WireProtocol
             #"{"type":"perform","id":2,"extension":"x","items":[{"type":"t","path":"/p"}]}"#)
     }
 
+    @Test func visible() throws {
+        try expectWire(
+            HostToSupervisor.visible(.init(extensions: [.init(extensionID: "w"), .init(extensionID: "w", instance: "oslo")], visible: false)),
+            #"{"type":"visible","extensions":[{"extension":"w"},{"extension":"w","instance":"oslo"}],"visible":false}"#)
+        let tooMany = #"{"type":"visible","visible":true,"extensions":["# + Array(repeating: #"{"extension":"w"}"#, count: 257).joined(separator: ",") + "]}"
+        let error = #expect(throws: ProtocolError.self) { try HostToSupervisor.decode(line: Array(tooMany.utf8)) }
+        #expect(error.map { "\($0)".contains("more than 256 extensions") } == true, "\(String(describing: error))")
+        #expect(throws: ProtocolError.self) {
+            try HostToSupervisor.decode(line: Array(#"{"type":"visible","extensions":[{"extension":1}],"visible":true}"#.utf8))
+        }
+        #expect(throws: ProtocolError.self) {
+            try HostToSupervisor.decode(line: Array(#"{"type":"visible","extensions":[],"visible":"yes"}"#.utf8))
+        }
+    }
+
     @Test func supervisorToHost() throws {
         try expectWire(
             SupervisorToHost.extensions(
