@@ -28,10 +28,18 @@ struct WidgetHandler<W: Widget>: RequestHandler {
 
     static func message(for result: UpdateResult<W.Snapshot>, id: RequestID) -> ExtensionToSupervisor.Result {
         switch result {
-        case .newData(let snapshot, let reload, let preferredSize):
+        case .newData(let snapshot, let reload, let preferredSize, let timeline):
+            // Checked here: the supervisor would end the run for a timeline it refuses.
+            guard timeline.count <= TimelineEntry.maxCount else {
+                return .init(id: id, result: .failed, error: "timeline has \(timeline.count) entries, more than \(TimelineEntry.maxCount)")
+            }
+            guard zip(timeline, timeline.dropFirst()).allSatisfy({ $0.date < $1.date }) else {
+                return .init(id: id, result: .failed, error: "timeline dates must ascend")
+            }
             do {
+                let entries = try timeline.map { TimelineEntry(date: $0.date, snapshot: try JSONValue(encoding: $0.snapshot)) }
                 return .init(id: id, result: .newData, snapshot: try JSONValue(encoding: snapshot), reload: reload,
-                             preferredSize: preferredSize)
+                             preferredSize: preferredSize, timeline: entries.isEmpty ? nil : entries)
             } catch {
                 return .init(id: id, result: .failed, error: "snapshot cannot be encoded as JSON: \(error)")
             }

@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import ExtensiondPolicy
 import WireProtocol
 
@@ -29,7 +34,10 @@ extension ExtensionCoordinator {
             switch result.result {
             case .newData:
                 guard let snapshot = result.snapshot else { return violation(id, "newData without a snapshot") }
-                outcome = .newData(snapshot.encoded())
+                let timeline = (result.timeline ?? []).map {
+                    TimelineSnapshot(payload: $0.snapshot.encoded(), date: instant(of: $0.date))
+                }
+                outcome = .newData(snapshot.encoded(), timeline: timeline)
             case .noData:
                 outcome = .noData
             case .failed:
@@ -76,9 +84,13 @@ extension ExtensionCoordinator {
         case .atEnd: return .atEnd
         case .never: return .never
         case .after(let date):
-            let fromNow = Int64((date.timeIntervalSince1970 * 1000).rounded()) - clock.wallMilliseconds
-            return .after(now + .milliseconds(fromNow))
+            return .after(instant(of: date))
         }
+    }
+
+    /// A wall-clock date as an instant of the monotonic clock.
+    private func instant(of date: Date) -> Instant {
+        now + .milliseconds(Int64((date.timeIntervalSince1970 * 1000).rounded()) - clock.wallMilliseconds)
     }
 
     /// Ends the run at its first violation; its timers cannot kill it a second time (and

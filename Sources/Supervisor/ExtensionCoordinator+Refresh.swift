@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import EventLoop
 import ExtensiondPolicy
 import WireProtocol
@@ -14,14 +19,16 @@ extension ExtensionCoordinator {
         for action in actions {
             switch action {
             case .answer(let answer):
-                let outcome = PullOutcome(answer, slot: slot, versionOffset: record.shownVersion.offset)
+                var outcome = PullOutcome(answer, slot: slot, versionOffset: record.shownVersion.offset)
+                outcome.date = answer.state.snapshot?.timelineDate.map(wallDate(of:))
                 for token in answer.pulls {
                     record.statistics.count(answer.delivery)
                     if !answer.isRevalidating { slot.revalidations[token] = nil }
                     slot.pendingPulls.removeValue(forKey: token)?(outcome)
                 }
             case .revalidated(let answer):
-                let outcome = PullOutcome(answer, slot: slot, versionOffset: record.shownVersion.offset)
+                var outcome = PullOutcome(answer, slot: slot, versionOffset: record.shownVersion.offset)
+                outcome.date = answer.state.snapshot?.timelineDate.map(wallDate(of:))
                 for token in answer.pulls {
                     slot.revalidations.removeValue(forKey: token)?(outcome)
                 }
@@ -32,7 +39,8 @@ extension ExtensionCoordinator {
                 onPush?(record.id, SupervisorToHost.Snapshot(
                     id: nil, extensionID: record.id, result: .newData, snapshot: snapshot.payload,
                     version: snapshot.version &+ record.shownVersion.offset,
-                    ageMs: 0, stale: false, mode: slot.mode, preferredSize: slot.preferredSize))
+                    ageMs: 0, stale: false, mode: slot.mode, preferredSize: slot.preferredSize,
+                    date: snapshot.timelineDate.map(wallDate(of:))))
             case .killForDeadline:
                 record.abandonOutstandingUpdate(at: clock.now)
                 record.lastResult = ("failed", clock.now)
@@ -48,6 +56,12 @@ extension ExtensionCoordinator {
                 break  // read by `reload(_:)`, the app's request
             }
         }
+    }
+
+    /// An instant of the monotonic clock as a wall-clock date (a timeline entry's `date`).
+    func wallDate(of instant: Instant) -> Date {
+        let fromNow: Duration = instant - now
+        return Date(timeIntervalSince1970: Double(clock.wallMilliseconds + fromNow.wholeMicroseconds / 1000) / 1000)
     }
 
     func armRefreshTimer(_ record: ExtensionRecord, _ slot: ModeSlot, at instant: Instant?) {

@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import ControlProtocol
 import EventLoop
 import ExtensiondConfig
@@ -113,6 +118,8 @@ struct PullOutcome {
     var mode: DisplayMode?
     /// The extension's preferred size for that mode's snapshot.
     var preferredSize: Size?
+    /// The date of the timeline entry the snapshot came from, if it did.
+    var date: Date?
 }
 
 extension PullOutcome {

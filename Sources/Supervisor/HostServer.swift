@@ -356,6 +356,6 @@ extension PullOutcome {
             id: id, extensionID: extensionID, result: result, snapshot: state.snapshot?.payload,
             version: (state.snapshot?.version ?? 0) &+ versionOffset,
             ageMs: UInt64(max(0, (state.age ?? .zero).wholeMicroseconds / 1000)),
-            stale: state.isStale, expired: expired, error: state.error, mode: mode, preferredSize: preferredSize)
+            stale: state.isStale, expired: expired, error: state.error, mode: mode, preferredSize: preferredSize, date: date)
     }
 }

@@ -45,11 +45,14 @@ public enum ExtensionToSupervisor: Hashable, Sendable {
         public var error: String?
         /// The size the content would like to be shown at (`preferredContentSize`).
         public var preferredSize: Size?
+        /// With `newData`: later snapshots, each made current at its date (ascending, at
+        /// most ``TimelineEntry/maxCount``).
+        public var timeline: [TimelineEntry]?
 
         /// Creates the value from its fields.
         public init(
             id: RequestID, result: UpdateOutcome, snapshot: JSONValue? = nil, reload: ReloadHint? = nil,
-            error: String? = nil, preferredSize: Size? = nil
+            error: String? = nil, preferredSize: Size? = nil, timeline: [TimelineEntry]? = nil
         ) {
             self.id = id
             self.result = result
@@ -57,10 +60,11 @@ public enum ExtensionToSupervisor: Hashable, Sendable {
             self.reload = reload
             self.error = error
             self.preferredSize = preferredSize
+            self.timeline = timeline
         }
 
         private enum CodingKeys: String, CodingKey {
-            case id, result, snapshot, reload, error, preferredSize
+            case id, result, snapshot, reload, error, preferredSize, timeline
         }
 
         public init(from decoder: any Decoder) throws {
@@ -82,6 +86,13 @@ public enum ExtensionToSupervisor: Hashable, Sendable {
                 throw DecodingError.dataCorruptedError(
                     forKey: .preferredSize, in: container,
                     debugDescription: "width and height must be in 0...\(Size.largestSide)")
+            }
+            if container.contains(.timeline) {
+                guard result == .newData else {
+                    throw DecodingError.dataCorruptedError(
+                        forKey: .timeline, in: container, debugDescription: "allowed with newData only")
+                }
+                timeline = try container.decodeTimeline(forKey: .timeline)
             }
         }
     }

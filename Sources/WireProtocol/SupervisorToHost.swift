@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// A message the supervisor sends to a host on `<runtime_dir>/host.sock`.
 public enum SupervisorToHost: Hashable, Sendable {
     /// `extensions`: the answer to `list`.
@@ -86,12 +92,14 @@ public enum SupervisorToHost: Hashable, Sendable {
         public var mode: DisplayMode?
         /// The size the extension would like its content shown at, when it said.
         public var preferredSize: Size?
+        /// When the snapshot came from a `timeline`: the entry's date.
+        public var date: Date?
 
         /// Creates the value from its fields.
         public init(
             id: RequestID?, extensionID: String, result: SnapshotResult, snapshot: EncodedJSON?, version: UInt64,
             ageMs: UInt64, stale: Bool, expired: Bool = false, error: String? = nil, mode: DisplayMode? = nil,
-            preferredSize: Size? = nil
+            preferredSize: Size? = nil, date: Date? = nil
         ) {
             self.id = id
             self.extensionID = extensionID
@@ -104,10 +112,11 @@ public enum SupervisorToHost: Hashable, Sendable {
             self.error = error
             self.mode = mode
             self.preferredSize = preferredSize
+            self.date = date
         }
 
         private enum CodingKeys: String, CodingKey {
-            case id, extensionID = "extension", result, snapshot, version, ageMs, stale, expired, error, mode, preferredSize
+            case id, extensionID = "extension", result, snapshot, version, ageMs, stale, expired, error, mode, preferredSize, date
         }
 
         public init(from decoder: any Decoder) throws {
@@ -123,6 +132,12 @@ public enum SupervisorToHost: Hashable, Sendable {
             error = try container.decodeIfPresent(String.self, forKey: .error)
             mode = try container.decodeIfPresent(DisplayMode.self, forKey: .mode)
             preferredSize = try container.decodeIfPresent(Size.self, forKey: .preferredSize)
+            if let text = try container.decodeIfPresent(String.self, forKey: .date) {
+                guard let date = RFC3339.date(from: text) else {
+                    throw DecodingError.dataCorruptedError(forKey: .date, in: container, debugDescription: "expected an RFC 3339 time")
+                }
+                self.date = date
+            }
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -138,6 +153,7 @@ public enum SupervisorToHost: Hashable, Sendable {
             try container.encodeIfPresent(error, forKey: .error)
             try container.encodeIfPresent(mode, forKey: .mode)
             try container.encodeIfPresent(preferredSize, forKey: .preferredSize)
+            try container.encodeIfPresent(date.map(RFC3339.string(from:)), forKey: .date)
         }
 
         /// The whole `snapshot` line, written directly around the pre-encoded snapshot:
@@ -158,6 +174,7 @@ public enum SupervisorToHost: Hashable, Sendable {
             if let preferredSize {
                 line.field("preferredSize", json: Array("{\"width\":\(preferredSize.width),\"height\":\(preferredSize.height)}".utf8))
             }
+            if let date { line.field("date", string: RFC3339.string(from: date)) }
             return line.endMessage()
         }
     }

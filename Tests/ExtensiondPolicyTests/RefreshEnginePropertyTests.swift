@@ -206,6 +206,18 @@ private struct World {
             updateStarts.append(now)
         }
 
+        // Pushes go up one version at a time; timeline entries only once due.
+        var pushedVersion = before.record.snapshot?.version ?? 0
+        for case .pushSnapshot(let snapshot) in actions {
+            #expect(snapshot.version == pushedVersion + 1, "\(context)")
+            if let date = snapshot.timelineDate { #expect(date <= now, "\(context): an entry before its date") }
+            pushedVersion = snapshot.version
+        }
+        #expect(pushedVersion == after.record.snapshot?.version ?? 0, "\(context): a new version not pushed")
+        if case .timerFired = event, starts.isEmpty {
+            #expect(tokensAfter == tokensBefore, "\(context): a timeline spent budget")
+        }
+
         // Every pull is answered exactly once.
         for answer in actions.pullAnswers() {
             for pull in answer.pulls {
@@ -254,8 +266,12 @@ private struct World {
             let oldVersion = before.record.snapshot?.version ?? 0
             let newVersion = after.record.snapshot?.version ?? 0
             switch result {
-            case .newData(let payload):
-                #expect(newVersion == oldVersion + 1 && after.record.snapshot?.payload == payload, "\(context)")
+            case .newData(let payload, let timeline):
+                // Entries already due are current at once, one version each.
+                let due = timeline.prefix { $0.date <= now }
+                #expect(newVersion == oldVersion + 1 + UInt64(due.count), "\(context)")
+                #expect(after.record.snapshot?.payload == (due.last?.payload ?? payload), "\(context)")
+                #expect(after.record.timeline == Array(timeline.dropFirst(due.count)), "\(context)")
             case .noData, .failed:
                 #expect(newVersion == oldVersion && after.record.snapshot == before.record.snapshot, "\(context)")
             }
@@ -286,7 +302,10 @@ private struct World {
             // Only a widget appearing with a refresh that came due while it was hidden starts one.
             let overdue = before.record.schedule.nextRefresh.map { now >= $0 } ?? false
             if !starts.isEmpty { #expect(shown && !before.isShown && overdue, "\(context)") }
-            if !shown { #expect(after.wakeTime == after.updateInFlight?.deadline, "\(context): a hidden widget's schedule is armed") }
+            if !shown {
+                let wake = [after.updateInFlight?.deadline, after.record.timeline.first?.date].compactMap { $0 }.min()
+                #expect(after.wakeTime == wake, "\(context): a hidden widget's schedule is armed")
+            }
         }
     }
 
@@ -348,9 +367,19 @@ private struct World {
 
     private mutating func randomResult() -> UpdateResult<Int> {
         switch Int.random(in: 0..<10, using: &random) {
-        case 0..<4: .newData(Int.random(in: 0...1_000, using: &random))
+        case 0..<2: .newData(Int.random(in: 0...1_000, using: &random), timeline: randomTimeline())
+        case 2..<4: .newData(Int.random(in: 0...1_000, using: &random))
         case 4..<7: .noData
         default: .failed("failure \(Int.random(in: 0...9, using: &random))")
+        }
+    }
+
+    /// Up to 20 entries with ascending dates, the first ones sometimes already past.
+    private mutating func randomTimeline() -> [TimelineSnapshot<Int>] {
+        var date = now - .seconds(Int64.random(in: -60...120, using: &random))
+        return (0..<Int.random(in: 0...20, using: &random)).map { index in
+            date = date + .seconds(Int64.random(in: 1...3_600, using: &random))
+            return TimelineSnapshot(payload: 10_000 + index, date: date)
         }
     }
 

@@ -33,6 +33,9 @@ enum ScriptedExtension {
         /// Answers like `answer`, with the update's `mode` in the snapshot and a
         /// `preferredSize` of 100×40 in compact, 300×200 in expanded.
         case modes
+        /// Answers like `answer`, with a `timeline` of 60 entries `{"entry": i}` dated one
+        /// second apart from one second after the answer.
+        case timeline
     }
 
     /// The TOML `command` array that runs the extension with `behaviour`. `countFile`,
@@ -62,7 +65,7 @@ enum ScriptedExtension {
     }
 
     private static let source = #"""
-    import json, os, socket, sys, time
+    import datetime, json, os, socket, sys, time
 
     behaviour, count_file, delay, reload = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
     connection = socket.socket(fileno=int(os.environ["EXTENSIOND_FD"]))
@@ -120,6 +123,13 @@ enum ScriptedExtension {
             connection.sendall(b'{"type":"result","id":%d,"result":"newData","snapshot":"' % message["id"] + b"x" * (2 << 20) + b'"}\n')
         elif behaviour == "unknown-id":
             send({"type": "result", "id": message["id"] + 1000, "result": "noData"})
+        elif behaviour == "timeline":
+            answered += 1
+            start = datetime.datetime.now(datetime.timezone.utc)
+            def rfc3339(i):
+                return (start + datetime.timedelta(seconds=i)).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+            timeline = [{"date": rfc3339(i), "snapshot": {"entry": i}} for i in range(1, 61)]
+            send({"type": "result", "id": message["id"], "result": "newData", "snapshot": {"n": answered, "pid": os.getpid()}, "reload": reload, "timeline": timeline})
         elif behaviour == "modes":
             answered += 1
             size = {"width": 100, "height": 40} if message["mode"] == "compact" else {"width": 300, "height": 200}

@@ -80,6 +80,34 @@ import WireProtocol
             #"{"type":"perform","id":2,"extension":"x","items":[{"type":"t","path":"/p"}]}"#)
     }
 
+    @Test func timeline() throws {
+        let entries = [TimelineEntry(date: Date(timeIntervalSince1970: 1_795_334_400), snapshot: ["n": 3]),
+                       TimelineEntry(date: Date(timeIntervalSince1970: 1_795_334_401.5), snapshot: ["n": 4])]
+        try expectWire(
+            ExtensionToSupervisor.result(.init(id: 1, result: .newData, snapshot: ["n": 2], timeline: entries)),
+            #"{"type":"result","id":1,"result":"newData","snapshot":{"n":2},"timeline":[{"date":"2026-11-22T08:00:00Z","snapshot":{"n":3}},{"date":"2026-11-22T08:00:01.500Z","snapshot":{"n":4}}]}"#)
+        func refusal(_ fields: String) -> String? {
+            let line = #"{"type":"result","id":1,"# + fields + "}"
+            do {
+                _ = try ExtensionToSupervisor.decode(line: Array(line.utf8))
+                return nil
+            } catch {
+                return error.description
+            }
+        }
+        let date = { (second: Int) in
+            RFC3339.string(from: Date(timeIntervalSince1970: 1_795_334_400 + Double(second)))
+        }
+        let entry = { (second: Int) in #"{"date":""# + date(second) + #"","snapshot":1}"# }
+        #expect(refusal(#""result":"newData","snapshot":1,"timeline":["# + entry(2) + "," + entry(1) + "]")?.contains("dates must ascend") == true)
+        #expect(refusal(#""result":"newData","snapshot":1,"timeline":["# + entry(1) + "," + entry(1) + "]")?.contains("dates must ascend") == true)
+        let tooMany = (0..<257).map(entry).joined(separator: ",")
+        #expect(refusal(#""result":"newData","snapshot":1,"timeline":["# + tooMany + "]")?.contains("more than 256 entries") == true)
+        #expect(refusal(#""result":"noData","timeline":[]"#)?.contains("allowed with newData only") == true)
+        #expect(refusal(#""result":"newData","snapshot":1,"timeline":[{"date":"tomorrow","snapshot":1}]"#)?.contains("RFC 3339") == true)
+        #expect(refusal(#""result":"newData","snapshot":1,"timeline":{"date":"2026-11-22T08:00:00Z"}"#) != nil)
+    }
+
     @Test func visible() throws {
         try expectWire(
             HostToSupervisor.visible(.init(extensions: [.init(extensionID: "w"), .init(extensionID: "w", instance: "oslo")], visible: false)),
