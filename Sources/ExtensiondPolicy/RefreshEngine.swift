@@ -57,6 +57,14 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
             dailyBudget: parameters.dailyBudget, burst: parameters.budgetBurst, at: now)
     }
 
+    /// The budget this engine spends, replaced by `bucket` (a budget shared by several
+    /// engines, such as an extension's instances: hand it to the engine before each event
+    /// and take it back after).
+    public var budget: TokenBucket {
+        get { record.schedule.bucket }
+        set { record.schedule.bucket = newValue }
+    }
+
     /// When the daemon's timer for this extension must go off, if at all.
     public var wakeTime: Instant? {
         [inFlight?.request.deadline, record.timeline.first?.date, isShown ? record.schedule.nextRefresh : nil]

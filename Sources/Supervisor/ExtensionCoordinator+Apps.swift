@@ -13,7 +13,7 @@ extension ExtensionCoordinator {
         var scheduled: [String] = [], refused: [String] = []
         for record in selected {
             guard let slot = record.currentSlot else { continue }
-            let actions = slot.engine.handle(.reload, at: now, using: &random)
+            let actions = run(.reload, record, slot)
             for case .reloadAnswer(let answer) in actions {
                 if answer == .scheduled { scheduled.append(record.id) } else { refused.append(record.id) }
             }

@@ -28,13 +28,14 @@ extension ExtensionCoordinator {
         }
         let started = clock.now
         switch record.queue.removeFirst() {
-        case .update(let request, let mode):
+        case .update(let request, let key):
             nextRequestID += 1
             let requestID = RequestID(rawValue: nextRequestID)
-            record.outstanding = .update(requestID, ModeUpdate(mode: mode, id: request.id), startedAt: started)
-            let maxSize = record.slots[mode]?.maxSize ?? Size(width: 320, height: 160)
-            processes.send(.update(.init(id: requestID, mode: mode, maxSize: maxSize,
-                                         reason: WireProtocol.UpdateReason(request.reason))), to: record.id)
+            record.outstanding = .update(requestID, ModeUpdate(key: key, id: request.id), startedAt: started)
+            let slot = record.slots[key]
+            processes.send(.update(.init(id: requestID, mode: key.mode, maxSize: slot?.maxSize ?? Size(width: 320, height: 160),
+                                         reason: WireProtocol.UpdateReason(request.reason),
+                                         instance: key.instance, params: slot?.params)), to: record.id)
         case .action(let items, let completion):
             nextRequestID += 1
             let requestID = RequestID(rawValue: nextRequestID)

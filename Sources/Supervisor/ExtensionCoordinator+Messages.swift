@@ -49,7 +49,7 @@ extension ExtensionCoordinator {
             record.statistics.updateLatency.record(clock.now.since(startedAt))
             let hint = result.reload.map { policyHint($0) } ?? .atEnd
             // A mode dropped by a reconfiguration while its update ran has no one to tell.
-            if let slot = record.slots[update.mode] {
+            if let slot = record.slots[update.key] {
                 if result.result == .newData { slot.preferredSize = result.preferredSize }
                 handle(.updateFinished(update.id, outcome, reload: hint), record, slot)
             }

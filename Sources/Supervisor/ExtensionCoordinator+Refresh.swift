@@ -11,7 +11,16 @@ import WireProtocol
 extension ExtensionCoordinator {
     /// Applies `event` to the engine of `slot` and performs what it says.
     func handle(_ event: RefreshEvent<EncodedJSON>, _ record: ExtensionRecord, _ slot: ModeSlot) {
-        perform(record, slot, slot.engine.handle(event, at: now, using: &random))
+        perform(record, slot, run(event, record, slot))
+    }
+
+    /// Applies `event` to the engine of `slot` with the extension's shared budget, and
+    /// returns the actions to perform.
+    func run(_ event: RefreshEvent<EncodedJSON>, _ record: ExtensionRecord, _ slot: ModeSlot) -> [RefreshAction<EncodedJSON>] {
+        if let budget = record.budget { slot.engine.budget = budget }
+        let actions = slot.engine.handle(event, at: now, using: &random)
+        record.budget = slot.engine.budget
+        return actions
     }
 
     func perform(_ record: ExtensionRecord, _ slot: ModeSlot, _ actions: [RefreshAction<EncodedJSON>]) {
@@ -33,21 +42,21 @@ extension ExtensionCoordinator {
                     slot.revalidations.removeValue(forKey: token)?(outcome)
                 }
             case .startUpdate(let request):
-                record.queue.append(.update(request, slot.mode))
+                record.queue.append(.update(request, slot.key))
                 dispatch(record)
             case .pushSnapshot(let snapshot):
                 onPush?(record.id, SupervisorToHost.Snapshot(
                     id: nil, extensionID: record.id, result: .newData, snapshot: snapshot.payload,
                     version: snapshot.version &+ record.shownVersion.offset,
                     ageMs: 0, stale: false, mode: slot.mode, preferredSize: slot.preferredSize,
-                    date: snapshot.timelineDate.map(wallDate(of:))))
+                    date: snapshot.timelineDate.map(wallDate(of:)), instance: slot.instance))
             case .killForDeadline:
                 record.abandonOutstandingUpdate(at: clock.now)
                 record.lastResult = ("failed", clock.now)
                 if processes.phase(of: record.id) != .notRunning {
                     processes.kill(record.id, reason: .deadline, message: "no result within deadline \(record.spec.refresh.deadline.formatted)")
                 }
-                record.queue.removeAll { if case .update(_, slot.mode) = $0 { true } else { false } }
+                record.queue.removeAll { if case .update(_, slot.key) = $0 { true } else { false } }
             case .armTimer(let instant):
                 armRefreshTimer(record, slot, at: instant)
             case .persist:

@@ -10,11 +10,14 @@ extension ExtensionCoordinator {
     /// With `revalidated`, an expired snapshot is answered at once (`expired`) while an
     /// update replaces it, and `revalidated` gets that update's outcome; without it (the
     /// host's `wait: true`, the CLI) the answer waits for the update.
-    func pull(_ id: String, mode: DisplayMode, maxSize: Size, revalidated: ((PullOutcome) -> Void)? = nil,
+    func pull(_ id: String, mode: DisplayMode, maxSize: Size, instance: String? = nil, params: JSONValue? = nil,
+              revalidated: ((PullOutcome) -> Void)? = nil,
               completion: @escaping (PullOutcome) -> Void) throws(RequestRejection) {
         let record = try usableRecord(id, point: .widget)
-        guard let slot = record.slots[mode] else { throw .undeclaredMode(id, mode.rawValue) }
-        record.lastPulledMode = mode
+        guard let own = record.slots[SlotKey(mode: mode, instance: nil)] else { throw .undeclaredMode(id, mode.rawValue) }
+        let slot = try instance.map { name throws(RequestRejection) in try instanceSlot(record, mode: mode, name) } ?? own
+        if let params { slot.params = params }
+        if instance == nil { record.lastPulledMode = mode }
         slot.maxSize = maxSize
         record.lastUsed = clock.now
         nextPullToken += 1
@@ -38,6 +41,25 @@ extension ExtensionCoordinator {
         for record in selected {
             if let slot = record.currentSlot { handle(.manualRefresh, record, slot) }
         }
+    }
+
+    /// Instances an extension may have at once (each mode of each holds a snapshot).
+    static let maxInstances = 64
+
+    /// The slot of `mode` of the instance `name`, made at its first pull with a fresh
+    /// engine: its snapshot, freshness and timeline are its own, its budget the extension's.
+    private func instanceSlot(_ record: ExtensionRecord, mode: DisplayMode, _ name: String) throws(RequestRejection) -> ModeSlot {
+        let key = SlotKey(mode: mode, instance: name)
+        if let slot = record.slots[key] { return slot }
+        let known = record.slots.keys.contains { $0.instance == name }
+        guard known || record.instanceCount < Self.maxInstances else { throw .tooManyInstances(record.id, Self.maxInstances) }
+        let slot = ModeSlot(mode: mode, instance: name,
+                            engine: RefreshEngine(parameters: RefreshParameters(record.spec.refresh), now: now), preferredSize: nil)
+        // Its siblings' params until a host gives its own.
+        slot.params = record.slots.values.first { $0.instance == name }?.params
+        record.add(slot)
+        if !record.isShown { handle(.visibilityChanged(shown: false), record, slot) }
+        return slot
     }
 
     /// Whether some host shows widget `id`: hidden, its scheduled refreshes wait (in every

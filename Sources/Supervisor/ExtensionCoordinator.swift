@@ -112,18 +112,20 @@ final class ExtensionCoordinator {
         spec.point == .widget ? spec.modes.compactMap { DisplayMode(rawValue: $0.rawValue) } : []
     }
 
-    /// New parameters for the modes kept, a fresh engine for each mode added, and the
-    /// pulls of each mode removed answered as if the extension were.
+    /// New parameters for the modes kept (of the widget and its instances), a fresh engine
+    /// for each mode added, and the pulls of each mode removed answered as if the extension were.
     private func reconfigureSlots(_ record: ExtensionRecord, _ parameters: RefreshParameters) {
         let declared = declaredModes(record.spec)
         let removed = record.slots.values.filter { !declared.contains($0.mode) }
-        let slots = declared.map { mode in
-            record.slots[mode] ?? ModeSlot(mode: mode, engine: RefreshEngine(parameters: parameters, now: now), preferredSize: nil)
+        let added = declared.filter { record.slots[SlotKey(mode: $0, instance: nil)] == nil }.map {
+            ModeSlot(mode: $0, engine: RefreshEngine(parameters: parameters, now: now), preferredSize: nil)
         }
+        let slots = record.slots.values.filter { declared.contains($0.mode) } + added
         record.replaceSlots(slots)
+        if record.budget == nil { record.budget = slots.first?.engine.budget }
         for slot in slots { handle(.reconfigured(parameters), record, slot) }
         if !removed.isEmpty {
-            record.queue.removeAll { if case .update(_, let mode) = $0 { !declared.contains(mode) } else { false } }
+            record.queue.removeAll { if case .update(_, let key) = $0 { !declared.contains(key.mode) } else { false } }
             for slot in removed { slot.refreshTimer = nil }
             answerWaitingPulls(record, removed, because: "mode no longer declared by extension \"\(record.id)\"")
         }
@@ -136,7 +138,8 @@ final class ExtensionCoordinator {
             let last = slot.engine.state(at: now)
             let outcome = PullOutcome(result: .failed, delivery: .updated,
                                       state: SnapshotState(snapshot: last.snapshot, age: last.age, isFresh: false, error: reason),
-                                      versionOffset: record.shownVersion.offset, mode: slot.mode, preferredSize: slot.preferredSize)
+                                      versionOffset: record.shownVersion.offset, mode: slot.mode, preferredSize: slot.preferredSize,
+                                      instance: slot.instance)
             let pulls = slot.pendingPulls
             slot.pendingPulls.removeAll()
             slot.revalidations.removeAll()

@@ -14,8 +14,11 @@ import WireProtocol
 final class ExtensionRecord {
     let id: String
     var spec: ExtensionSpec
-    /// The declared display modes, each with its own refresh state; actions have none.
-    private(set) var slots: [DisplayMode: ModeSlot]
+    /// The declared display modes, each with its own refresh state, of the widget and of
+    /// the instances hosts pulled; actions have none.
+    private(set) var slots: [SlotKey: ModeSlot]
+    /// The refresh budget all slots share (handed to each engine around its events).
+    var budget: TokenBucket?
     /// The user's activation state (persisted).
     var enabled: Bool
     /// `false` after `setHasContent false`: hosts hide the extension.
@@ -42,23 +45,50 @@ final class ExtensionRecord {
     init(spec: ExtensionSpec, slots: [ModeSlot], enabled: Bool, now: MonotonicInstant) {
         id = spec.id
         self.spec = spec
-        self.slots = Dictionary(uniqueKeysWithValues: slots.map { ($0.mode, $0) })
+        self.slots = Dictionary(uniqueKeysWithValues: slots.map { ($0.key, $0) })
+        budget = slots.first?.engine.budget
         lastPulledMode = slots.first?.mode ?? .compact
         self.enabled = enabled
         lastUsed = now
     }
 
-    /// The slots in declaration order.
+    /// The widget's own slots in declaration order, then its instances' by name.
     var orderedSlots: [ModeSlot] {
-        spec.modes.compactMap { DisplayMode(rawValue: $0.rawValue).flatMap { slots[$0] } }
+        let own = spec.modes.compactMap { DisplayMode(rawValue: $0.rawValue).flatMap { slots[SlotKey(mode: $0, instance: nil)] } }
+        let instances = slots.values.filter { $0.instance != nil }
+            .sorted { ($0.instance ?? "", $0.mode.rawValue) < ($1.instance ?? "", $1.mode.rawValue) }
+        return own + instances
     }
 
-    /// The slot of the last pull's mode, or the first declared one when that mode was dropped.
-    var currentSlot: ModeSlot? { slots[lastPulledMode] ?? orderedSlots.first }
+    /// The widget's own slot of the last pull's mode, or the first declared one when that
+    /// mode was dropped.
+    var currentSlot: ModeSlot? { slots[SlotKey(mode: lastPulledMode, instance: nil)] ?? orderedSlots.first }
+
+    /// The declared modes.
+    var modes: [DisplayMode] { orderedSlots.filter { $0.instance == nil }.map(\.mode) }
+
+    /// Instances hosts pulled, each counted once whatever its modes.
+    var instanceCount: Int { Set(slots.keys.compactMap(\.instance)).count }
 
     /// After a reconfiguration: `slots` exactly, the removed ones retired by the caller.
     func replaceSlots(_ slots: [ModeSlot]) {
-        self.slots = Dictionary(uniqueKeysWithValues: slots.map { ($0.mode, $0) })
+        self.slots = Dictionary(uniqueKeysWithValues: slots.map { ($0.key, $0) })
+    }
+
+    /// A slot for an instance a host pulled for the first time.
+    func add(_ slot: ModeSlot) {
+        slots[slot.key] = slot
+    }
+
+    /// What `state_dir` keeps: the widget's own modes (instances live as long as the
+    /// daemon), each with the shared budget.
+    var savedModes: [DisplayMode: SavedMode] {
+        var saved: [DisplayMode: SavedMode] = [:]
+        for slot in slots.values where slot.instance == nil {
+            if let budget { slot.engine.budget = budget }
+            saved[slot.mode] = slot.saved
+        }
+        return saved
     }
 
     /// Whether some mode has an update in flight.
@@ -93,15 +123,15 @@ enum OutstandingRequest {
     }
 }
 
-/// An update of one mode's engine.
+/// An update of one slot's engine.
 struct ModeUpdate: Equatable {
-    var mode: DisplayMode
+    var key: SlotKey
     var id: UpdateID
 }
 
 /// A request waiting to be sent.
 enum QueuedRequest {
-    case update(UpdateRequest, DisplayMode)
+    case update(UpdateRequest, SlotKey)
     case action(items: [Item], completion: (ActionOutcome) -> Void)
 }
 
@@ -120,13 +150,15 @@ struct PullOutcome {
     var preferredSize: Size?
     /// The date of the timeline entry the snapshot came from, if it did.
     var date: Date?
+    /// The instance answered, if the pull named one.
+    var instance: String?
 }
 
 extension PullOutcome {
     init(_ answer: PullAnswer<EncodedJSON>, slot: ModeSlot, versionOffset: UInt64) {
         self.init(result: SnapshotResult(rawValue: answer.result.rawValue) ?? .failed, delivery: answer.delivery,
                   state: answer.state, versionOffset: versionOffset, expired: answer.isRevalidating,
-                  mode: slot.mode, preferredSize: slot.preferredSize)
+                  mode: slot.mode, preferredSize: slot.preferredSize, instance: slot.instance)
     }
 }
 

@@ -220,7 +220,7 @@ final class HostServer {
             let infos = extensions.records.values.sorted { $0.id < $1.id }.map {
                 SupervisorToHost.ExtensionInfo(id: $0.id, app: $0.spec.app, point: $0.spec.point.rawValue,
                                                enabled: $0.enabled, hasContent: $0.hasContent,
-                                               modes: $0.spec.point == .widget ? $0.orderedSlots.map(\.mode) : nil)
+                                               modes: $0.spec.point == .widget ? $0.modes : nil)
             }
             host.send(.extensions(.init(id: request.id, extensions: infos)))
         case .pull(let request):
@@ -232,7 +232,7 @@ final class HostServer {
             }
             do {
                 try extensions.pull(request.extensionID, mode: request.mode, maxSize: request.maxSize,
-                                    revalidated: revalidated) { [weak self, weak host] outcome in
+                                    instance: request.instance, params: request.params, revalidated: revalidated) { [weak self, weak host] outcome in
                     self?.answerLater(host, .snapshot(outcome.snapshot(id: request.id, extensionID: request.extensionID)))
                 }
             } catch {
@@ -356,6 +356,6 @@ extension PullOutcome {
             id: id, extensionID: extensionID, result: result, snapshot: state.snapshot?.payload,
             version: (state.snapshot?.version ?? 0) &+ versionOffset,
             ageMs: UInt64(max(0, (state.age ?? .zero).wholeMicroseconds / 1000)),
-            stale: state.isStale, expired: expired, error: state.error, mode: mode, preferredSize: preferredSize, date: date)
+            stale: state.isStale, expired: expired, error: state.error, mode: mode, preferredSize: preferredSize, date: date, instance: instance)
     }
 }

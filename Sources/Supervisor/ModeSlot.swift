@@ -1,11 +1,16 @@
 import ExtensiondPolicy
 import WireProtocol
 
-/// One display mode of a widget (`modes`): its own snapshot, freshness, cooldown and
-/// scheduled refreshes, so that an `expanded` pull never gets the `compact` content.
+/// One display mode (`modes`) of a widget or of one of its instances: its own snapshot,
+/// freshness, cooldown, timeline and scheduled refreshes, so that an `expanded` pull never
+/// gets the `compact` content, nor one city another's. The budget is the extension's.
 final class ModeSlot {
     let mode: DisplayMode
+    /// `nil` for the widget itself.
+    let instance: String?
     var engine: RefreshEngine<EncodedJSON>
+    /// The instance's settings, as a host last gave them; sent with its updates.
+    var params: JSONValue?
     var refreshTimer: (any CoordinatorTimer)?
     /// The size of the last pull in this mode, sent with scheduled and manual updates too.
     var maxSize = Size(width: 320, height: 160)
@@ -17,14 +22,23 @@ final class ModeSlot {
     /// once the update revalidating it is over.
     var revalidations: [PullToken: (PullOutcome) -> Void] = [:]
 
-    init(mode: DisplayMode, engine: RefreshEngine<EncodedJSON>, preferredSize: Size?) {
+    init(mode: DisplayMode, instance: String? = nil, engine: RefreshEngine<EncodedJSON>, preferredSize: Size?) {
         self.mode = mode
+        self.instance = instance
         self.engine = engine
         self.preferredSize = preferredSize
     }
 
+    var key: SlotKey { SlotKey(mode: mode, instance: instance) }
+
     /// What is saved in `state_dir` for this mode.
     var saved: SavedMode { SavedMode(record: engine.record, preferredSize: preferredSize) }
+}
+
+/// Which snapshot slot: a display mode of the widget or of one of its instances.
+struct SlotKey: Hashable {
+    var mode: DisplayMode
+    var instance: String?
 }
 
 /// The persisted part of a ``ModeSlot``.

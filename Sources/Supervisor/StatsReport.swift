@@ -31,10 +31,7 @@ extension Daemon {
                 stats.resultsNoData = counters.resultsNoData
                 stats.resultsFailed = counters.resultsFailed
                 stats.updateLatencyUs = counters.updateLatency.map(Latency.init)
-                // Of the mode last pulled: each mode has its own budget and schedule.
-                if let slot = record.currentSlot {
-                    stats.budgetLeft = slot.engine.record.schedule.bucket.tokens(at: now.policyInstant)
-                }
+                stats.budgetLeft = record.budget?.tokens(at: now.policyInstant)
                 if let next = record.slots.values.compactMap(\.engine.record.schedule.nextRefresh).min() {
                     let wait: Duration = next - now.policyInstant
                     stats.nextRefreshInMs = wait.wholeMicroseconds / 1000

@@ -94,12 +94,14 @@ public enum SupervisorToHost: Hashable, Sendable {
         public var preferredSize: Size?
         /// When the snapshot came from a `timeline`: the entry's date.
         public var date: Date?
+        /// The instance the snapshot is of, when it is not the widget itself.
+        public var instance: String?
 
         /// Creates the value from its fields.
         public init(
             id: RequestID?, extensionID: String, result: SnapshotResult, snapshot: EncodedJSON?, version: UInt64,
             ageMs: UInt64, stale: Bool, expired: Bool = false, error: String? = nil, mode: DisplayMode? = nil,
-            preferredSize: Size? = nil, date: Date? = nil
+            preferredSize: Size? = nil, date: Date? = nil, instance: String? = nil
         ) {
             self.id = id
             self.extensionID = extensionID
@@ -113,10 +115,12 @@ public enum SupervisorToHost: Hashable, Sendable {
             self.mode = mode
             self.preferredSize = preferredSize
             self.date = date
+            self.instance = instance
         }
 
         private enum CodingKeys: String, CodingKey {
-            case id, extensionID = "extension", result, snapshot, version, ageMs, stale, expired, error, mode, preferredSize, date
+            case id, extensionID = "extension", result, snapshot, version, ageMs, stale, expired, error, mode, preferredSize, date,
+                 instance
         }
 
         public init(from decoder: any Decoder) throws {
@@ -138,6 +142,7 @@ public enum SupervisorToHost: Hashable, Sendable {
                 }
                 self.date = date
             }
+            instance = try container.decodeIfPresent(String.self, forKey: .instance)
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -154,6 +159,7 @@ public enum SupervisorToHost: Hashable, Sendable {
             try container.encodeIfPresent(mode, forKey: .mode)
             try container.encodeIfPresent(preferredSize, forKey: .preferredSize)
             try container.encodeIfPresent(date.map(RFC3339.string(from:)), forKey: .date)
+            try container.encodeIfPresent(instance, forKey: .instance)
         }
 
         /// The whole `snapshot` line, written directly around the pre-encoded snapshot:
@@ -175,6 +181,7 @@ public enum SupervisorToHost: Hashable, Sendable {
                 line.field("preferredSize", json: Array("{\"width\":\(preferredSize.width),\"height\":\(preferredSize.height)}".utf8))
             }
             if let date { line.field("date", string: RFC3339.string(from: date)) }
+            if let instance { line.field("instance", string: instance) }
             return line.endMessage()
         }
     }

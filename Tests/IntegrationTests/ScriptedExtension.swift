@@ -36,6 +36,8 @@ enum ScriptedExtension {
         /// Answers like `answer`, with a `timeline` of 60 entries `{"entry": i}` dated one
         /// second apart from one second after the answer.
         case timeline
+        /// Answers like `answer`, with the update's `instance` and `params` in the snapshot.
+        case params
     }
 
     /// The TOML `command` array that runs the extension with `behaviour`. `countFile`,
@@ -130,6 +132,10 @@ enum ScriptedExtension {
                 return (start + datetime.timedelta(seconds=i)).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
             timeline = [{"date": rfc3339(i), "snapshot": {"entry": i}} for i in range(1, 61)]
             send({"type": "result", "id": message["id"], "result": "newData", "snapshot": {"n": answered, "pid": os.getpid()}, "reload": reload, "timeline": timeline})
+        elif behaviour == "params":
+            answered += 1
+            snapshot = {"n": answered, "instance": message.get("instance"), "params": message.get("params")}
+            send({"type": "result", "id": message["id"], "result": "newData", "snapshot": snapshot, "reload": reload})
         elif behaviour == "modes":
             answered += 1
             size = {"width": 100, "height": 40} if message["mode"] == "compact" else {"width": 300, "height": 200}

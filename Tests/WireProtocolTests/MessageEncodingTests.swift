@@ -80,6 +80,19 @@ import WireProtocol
             #"{"type":"perform","id":2,"extension":"x","items":[{"type":"t","path":"/p"}]}"#)
     }
 
+    @Test func instances() throws {
+        try expectWire(
+            HostToSupervisor.pull(.init(id: 2, extensionID: "w", mode: .compact, maxSize: size, instance: "oslo", params: ["city": "Oslo"])),
+            #"{"type":"pull","id":2,"extension":"w","mode":"compact","maxSize":{"width":320,"height":120},"instance":"oslo","params":{"city":"Oslo"}}"#)
+        try expectWire(
+            SupervisorToExtension.update(.init(id: 3, mode: .compact, maxSize: size, reason: .pull, instance: "oslo", params: ["city": "Oslo"])),
+            #"{"type":"update","id":3,"mode":"compact","maxSize":{"width":320,"height":120},"reason":"pull","instance":"oslo","params":{"city":"Oslo"}}"#)
+        let big = String(repeating: "x", count: 5000)
+        let tooBig = #"{"type":"pull","id":1,"extension":"w","mode":"compact","maxSize":{"width":1,"height":1},"params":""# + big + #""}"#
+        let error = #expect(throws: ProtocolError.self) { try HostToSupervisor.decode(line: Array(tooBig.utf8)) }
+        #expect(error.map { "\($0)".contains("params") } == true)
+    }
+
     @Test func timeline() throws {
         let entries = [TimelineEntry(date: Date(timeIntervalSince1970: 1_795_334_400), snapshot: ["n": 3]),
                        TimelineEntry(date: Date(timeIntervalSince1970: 1_795_334_401.5), snapshot: ["n": 4])]
