@@ -51,12 +51,15 @@ final class HostServer {
         connections.removeAll()
     }
 
-    /// Sends `snapshot` to every host subscribed to its extension; a host that is behind
-    /// gets it later, in place of any older one of the same extension.
+    /// Sends `snapshot` to every host subscribed to its extension that shows its mode and
+    /// instance (see ``HostConnection/wants(_:firstMode:)``); a host that is behind gets it
+    /// later, in place of any older one of the same extension, mode and instance.
     func push(_ snapshot: SupervisorToHost.Snapshot) {
         let line = SupervisorToHost.snapshot(snapshot).encodedLine()
-        for host in connections.values where host.subscriptions.contains(snapshot.extensionID) {
-            host.push(line, of: snapshot.extensionID)
+        let firstMode = extensions.records[snapshot.extensionID]?.modes.first
+        let key = SlotKey(mode: snapshot.mode ?? .compact, instance: snapshot.instance)
+        for host in connections.values where host.subscriptions.contains(snapshot.extensionID) && host.wants(snapshot, firstMode: firstMode) {
+            host.push(line, of: snapshot.extensionID, key)
         }
         enforceLimits()
     }
@@ -214,6 +217,7 @@ final class HostServer {
             }
             host.used.formUnion(requested)
         }
+
         switch message {
         case .list(let request):
             host.listed = true
@@ -235,6 +239,8 @@ final class HostServer {
                                     instance: request.instance, params: request.params, revalidated: revalidated) { [weak self, weak host] outcome in
                     self?.answerLater(host, .snapshot(outcome.snapshot(id: request.id, extensionID: request.extensionID)))
                 }
+                // Once accepted: the extension exists and the instance is within its limit.
+                host.pulled(request.extensionID, SlotKey(mode: request.mode, instance: request.instance))
             } catch {
                 host.send(.error(.init(id: request.id, error: error.description)))
             }
@@ -288,7 +294,9 @@ final class HostConnection {
     fileprivate var isReading = true
     fileprivate var farewellTimer: EventSource?
     /// The latest push of each extension not sent yet, and their size.
-    private var heldPushes: [String: [UInt8]] = [:]
+    private var heldPushes: [HeldPush: [UInt8]] = [:]
+    /// The modes and instances it pulled of each extension: the pushes it gets.
+    private var pulledSlots: [String: Set<SlotKey>] = [:]
     private var heldBytes = 0
     /// Extensions it pulled, subscribed to or performed: it hears when they end.
     fileprivate(set) var used: Set<String> = []
@@ -307,17 +315,32 @@ final class HostConnection {
     /// Bytes the daemon holds for this host: queued on the socket and held back.
     var queuedByteCount: Int { (connection?.queuedByteCount ?? 0) + heldBytes }
 
-    fileprivate func push(_ line: [UInt8], of extensionID: String) {
+    /// A pull of `extensionID` (a configured one) in the mode and instance of `key`.
+    fileprivate func pulled(_ extensionID: String, _ key: SlotKey) {
+        pulledSlots[extensionID, default: []].insert(key)
+    }
+
+    /// Whether `snapshot` is one it shows: of a mode and instance it pulled, or, before its
+    /// first pull of the extension, of the widget itself in its first mode (what a
+    /// version-1 host, which knows no modes or instances, expects).
+    fileprivate func wants(_ snapshot: SupervisorToHost.Snapshot, firstMode: DisplayMode?) -> Bool {
+        guard let pulled = pulledSlots[snapshot.extensionID] else {
+            return snapshot.instance == nil && (snapshot.mode == nil || snapshot.mode == firstMode)
+        }
+        return pulled.contains(SlotKey(mode: snapshot.mode ?? .compact, instance: snapshot.instance))
+    }
+
+    fileprivate func push(_ line: [UInt8], of extensionID: String, _ key: SlotKey) {
         guard let connection, isReading else { return }
         if heldPushes.isEmpty && connection.queuedByteCount < HostLimits.coalesceAfter {
             return connection.send(line)
         }
-        heldBytes += line.count - (heldPushes.updateValue(line, forKey: extensionID)?.count ?? 0)
+        heldBytes += line.count - (heldPushes.updateValue(line, forKey: HeldPush(extensionID: extensionID, slot: key))?.count ?? 0)
     }
 
     /// The host caught up: what was held back goes out.
     fileprivate func sendHeldPushes() {
-        let held = heldPushes.sorted { $0.key < $1.key }
+        let held = heldPushes.sorted { $0.key.order.lexicographicallyPrecedes($1.key.order) }
         dropHeldPushes()
         for (_, line) in held { connection?.send(line) }
     }
@@ -326,6 +349,15 @@ final class HostConnection {
         heldPushes.removeAll()
         heldBytes = 0
     }
+}
+
+/// Which snapshot a held push is: only the latest of each is kept.
+private struct HeldPush: Hashable {
+    var extensionID: String
+    var slot: SlotKey
+
+    /// Extensions in name order, then modes and instances.
+    var order: [String] { [extensionID, slot.mode.rawValue, slot.instance ?? ""] }
 }
 
 /// What a host that does not read may make the daemon hold (docs/PROTOCOL.md, Limits).

@@ -18,6 +18,9 @@ import WireProtocol
                 + ExtensionTestBed.extensionTable(Self.compactOnly, command: try bed.command(.modes),
                                                   settings: "modes = [\"compact\"]"))
         let host = try bed.daemon.connectHost()
+        // A version-1 host: it subscribes and knows no modes.
+        let subscriber = try bed.daemon.connectHost()
+        try subscriber.send(.subscribe(.init(extensions: [Self.both])))
 
         try host.send(.list(.init(id: 1)))
         guard case .extensions(let list) = try host.receive(matching: { $0.answerID == RequestID(rawValue: 1) }) else {
@@ -35,6 +38,13 @@ import WireProtocol
         #expect(expanded.result == .newData && expanded.mode == .expanded && expanded.version == 1)
         #expect(try expanded.snapshot?.decoded() == ["n": 2, "pid": pid(compact), "mode": "expanded"])
         #expect(expanded.preferredSize == Size(width: 300, height: 200))
+
+        // The subscriber hears of the compact snapshot, not of the expanded one it never pulled.
+        let pushed = try subscriber.receive { if case .snapshot(let pushed) = $0 { pushed.id == nil } else { false } }
+        #expect(pushed == .snapshot(SupervisorToHost.Snapshot(
+            id: nil, extensionID: Self.both, result: .newData, snapshot: compact.snapshot, version: 1, ageMs: 0, stale: false,
+            mode: .compact, preferredSize: compact.preferredSize)))
+        #expect((try? subscriber.receive(timeout: 1) { if case .snapshot = $0 { true } else { false } }) == nil)
 
         let cachedCompact = try snapshot(host.pull(Self.both, id: 4, mode: .compact))
         #expect(cachedCompact.result == .cached && cachedCompact.snapshot == compact.snapshot)
