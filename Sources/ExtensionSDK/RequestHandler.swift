@@ -12,6 +12,9 @@ struct WidgetHandler<W: Widget>: RequestHandler {
     mutating func answer(_ request: SupervisorToExtension, context: ExtensionContext) -> ExtensionToSupervisor? {
         switch request {
         case .update(let update):
+            context.instance = update.instance
+            context.params = update.params
+            defer { context.instance = nil; context.params = nil }
             let result = widget.update(
                 mode: update.mode, maxSize: update.maxSize, reason: update.reason, context: context)
             return .result(Self.message(for: result, id: update.id))

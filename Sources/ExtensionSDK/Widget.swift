@@ -15,7 +15,9 @@ public protocol Widget {
     associatedtype Snapshot: Encodable
 
     /// Produces content for a host's `mode` and `maxSize`, as
-    /// `widgetPerformUpdateWithCompletionHandler` does. Runs on the runtime's only thread.
+    /// `widgetPerformUpdateWithCompletionHandler` does; `context.instance` and
+    /// `context.params` name the instance updated, when a host pulled one. Runs on the
+    /// runtime's only thread.
     mutating func update(mode: DisplayMode, maxSize: Size, reason: UpdateReason, context: ExtensionContext)
         -> UpdateResult<Snapshot>
 

@@ -35,7 +35,7 @@ extension ExtensionCoordinator {
             case .newData:
                 guard let snapshot = result.snapshot else { return violation(id, "newData without a snapshot") }
                 let timeline = (result.timeline ?? []).map {
-                    TimelineSnapshot(payload: $0.snapshot.encoded(), date: instant(of: $0.date))
+                    TimelineSnapshot(payload: $0.snapshot.encoded(), date: instant(of: $0.date, offsetMs: wallOffsetMs))
                 }
                 outcome = .newData(snapshot.encoded(), timeline: timeline)
             case .noData:
@@ -50,7 +50,10 @@ extension ExtensionCoordinator {
             let hint = result.reload.map { policyHint($0) } ?? .atEnd
             // A mode dropped by a reconfiguration while its update ran has no one to tell.
             if let slot = record.slots[update.key] {
-                if result.result == .newData { slot.preferredSize = result.preferredSize }
+                if result.result == .newData {
+                    slot.preferredSize = result.preferredSize
+                    slot.wallOffsetMs = wallOffsetMs
+                }
                 handle(.updateFinished(update.id, outcome, reload: hint), record, slot)
             }
             settle(record)
@@ -84,13 +87,13 @@ extension ExtensionCoordinator {
         case .atEnd: return .atEnd
         case .never: return .never
         case .after(let date):
-            return .after(instant(of: date))
+            return .after(instant(of: date, offsetMs: wallOffsetMs))
         }
     }
 
-    /// A wall-clock date as an instant of the monotonic clock.
-    private func instant(of date: Date) -> Instant {
-        now + .milliseconds(Int64((date.timeIntervalSince1970 * 1000).rounded()) - clock.wallMilliseconds)
+    /// A wall-clock date as an instant of the monotonic clock, `offsetMs` apart.
+    private func instant(of date: Date, offsetMs: Int64) -> Instant {
+        Instant(nanoseconds: (Int64((date.timeIntervalSince1970 * 1000).rounded()) - offsetMs) * 1_000_000)
     }
 
     /// Ends the run at its first violation; its timers cannot kill it a second time (and

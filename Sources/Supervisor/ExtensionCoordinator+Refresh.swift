@@ -29,7 +29,7 @@ extension ExtensionCoordinator {
             switch action {
             case .answer(let answer):
                 var outcome = PullOutcome(answer, slot: slot, versionOffset: record.shownVersion.offset)
-                outcome.date = answer.state.snapshot?.timelineDate.map(wallDate(of:))
+                outcome.date = answer.state.snapshot?.timelineDate.map { wallDate(of: $0, slot) }
                 for token in answer.pulls {
                     record.statistics.count(answer.delivery)
                     if !answer.isRevalidating { slot.revalidations[token] = nil }
@@ -37,7 +37,7 @@ extension ExtensionCoordinator {
                 }
             case .revalidated(let answer):
                 var outcome = PullOutcome(answer, slot: slot, versionOffset: record.shownVersion.offset)
-                outcome.date = answer.state.snapshot?.timelineDate.map(wallDate(of:))
+                outcome.date = answer.state.snapshot?.timelineDate.map { wallDate(of: $0, slot) }
                 for token in answer.pulls {
                     slot.revalidations.removeValue(forKey: token)?(outcome)
                 }
@@ -49,7 +49,7 @@ extension ExtensionCoordinator {
                     id: nil, extensionID: record.id, result: .newData, snapshot: snapshot.payload,
                     version: snapshot.version &+ record.shownVersion.offset,
                     ageMs: 0, stale: false, mode: slot.mode, preferredSize: slot.preferredSize,
-                    date: snapshot.timelineDate.map(wallDate(of:)), instance: slot.instance))
+                    date: snapshot.timelineDate.map { wallDate(of: $0, slot) }, instance: slot.instance))
             case .killForDeadline:
                 record.abandonOutstandingUpdate(at: clock.now)
                 record.lastResult = ("failed", clock.now)
@@ -67,10 +67,12 @@ extension ExtensionCoordinator {
         }
     }
 
-    /// An instant of the monotonic clock as a wall-clock date (a timeline entry's `date`).
-    func wallDate(of instant: Instant) -> Date {
-        let fromNow: Duration = instant - now
-        return Date(timeIntervalSince1970: Double(clock.wallMilliseconds + fromNow.wholeMicroseconds / 1000) / 1000)
+    /// Wall-clock milliseconds minus monotonic ones, now.
+    var wallOffsetMs: Int64 { clock.wallMilliseconds - now.nanoseconds / 1_000_000 }
+
+    /// A timeline entry's instant as the wall-clock date it was given as (see ``ModeSlot/wallOffsetMs``).
+    func wallDate(of instant: Instant, _ slot: ModeSlot) -> Date {
+        Date(timeIntervalSince1970: Double(instant.nanoseconds / 1_000_000 + slot.wallOffsetMs) / 1000)
     }
 
     func armRefreshTimer(_ record: ExtensionRecord, _ slot: ModeSlot, at instant: Instant?) {

@@ -54,7 +54,8 @@ extension ExtensionCoordinator {
         let known = record.slots.keys.contains { $0.instance == name }
         guard known || record.instanceCount < Self.maxInstances else { throw .tooManyInstances(record.id, Self.maxInstances) }
         let slot = ModeSlot(mode: mode, instance: name,
-                            engine: RefreshEngine(parameters: RefreshParameters(record.spec.refresh), now: now), preferredSize: nil)
+                            engine: RefreshEngine(parameters: RefreshParameters(record.spec.refresh), now: now), preferredSize: nil,
+                            wallOffsetMs: wallOffsetMs)
         // Its siblings' params until a host gives its own.
         slot.params = record.slots.values.first { $0.instance == name }?.params
         record.add(slot)

@@ -92,7 +92,7 @@ final class ExtensionCoordinator {
                     let engine = saved[mode].map {
                         RefreshEngine(parameters: parameters, restoring: $0.record, now: now)
                     } ?? RefreshEngine(parameters: parameters, now: now)
-                    return ModeSlot(mode: mode, engine: engine, preferredSize: saved[mode]?.preferredSize)
+                    return ModeSlot(mode: mode, engine: engine, preferredSize: saved[mode]?.preferredSize, wallOffsetMs: wallOffsetMs)
                 }
                 let record = ExtensionRecord(spec: spec, slots: slots, enabled: enabled, now: clock.now)
                 restoreShownVersion(record)
@@ -118,7 +118,7 @@ final class ExtensionCoordinator {
         let declared = declaredModes(record.spec)
         let removed = record.slots.values.filter { !declared.contains($0.mode) }
         let added = declared.filter { record.slots[SlotKey(mode: $0, instance: nil)] == nil }.map {
-            ModeSlot(mode: $0, engine: RefreshEngine(parameters: parameters, now: now), preferredSize: nil)
+            ModeSlot(mode: $0, engine: RefreshEngine(parameters: parameters, now: now), preferredSize: nil, wallOffsetMs: wallOffsetMs)
         }
         let slots = record.slots.values.filter { declared.contains($0.mode) } + added
         record.replaceSlots(slots)

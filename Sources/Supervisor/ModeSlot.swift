@@ -16,13 +16,18 @@ final class ModeSlot {
     var maxSize = Size(width: 320, height: 160)
     /// What the last `newData` asked for, passed to hosts with the snapshot.
     var preferredSize: Size?
+    /// Wall-clock milliseconds minus monotonic ones when its timeline came (or when the slot
+    /// was made): timeline dates go both ways with it, so a pull and a push of one entry
+    /// name the same `date`.
+    var wallOffsetMs: Int64
     /// Pulls waiting for the engine's answer.
     var pendingPulls: [PullToken: (PullOutcome) -> Void] = [:]
     /// Pulls that may be answered from an expired snapshot, and what to tell their host
     /// once the update revalidating it is over.
     var revalidations: [PullToken: (PullOutcome) -> Void] = [:]
 
-    init(mode: DisplayMode, instance: String? = nil, engine: RefreshEngine<EncodedJSON>, preferredSize: Size?) {
+    init(mode: DisplayMode, instance: String? = nil, engine: RefreshEngine<EncodedJSON>, preferredSize: Size?, wallOffsetMs: Int64) {
+        self.wallOffsetMs = wallOffsetMs
         self.mode = mode
         self.instance = instance
         self.engine = engine
