@@ -67,9 +67,20 @@ extension Campaigns {
     private mutating func extensionMessage(id: Int, outstanding: inout [Int]) -> JSONText {
         if !outstanding.isEmpty && mutator.chance(0.6) {
             let answered = outstanding.removeFirst()
-            return .object([("type", .string("result")), ("id", .int(answered)),
-                            ("result", .string(mutator.pick(["newData", "noData", "failed"]))),
-                            ("snapshot", .object([("n", .int(id))])), ("reload", .string(mutator.pick(["atEnd", "never"])))])
+            let size = JSONText.object([("width", .int(mutator.pick([-1, 0, 320, 70_000]))), ("height", .int(160))])
+            // Entries a second apart, in the past or the future, sometimes out of order.
+            let timeline = JSONText.array((0..<mutator.int(0...3)).map { index in
+                .object([("date", .string("20\(mutator.pick(["20", "40"]))-01-01T00:00:0\(mutator.chance(0.9) ? index : 0)Z")),
+                         ("snapshot", .object([("entry", .int(index))]))])
+            })
+            let result = mutator.pick(["newData", "noData", "failed"])
+            var members: [(String, JSONText)] = [
+                ("type", .string("result")), ("id", .int(answered)), ("result", .string(result)),
+                ("snapshot", .object([("n", .int(id))])), ("reload", .string(mutator.pick(["atEnd", "never"]))),
+                ("preferredSize", size),
+            ]
+            if result == "newData" { members.append(("timeline", timeline)) }
+            return .object(members)
         }
         // A `complete` for no `begin` and a second `ready` are violations: rare, as they end the run.
         if mutator.chance(0.01) {

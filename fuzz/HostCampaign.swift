@@ -46,13 +46,25 @@ extension Campaigns {
 
     private mutating func hostMessage(id: Int) -> JSONText {
         let size = JSONText.object([("width", .int(320)), ("height", .int(160))])
-        switch mutator.int(0...4) {
+        switch mutator.int(0...5) {
         case 0: return .object([("type", .string("list")), ("id", .int(id))])
         case 1, 2:
-            return .object([("type", .string("pull")), ("id", .int(id)),
-                            ("extension", .string(mutator.pick(["fuzz.echo", "fuzz.echo", "fuzz.action", "nope"]))),
-                            ("mode", .string(mutator.pick(["compact", "expanded"]))), ("maxSize", size)])
+            var members: [(String, JSONText)] = [
+                ("type", .string("pull")), ("id", .int(id)),
+                ("extension", .string(mutator.pick(["fuzz.echo", "fuzz.echo", "fuzz.action", "nope"]))),
+                ("mode", .string(mutator.pick(["compact", "expanded"]))), ("maxSize", size),
+            ]
+            // Sometimes an instance, of a few names or of ever new ones (past the limit of 64).
+            if mutator.chance(0.3) {
+                members.append(("instance", .string(mutator.chance(0.5) ? "city\(mutator.int(0...3))" : "i\(id)")))
+                members.append(("params", .object([("city", .string("x\(mutator.int(0...9))"))])))
+            }
+            return .object(members)
         case 3: return .object([("type", .string("subscribe")), ("id", .int(id)), ("extensions", .array([.string("fuzz.echo")]))])
+        case 4:
+            let shown = JSONText.object([("extension", .string(mutator.pick(["fuzz.echo", "fuzz.action", "nope"])))])
+            return .object([("type", .string("visible")), ("id", .int(id)), ("extensions", .array([shown])),
+                            ("visible", .bool(mutator.chance(0.5)))])
         default:
             return .object([("type", .string("perform")), ("id", .int(id)), ("extension", .string("fuzz.action")),
                             ("items", .array([.object([("type", .string("public.text")), ("value", .string("hi"))])]))])

@@ -138,6 +138,8 @@ public struct ProcessStatus: Codable, Sendable, Equatable {
     public var updateLatencyP99Us: Int64?
     /// Why the process is not running, when it failed (e.g. an exec error).
     public var error: String?
+    /// Widgets: whether a host shows it (false: hosts report on it and none shows it).
+    public var visible: Bool?
 
     public init(name: String, kind: ProcessKind, state: String) {
         self.name = name

@@ -1,11 +1,21 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import ExtensionSDK
 
 /// Content that changes on every update: the local time, the 1-minute load average and a
 /// counter of updates kept in the shared defaults of `group.demo` (or in the process when
-/// the supervisor refuses the group). Compact mode shows less than expanded mode.
+/// the supervisor refuses the group). Compact mode shows less than expanded mode. The clock
+/// ticks between updates through a timeline of the next seconds, which the supervisor shows
+/// without launching the widget.
 struct DemoWidget: Widget {
     static let group = "group.demo"
     static let counterKey = "counter"
+    /// Seconds of clock in the timeline of each update (the shipped interval is 30 s).
+    static let timelineSeconds = 29
 
     /// The last counter value, used on its own once the shared store has failed.
     private var count = 0
@@ -15,8 +25,18 @@ struct DemoWidget: Widget {
         -> UpdateResult<DemoSnapshot>
     {
         count = nextCount(context: context)
-        let time = LocalTime.now()
+        let now = LocalTime.nowSeconds
         let load = LoadAverage.read()
+        let timeline = (1...Self.timelineSeconds).map { offset in
+            let seconds = now + time_t(offset)
+            return TimelineItem(date: Date(timeIntervalSince1970: Double(seconds)),
+                                snapshot: snapshot(at: LocalTime.at(seconds), mode: mode, load: load, reason: reason))
+        }
+        return .newData(snapshot(at: LocalTime.at(now), mode: mode, load: load, reason: reason), timeline: timeline)
+    }
+
+    /// What the widget shows at `time`.
+    private func snapshot(at time: LocalTime, mode: DisplayMode, load: LoadAverage?, reason: UpdateReason) -> DemoSnapshot {
         let loadText = load.map { "load \(Self.twoDecimals($0.oneMinute))" } ?? "load n/a"
         var snapshot = DemoSnapshot(text: "\(time.clock) · \(loadText) · #\(count)", time: time.clock, count: count)
         if mode == .expanded {
@@ -25,7 +45,7 @@ struct DemoWidget: Widget {
             snapshot.counterStore = counterStore.rawValue
             snapshot.reason = reason.rawValue
         }
-        return .newData(snapshot)
+        return snapshot
     }
 
     /// Increments the shared counter, falling back to the in-process one for good on the

@@ -9,8 +9,14 @@ struct LocalTime {
     /// `Sun 22 Nov 2026`
     var date: String
 
-    static func now() -> LocalTime {
-        var seconds = time(nil)
+    /// Seconds since the epoch now.
+    static var nowSeconds: time_t { time(nil) }
+
+    static func now() -> LocalTime { at(nowSeconds) }
+
+    /// The local time at `seconds` since the epoch.
+    static func at(_ seconds: time_t) -> LocalTime {
+        var seconds = seconds
         var parts = tm()
         localtime_r(&seconds, &parts)
         return LocalTime(clock: format("%H:%M:%S", parts), date: format("%a %d %b %Y", parts))

@@ -8,6 +8,11 @@ public final class ExtensionContext {
     public let extensionID: String
     /// The container directory of each app group the extension may use, by group id.
     public let groupContainers: [String: String]
+    /// During a widget's update: the instance a host pulled (for example a city), or `nil`
+    /// for the widget itself.
+    public internal(set) var instance: String?
+    /// During a widget's update: that instance's settings, as its host gave them.
+    public internal(set) var params: JSONValue?
 
     let connection: SupervisorConnection
 

@@ -12,6 +12,9 @@ struct WidgetHandler<W: Widget>: RequestHandler {
     mutating func answer(_ request: SupervisorToExtension, context: ExtensionContext) -> ExtensionToSupervisor? {
         switch request {
         case .update(let update):
+            context.instance = update.instance
+            context.params = update.params
+            defer { context.instance = nil; context.params = nil }
             let result = widget.update(
                 mode: update.mode, maxSize: update.maxSize, reason: update.reason, context: context)
             return .result(Self.message(for: result, id: update.id))
@@ -28,9 +31,18 @@ struct WidgetHandler<W: Widget>: RequestHandler {
 
     static func message(for result: UpdateResult<W.Snapshot>, id: RequestID) -> ExtensionToSupervisor.Result {
         switch result {
-        case .newData(let snapshot, let reload):
+        case .newData(let snapshot, let reload, let preferredSize, let timeline):
+            // Checked here: the supervisor would end the run for a timeline it refuses.
+            guard timeline.count <= TimelineEntry.maxCount else {
+                return .init(id: id, result: .failed, error: "timeline has \(timeline.count) entries, more than \(TimelineEntry.maxCount)")
+            }
+            guard zip(timeline, timeline.dropFirst()).allSatisfy({ $0.date < $1.date }) else {
+                return .init(id: id, result: .failed, error: "timeline dates must ascend")
+            }
             do {
-                return .init(id: id, result: .newData, snapshot: try JSONValue(encoding: snapshot), reload: reload)
+                let entries = try timeline.map { TimelineEntry(date: $0.date, snapshot: try JSONValue(encoding: $0.snapshot)) }
+                return .init(id: id, result: .newData, snapshot: try JSONValue(encoding: snapshot), reload: reload,
+                             preferredSize: preferredSize, timeline: entries.isEmpty ? nil : entries)
             } catch {
                 return .init(id: id, result: .failed, error: "snapshot cannot be encoded as JSON: \(error)")
             }

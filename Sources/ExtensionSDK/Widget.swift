@@ -15,7 +15,9 @@ public protocol Widget {
     associatedtype Snapshot: Encodable
 
     /// Produces content for a host's `mode` and `maxSize`, as
-    /// `widgetPerformUpdateWithCompletionHandler` does. Runs on the runtime's only thread.
+    /// `widgetPerformUpdateWithCompletionHandler` does; `context.instance` and
+    /// `context.params` name the instance updated, when a host pulled one. Runs on the
+    /// runtime's only thread.
     mutating func update(mode: DisplayMode, maxSize: Size, reason: UpdateReason, context: ExtensionContext)
         -> UpdateResult<Snapshot>
 
@@ -30,8 +32,11 @@ extension Widget {
 
 /// A widget's answer to an update, as NCUpdateResult.
 public enum UpdateResult<Snapshot: Encodable> {
-    /// New content, with an optional hint for the next scheduled refresh.
-    case newData(Snapshot, reload: ReloadHint? = nil)
+    /// New content, with an optional hint for the next scheduled refresh, the size the
+    /// content would like to be shown at (`preferredContentSize`), passed to hosts, and a
+    /// timeline of later snapshots (ascending dates, at most 256), each shown at its date
+    /// without a new update; `reload: .atEnd` then means after the last one.
+    case newData(Snapshot, reload: ReloadHint? = nil, preferredSize: Size? = nil, timeline: [TimelineItem<Snapshot>] = [])
     /// Nothing changed: hosts keep the previous snapshot.
     case noData
     /// The update failed: hosts keep the previous snapshot, marked stale with this message.

@@ -247,6 +247,8 @@ public struct ExtensionSpec: Sendable, Equatable, Identifiable {
     public var refresh: RefreshSettings = .init()
     /// Action/share points: the maximum number of items accepted per type.
     public var activation: [String: Int] = [:]
+    /// Widgets: the display modes hosts may pull, each with its own snapshot (all by default).
+    public var modes: [WidgetMode] = WidgetMode.allCases
     /// Its sandbox: on unless turned off.
     public var sandbox = SandboxSettings(enabled: true)
 

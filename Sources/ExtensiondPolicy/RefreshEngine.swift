@@ -22,14 +22,25 @@
 /// * Fresh: there is a snapshot, the last update did not fail, and the last
 ///   success (`newData` or `noData`) is younger than the current interval.
 ///
+/// * Timelines: the entries of a `newData`'s timeline become the snapshot at
+///   their dates (one version up each, pushed), without an update; the snapshot is
+///   fresh while entries are pending, and `atEnd` means the last entry's date.
+///   A timeline is one update for pulls, schedules and the budget; the next
+///   `newData` replaces it.
+/// * Hidden (no host shows the widget): a scheduled refresh that comes due is
+///   deferred, spending nothing, until the widget is shown again; then it runs at
+///   once under the rules above (the seeds' `viewWillAppear`).
+///
 /// The engine keeps a single timer for the daemon: the deadline of the
-/// update in flight, else the next scheduled refresh (``wakeTime``).
+/// update in flight, else the next scheduled refresh while shown (``wakeTime``).
 public struct RefreshEngine<Payload: Sendable>: Sendable {
     /// The parameters in force.
     public private(set) var parameters: RefreshParameters
     /// The state to persist (emitted as ``RefreshAction/persist`` when it changes).
     public private(set) var record: RefreshRecord<Payload>
     private var inFlight: InFlightUpdate?
+    /// Whether a host shows the widget (not persisted: hosts say it again after a restart).
+    public private(set) var isShown = true
 
     /// An extension never updated: no snapshot, a full budget, nothing scheduled
     /// until its first update (a pull or a manual refresh) has finished.
@@ -46,9 +57,18 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
             dailyBudget: parameters.dailyBudget, burst: parameters.budgetBurst, at: now)
     }
 
+    /// The budget this engine spends, replaced by `bucket` (a budget shared by several
+    /// engines, such as an extension's instances: hand it to the engine before each event
+    /// and take it back after).
+    public var budget: TokenBucket {
+        get { record.schedule.bucket }
+        set { record.schedule.bucket = newValue }
+    }
+
     /// When the daemon's timer for this extension must go off, if at all.
     public var wakeTime: Instant? {
-        inFlight?.request.deadline ?? record.schedule.nextRefresh
+        [inFlight?.request.deadline, record.timeline.first?.date, isShown ? record.schedule.nextRefresh : nil]
+            .compactMap { $0 }.min()
     }
 
     /// The update being waited for, if any.
@@ -63,7 +83,8 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
         return SnapshotState(
             snapshot: record.snapshot,
             age: record.snapshot.map { now - $0.updatedAt },
-            isFresh: record.snapshot != nil && schedule.lastError == nil && confirmedUntil.map { now < $0 } == true,
+            isFresh: record.snapshot != nil && schedule.lastError == nil
+                && (confirmedUntil.map { now < $0 } == true || !record.timeline.isEmpty),
             error: schedule.lastError
         )
     }
@@ -79,30 +100,35 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
         let scheduleBefore = record.schedule
         let versionBefore = record.snapshot?.version
 
-        var actions: [RefreshAction<Payload>]
+        // Entries due by now are current before anything else looks at the snapshot.
+        var actions = advanceTimeline(at: now)
         switch event {
         case .pull(let token, let waits):
-            actions = pull(token, waits: waits, at: now)
+            actions += pull(token, waits: waits, at: now)
         case .manualRefresh:
-            actions = inFlight == nil ? start(.manual, pulls: [], at: now) : []
+            actions += inFlight == nil ? start(.manual, pulls: [], at: now) : []
         case .reload:
-            actions = reload(at: now)
+            actions += reload(at: now)
         case .timerFired:
-            actions = timerFired(at: now, using: &generator)
+            actions += timerFired(at: now, using: &generator)
         case .updateFinished(let id, let result, let reload):
             let isAwaited = inFlight?.request.id == id
             let reloadFollows = isAwaited && inFlight?.reloadFollows == true
-            actions = isAwaited ? finish(result, reload: reload, at: now, using: &generator) : []
+            actions += isAwaited ? finish(result, reload: reload, at: now, using: &generator) : []
             // Its token was spent when asked. After a deadline or an exit the failure's
             // retry takes its place instead.
             if reloadFollows { actions += start(.schedule, pulls: [], at: now) }
         case .extensionExited(let reason):
-            actions = finish(.failed(reason), reload: .atEnd, at: now, using: &generator)
+            actions += finish(.failed(reason), reload: .atEnd, at: now, using: &generator)
         case .reconfigured(let parameters):
             self.parameters = parameters
             record.schedule.bucket.reconfigure(
                 dailyBudget: parameters.dailyBudget, burst: parameters.budgetBurst, at: now)
-            actions = []
+        case .visibilityChanged(let shown):
+            let appears = shown && !isShown
+            isShown = shown
+            // A refresh deferred while hidden is due: it runs now, once.
+            actions += appears && inFlight == nil ? timerFired(at: now, using: &generator) : []
         }
 
         if record.schedule != scheduleBefore || record.snapshot?.version != versionBefore {
@@ -160,7 +186,8 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
             let failure = finish(.failed("no answer before the deadline"), reload: .atEnd, at: now, using: &generator)
             return [.killForDeadline(update.request.id)] + failure
         }
-        guard let due = record.schedule.nextRefresh, now >= due else { return [] }
+        // Hidden: deferred, spending nothing, until shown (see `visibilityChanged`).
+        guard isShown, let due = record.schedule.nextRefresh, now >= due else { return [] }
         // Checked again here, not only when planning, so that no path can start
         // a scheduled refresh too early.
         if let earliest = earliestScheduledStart, now < earliest {
@@ -202,9 +229,10 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
 
         let pullResult: PullResult
         switch result {
-        case .newData(let payload):
+        case .newData(let payload, let timeline):
             let version = (record.snapshot?.version ?? 0) &+ 1
             record.snapshot = Snapshot(payload: payload, version: version, updatedAt: now)
+            record.timeline = timeline
             record.schedule.noDataInARow = 0
             recordSuccess(at: now, reload: reload, isNewData: true)
             pullResult = .newData
@@ -221,6 +249,21 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
 
         var actions = answers(to: update, result: pullResult, at: now)
         if case .newData = result, let snapshot = record.snapshot {
+            actions.append(.pushSnapshot(snapshot))
+            // Entries dated in the past are current at once.
+            actions += advanceTimeline(at: now)
+        }
+        return actions
+    }
+
+    /// Makes every timeline entry due by `now` the snapshot, in order, one version up each.
+    private mutating func advanceTimeline(at now: Instant) -> [RefreshAction<Payload>] {
+        var actions: [RefreshAction<Payload>] = []
+        while let entry = record.timeline.first, entry.date <= now {
+            record.timeline.removeFirst()
+            let version = (record.snapshot?.version ?? 0) &+ 1
+            let snapshot = Snapshot(payload: entry.payload, version: version, updatedAt: now, timelineDate: entry.date)
+            record.snapshot = snapshot
             actions.append(.pushSnapshot(snapshot))
         }
         return actions
@@ -251,6 +294,8 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
             wanted = now + parameters.backoff.delay(forAttempt: record.schedule.failuresInARow, using: &generator)
         case (_, .after(let instant)):
             wanted = instant
+        case (_, .atEnd) where !record.timeline.isEmpty:
+            wanted = record.timeline.last?.date ?? now
         case (_, .atEnd), (_, .never):
             // Spread backwards so the refresh lands before the snapshot stops being fresh.
             wanted = now + currentInterval - .random(upTo: parameters.effectiveJitter, using: &generator)

@@ -22,6 +22,9 @@ public enum RefreshEvent<Payload: Sendable>: Sendable {
     /// The configuration changed: the budget changes at once, the rest from
     /// the next update on.
     case reconfigured(RefreshParameters)
+    /// Whether some host shows the widget. While hidden, scheduled refreshes are deferred
+    /// and spend nothing; shown again, one that came due meanwhile runs at once.
+    case visibilityChanged(shown: Bool)
 }
 
 /// The daemon's name for one pull, answered exactly once.
@@ -44,8 +47,9 @@ public struct UpdateID: Sendable, Hashable, Codable {
 
 /// An extension's answer to an update (the `result` message).
 public enum UpdateResult<Payload: Sendable>: Sendable {
-    /// New content: it becomes the snapshot, one version up.
-    case newData(Payload)
+    /// New content: it becomes the snapshot, one version up; each entry of `timeline`
+    /// (ascending dates) becomes the snapshot at its date, one version up each.
+    case newData(Payload, timeline: [TimelineSnapshot<Payload>] = [])
     /// Nothing new: the snapshot stays and is confirmed current.
     case noData
     /// The update failed: the snapshot stays, marked stale with this message.

@@ -9,6 +9,8 @@ public struct RefreshRecord<Payload: Sendable>: Sendable {
     public internal(set) var snapshot: Snapshot<Payload>?
     /// The scheduling state.
     public internal(set) var schedule: RefreshSchedule
+    /// The entries of the last timeline not current yet, in date order.
+    public internal(set) var timeline: [TimelineSnapshot<Payload>] = []
 
     /// The record of an extension never updated, with a full budget.
     public init(parameters: RefreshParameters, now: Instant) {
@@ -26,12 +28,34 @@ public struct RefreshRecord<Payload: Sendable>: Sendable {
             record.snapshot?.updatedAt = updatedAt + offset
         }
         record.schedule = schedule.rebased(by: offset)
+        record.timeline = timeline.map { TimelineSnapshot(payload: $0.payload, date: $0.date + offset) }
+        if let date = snapshot?.timelineDate { record.snapshot?.timelineDate = date + offset }
         return record
     }
 }
 
 extension RefreshRecord: Equatable where Payload: Equatable {}
-extension RefreshRecord: Codable where Payload: Codable {}
+
+/// Records saved before timelines existed have none.
+extension RefreshRecord: Codable where Payload: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case snapshot, schedule, timeline
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        snapshot = try container.decodeIfPresent(Snapshot<Payload>.self, forKey: .snapshot)
+        schedule = try container.decode(RefreshSchedule.self, forKey: .schedule)
+        timeline = try container.decodeIfPresent([TimelineSnapshot<Payload>].self, forKey: .timeline) ?? []
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(snapshot, forKey: .snapshot)
+        try container.encode(schedule, forKey: .schedule)
+        if !timeline.isEmpty { try container.encode(timeline, forKey: .timeline) }
+    }
+}
 
 /// Everything that decides when an extension's next update happens, and how
 /// the last one went.

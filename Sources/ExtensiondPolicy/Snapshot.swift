@@ -7,14 +7,18 @@ public struct Snapshot<Payload: Sendable>: Sendable {
     public var payload: Payload
     /// Counts `newData` results: 1 for the first snapshot, +1 for each next one.
     public var version: UInt64
-    /// When the update that produced it finished; the snapshot's age counts from here.
+    /// When the update that produced it finished, or its timeline entry became current;
+    /// the snapshot's age counts from here.
     public var updatedAt: Instant
+    /// Set when it came from a timeline: its entry's date.
+    public var timelineDate: Instant?
 
     /// A snapshot of `payload` as version `version`, produced at `updatedAt`.
-    public init(payload: Payload, version: UInt64, updatedAt: Instant) {
+    public init(payload: Payload, version: UInt64, updatedAt: Instant, timelineDate: Instant? = nil) {
         self.payload = payload
         self.version = version
         self.updatedAt = updatedAt
+        self.timelineDate = timelineDate
     }
 }
 

@@ -56,7 +56,7 @@ extension Daemon {
             }
             pullSeconds.add(labels, counters.pullLatency.exposition)
             updateSeconds.add(labels, counters.updateLatency?.exposition ?? LatencyDistribution.emptyExposition)
-            budget.add(labels, Double(record.engine.record.schedule.bucket.tokens(at: now.policyInstant)))
+            if let tokens = record.budget?.tokens(at: now.policyInstant) { budget.add(labels, Double(tokens)) }
         }
         return [state, rss, memory, peak, limit, launches, kills, launchSeconds, pulls, pullSeconds, results, updateSeconds, budget]
     }

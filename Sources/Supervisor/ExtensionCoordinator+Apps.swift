@@ -2,7 +2,8 @@ import ExtensiondPolicy
 
 /// The containing app's requests (the caller checked that the extensions are its own).
 extension ExtensionCoordinator {
-    /// `reloadExtensions`: each widget spends a token of its refresh budget and updates now,
+    /// `reloadExtensions`: each widget spends a token of its refresh budget and updates now
+    /// (in the mode last pulled),
     /// or right after the update in flight; without a token it is refused (WidgetKit's
     /// `reloadTimelines`). Checks every id before reloading any, so that a bad one reloads none.
     func reload(_ ids: [String]) throws(RequestRejection) -> (scheduled: [String], refused: [String]) {
@@ -11,11 +12,12 @@ extension ExtensionCoordinator {
         let selected = try unique.map { id throws(RequestRejection) in try usableRecord(id, point: .widget) }
         var scheduled: [String] = [], refused: [String] = []
         for record in selected {
-            let actions = record.engine.handle(.reload, at: now, using: &random)
+            guard let slot = record.currentSlot else { continue }
+            let actions = run(.reload, record, slot)
             for case .reloadAnswer(let answer) in actions {
                 if answer == .scheduled { scheduled.append(record.id) } else { refused.append(record.id) }
             }
-            perform(record, actions)
+            perform(record, slot, actions)
         }
         return (scheduled, refused)
     }

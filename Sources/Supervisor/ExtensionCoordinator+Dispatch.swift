@@ -28,13 +28,17 @@ extension ExtensionCoordinator {
         }
         let started = clock.now
         switch record.queue.removeFirst() {
-        case .update(let request):
-            record.outstanding = .update(RequestID(rawValue: request.id.rawValue), startedAt: started)
-            processes.send(.update(.init(id: RequestID(rawValue: request.id.rawValue), mode: record.displayMode,
-                                         maxSize: record.maxSize, reason: WireProtocol.UpdateReason(request.reason))), to: record.id)
+        case .update(let request, let key):
+            nextRequestID += 1
+            let requestID = RequestID(rawValue: nextRequestID)
+            record.outstanding = .update(requestID, ModeUpdate(key: key, id: request.id), startedAt: started)
+            let slot = record.slots[key]
+            processes.send(.update(.init(id: requestID, mode: key.mode, maxSize: slot?.maxSize ?? Size(width: 320, height: 160),
+                                         reason: WireProtocol.UpdateReason(request.reason),
+                                         instance: key.instance, params: slot?.params)), to: record.id)
         case .action(let items, let completion):
-            nextActionID += 1
-            let requestID = RequestID(rawValue: nextActionID)
+            nextRequestID += 1
+            let requestID = RequestID(rawValue: nextRequestID)
             let deadline = clock.timer(after: record.spec.refresh.deadline) { [unowned self, unowned record] in
                 self.processes.readPending(record.id)
                 guard case .action(requestID, _, _, _) = record.outstanding else { return }
@@ -53,9 +57,9 @@ extension ExtensionCoordinator {
         for request in queued {
             if case .action(_, let completion) = request { completion(.failed(reason)) }
         }
-        if record.engine.updateInFlight != nil {
-            record.lastResult = ("failed", clock.now)
-            perform(record, record.engine.handle(.extensionExited(reason: reason), at: now, using: &random))
+        if record.isUpdating { record.lastResult = ("failed", clock.now) }
+        for slot in record.orderedSlots where slot.engine.updateInFlight != nil {
+            handle(.extensionExited(reason: reason), record, slot)
         }
     }
 

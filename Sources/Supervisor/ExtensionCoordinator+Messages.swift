@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import ExtensiondPolicy
 import WireProtocol
 
@@ -22,14 +27,17 @@ extension ExtensionCoordinator {
             events.record(.ready, id, "ready after \(latency?.formatted ?? "?")")
             settle(record)
         case .result(let result):
-            guard case .update(let requestID, let startedAt) = record.outstanding, requestID == result.id else {
+            guard case .update(let requestID, let update, let startedAt) = record.outstanding, requestID == result.id else {
                 return violation(id, "result for id \(result.id.rawValue), which is not the outstanding update")
             }
             let outcome: UpdateResult<EncodedJSON>
             switch result.result {
             case .newData:
                 guard let snapshot = result.snapshot else { return violation(id, "newData without a snapshot") }
-                outcome = .newData(snapshot.encoded())
+                let timeline = (result.timeline ?? []).map {
+                    TimelineSnapshot(payload: $0.snapshot.encoded(), date: instant(of: $0.date, offsetMs: wallOffsetMs))
+                }
+                outcome = .newData(snapshot.encoded(), timeline: timeline)
             case .noData:
                 outcome = .noData
             case .failed:
@@ -40,7 +48,14 @@ extension ExtensionCoordinator {
             record.lastResult = (result.result.rawValue, clock.now)
             record.statistics.updateLatency.record(clock.now.since(startedAt))
             let hint = result.reload.map { policyHint($0) } ?? .atEnd
-            perform(record, record.engine.handle(.updateFinished(UpdateID(requestID.rawValue), outcome, reload: hint), at: now, using: &random))
+            // A mode dropped by a reconfiguration while its update ran has no one to tell.
+            if let slot = record.slots[update.key] {
+                if result.result == .newData {
+                    slot.preferredSize = result.preferredSize
+                    slot.wallOffsetMs = wallOffsetMs
+                }
+                handle(.updateFinished(update.id, outcome, reload: hint), record, slot)
+            }
             settle(record)
         case .complete(let complete):
             finishAction(record, complete.id, .completed(complete.items), answeredBy: message.type)
@@ -72,9 +87,13 @@ extension ExtensionCoordinator {
         case .atEnd: return .atEnd
         case .never: return .never
         case .after(let date):
-            let fromNow = Int64((date.timeIntervalSince1970 * 1000).rounded()) - clock.wallMilliseconds
-            return .after(now + .milliseconds(fromNow))
+            return .after(instant(of: date, offsetMs: wallOffsetMs))
         }
+    }
+
+    /// A wall-clock date as an instant of the monotonic clock, `offsetMs` apart.
+    private func instant(of date: Date, offsetMs: Int64) -> Instant {
+        Instant(nanoseconds: (Int64((date.timeIntervalSince1970 * 1000).rounded()) - offsetMs) * 1_000_000)
     }
 
     /// Ends the run at its first violation; its timers cannot kill it a second time (and

@@ -1,42 +1,64 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import EventLoop
 import ExtensiondPolicy
 import WireProtocol
 
-/// Executing the refresh engine's actions, and its timer.
+/// Executing the refresh engines' actions (one engine per display mode), and their timers.
 extension ExtensionCoordinator {
-    func perform(_ record: ExtensionRecord, _ actions: [RefreshAction<EncodedJSON>]) {
+    /// Applies `event` to the engine of `slot` and performs what it says.
+    func handle(_ event: RefreshEvent<EncodedJSON>, _ record: ExtensionRecord, _ slot: ModeSlot) {
+        perform(record, slot, run(event, record, slot))
+    }
+
+    /// Applies `event` to the engine of `slot` with the extension's shared budget, and
+    /// returns the actions to perform.
+    func run(_ event: RefreshEvent<EncodedJSON>, _ record: ExtensionRecord, _ slot: ModeSlot) -> [RefreshAction<EncodedJSON>] {
+        if let budget = record.budget { slot.engine.budget = budget }
+        let actions = slot.engine.handle(event, at: now, using: &random)
+        record.budget = slot.engine.budget
+        return actions
+    }
+
+    func perform(_ record: ExtensionRecord, _ slot: ModeSlot, _ actions: [RefreshAction<EncodedJSON>]) {
         recordShownVersion(record)
         for action in actions {
             switch action {
             case .answer(let answer):
-                let outcome = PullOutcome(answer, versionOffset: record.shownVersion.offset)
+                var outcome = PullOutcome(answer, slot: slot, versionOffset: record.shownVersion.offset)
+                outcome.date = answer.state.snapshot?.timelineDate.map { wallDate(of: $0, slot) }
                 for token in answer.pulls {
                     record.statistics.count(answer.delivery)
-                    if !answer.isRevalidating { record.revalidations[token] = nil }
-                    record.pendingPulls.removeValue(forKey: token)?(outcome)
+                    if !answer.isRevalidating { slot.revalidations[token] = nil }
+                    slot.pendingPulls.removeValue(forKey: token)?(outcome)
                 }
             case .revalidated(let answer):
-                let outcome = PullOutcome(answer, versionOffset: record.shownVersion.offset)
+                var outcome = PullOutcome(answer, slot: slot, versionOffset: record.shownVersion.offset)
+                outcome.date = answer.state.snapshot?.timelineDate.map { wallDate(of: $0, slot) }
                 for token in answer.pulls {
-                    record.revalidations.removeValue(forKey: token)?(outcome)
+                    slot.revalidations.removeValue(forKey: token)?(outcome)
                 }
             case .startUpdate(let request):
-                record.queue.append(.update(request))
+                record.queue.append(.update(request, slot.key))
                 dispatch(record)
             case .pushSnapshot(let snapshot):
                 onPush?(record.id, SupervisorToHost.Snapshot(
                     id: nil, extensionID: record.id, result: .newData, snapshot: snapshot.payload,
                     version: snapshot.version &+ record.shownVersion.offset,
-                    ageMs: 0, stale: false))
+                    ageMs: 0, stale: false, mode: slot.mode, preferredSize: slot.preferredSize,
+                    date: snapshot.timelineDate.map { wallDate(of: $0, slot) }, instance: slot.instance))
             case .killForDeadline:
                 record.abandonOutstandingUpdate(at: clock.now)
                 record.lastResult = ("failed", clock.now)
                 if processes.phase(of: record.id) != .notRunning {
                     processes.kill(record.id, reason: .deadline, message: "no result within deadline \(record.spec.refresh.deadline.formatted)")
                 }
-                record.queue.removeAll { if case .update = $0 { true } else { false } }
+                record.queue.removeAll { if case .update(_, slot.key) = $0 { true } else { false } }
             case .armTimer(let instant):
-                armRefreshTimer(record, at: instant)
+                armRefreshTimer(record, slot, at: instant)
             case .persist:
                 writer.changed(record.id)
             case .reloadAnswer:
@@ -45,26 +67,39 @@ extension ExtensionCoordinator {
         }
     }
 
-    func armRefreshTimer(_ record: ExtensionRecord, at instant: Instant?) {
+    /// Wall-clock milliseconds minus monotonic ones, now.
+    var wallOffsetMs: Int64 { clock.wallMilliseconds - now.nanoseconds / 1_000_000 }
+
+    /// A timeline entry's instant as the wall-clock date it was given as (see ``ModeSlot/wallOffsetMs``).
+    func wallDate(of instant: Instant, _ slot: ModeSlot) -> Date {
+        Date(timeIntervalSince1970: Double(instant.nanoseconds / 1_000_000 + slot.wallOffsetMs) / 1000)
+    }
+
+    func armRefreshTimer(_ record: ExtensionRecord, _ slot: ModeSlot, at instant: Instant?) {
         guard let instant else {
-            record.refreshTimer = nil
+            slot.refreshTimer = nil
             return
         }
         let deadline = MonotonicInstant(notBefore: instant)
-        if let timer = record.refreshTimer {
+        if let timer = slot.refreshTimer {
             timer.reschedule(at: deadline)
         } else {
-            record.refreshTimer = clock.timer(at: deadline, accuracy: .milliseconds(50)) { [unowned self, unowned record] in
+            slot.refreshTimer = clock.timer(at: deadline, accuracy: .milliseconds(50)) { [unowned self, unowned record, unowned slot] in
                 // A disabled extension is not refreshed in the background (enabling it re-arms
                 // the timer), but an update already in flight still meets its deadline.
-                guard record.enabled || record.engine.updateInFlight != nil else { return }
-                if let update = record.engine.updateInFlight {
+                guard record.enabled || slot.engine.updateInFlight != nil else { return }
+                if let update = slot.engine.updateInFlight {
                     // Its result may be waiting unread: then it is answered, and re-armed.
                     self.processes.readPending(record.id)
-                    guard record.engine.updateInFlight == update else { return }
+                    guard slot.engine.updateInFlight == update else { return }
                 }
-                self.perform(record, record.engine.handle(.timerFired, at: self.now, using: &self.random))
+                self.handle(.timerFired, record, slot)
             }
         }
+    }
+
+    /// Arms every mode's timer where its engine wants it (after a restore or an enable).
+    func armRefreshTimers(_ record: ExtensionRecord) {
+        for slot in record.slots.values { armRefreshTimer(record, slot, at: slot.engine.wakeTime) }
     }
 }

@@ -10,32 +10,65 @@ extension ExtensionCoordinator {
     /// With `revalidated`, an expired snapshot is answered at once (`expired`) while an
     /// update replaces it, and `revalidated` gets that update's outcome; without it (the
     /// host's `wait: true`, the CLI) the answer waits for the update.
-    func pull(_ id: String, mode: DisplayMode, maxSize: Size, revalidated: ((PullOutcome) -> Void)? = nil,
+    func pull(_ id: String, mode: DisplayMode, maxSize: Size, instance: String? = nil, params: JSONValue? = nil,
+              revalidated: ((PullOutcome) -> Void)? = nil,
               completion: @escaping (PullOutcome) -> Void) throws(RequestRejection) {
         let record = try usableRecord(id, point: .widget)
-        record.displayMode = mode
-        record.maxSize = maxSize
+        guard let own = record.slots[SlotKey(mode: mode, instance: nil)] else { throw .undeclaredMode(id, mode.rawValue) }
+        let slot = try instance.map { name throws(RequestRejection) in try instanceSlot(record, mode: mode, name) } ?? own
+        if let params { slot.params = params }
+        if instance == nil { record.lastPulledMode = mode }
+        slot.maxSize = maxSize
         record.lastUsed = clock.now
         nextPullToken += 1
         let token = PullToken(nextPullToken)
         let requestedAt = clock.now
-        record.pendingPulls[token] = { [unowned self, unowned record] outcome in
+        slot.pendingPulls[token] = { [unowned self, unowned record] outcome in
             record.statistics.pullLatency.record(self.clock.now.since(requestedAt))
             completion(outcome)
         }
-        if let revalidated { record.revalidations[token] = revalidated }
-        perform(record, record.engine.handle(.pull(token, waits: revalidated == nil), at: now, using: &random))
+        if let revalidated { slot.revalidations[token] = revalidated }
+        handle(.pull(token, waits: revalidated == nil), record, slot)
     }
 
-    /// `supervisorctl refresh`: an update now, outside the budget. Only widgets have
+    /// `supervisorctl refresh`: an update now, outside the budget, in the mode last pulled
+    /// (else the first declared). Only widgets have
     /// content to update; actions and shares answer `begin` only.
     /// Checks every id before refreshing any, so that a bad one refreshes none.
     func refresh(_ ids: [String]) throws(RequestRejection) {
         var selected: [ExtensionRecord] = []
         for id in ids { selected.append(try usableRecord(id, point: .widget)) }
         for record in selected {
-            perform(record, record.engine.handle(.manualRefresh, at: now, using: &random))
+            if let slot = record.currentSlot { handle(.manualRefresh, record, slot) }
         }
+    }
+
+    /// Instances an extension may have at once (each mode of each holds a snapshot).
+    static let maxInstances = 64
+
+    /// The slot of `mode` of the instance `name`, made at its first pull with a fresh
+    /// engine: its snapshot, freshness and timeline are its own, its budget the extension's.
+    private func instanceSlot(_ record: ExtensionRecord, mode: DisplayMode, _ name: String) throws(RequestRejection) -> ModeSlot {
+        let key = SlotKey(mode: mode, instance: name)
+        if let slot = record.slots[key] { return slot }
+        let known = record.slots.keys.contains { $0.instance == name }
+        guard known || record.instanceCount < Self.maxInstances else { throw .tooManyInstances(record.id, Self.maxInstances) }
+        let slot = ModeSlot(mode: mode, instance: name,
+                            engine: RefreshEngine(parameters: RefreshParameters(record.spec.refresh), now: now), preferredSize: nil,
+                            wallOffsetMs: wallOffsetMs)
+        // Its siblings' params until a host gives its own.
+        slot.params = record.slots.values.first { $0.instance == name }?.params
+        record.add(slot)
+        if !record.isShown { handle(.visibilityChanged(shown: false), record, slot) }
+        return slot
+    }
+
+    /// Whether some host shows widget `id`: hidden, its scheduled refreshes wait (in every
+    /// mode) and cost nothing; shown again, one that came due meanwhile runs now.
+    func setShown(_ shown: Bool, _ id: String) {
+        guard let record = records[id], record.isShown != shown else { return }
+        record.isShown = shown
+        for slot in record.orderedSlots { handle(.visibilityChanged(shown: shown), record, slot) }
     }
 
     /// A host's `perform` on an action or share extension.

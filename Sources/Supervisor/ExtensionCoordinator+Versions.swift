@@ -3,7 +3,7 @@ extension ExtensionCoordinator {
     /// Takes the versions shown before the restart and makes sure the file exists, while
     /// the disk has room for it.
     func restoreShownVersion(_ record: ExtensionRecord) {
-        let restored = record.engine.record.snapshot?.version ?? 0
+        let restored = record.highestVersion
         if let saved = store.loadShownVersion(record.id) {
             record.shownVersion = ShownVersion(shown: saved.shown, offset: saved.offset(restoring: restored))
         }
@@ -12,7 +12,7 @@ extension ExtensionCoordinator {
 
     /// Records the version about to be shown, before any host sees it.
     func recordShownVersion(_ record: ExtensionRecord, always: Bool = false) {
-        let current = (record.engine.record.snapshot?.version ?? 0) &+ record.shownVersion.offset
+        let current = record.highestVersion &+ record.shownVersion.offset
         guard current > record.shownVersion.shown || always else { return }
         record.shownVersion.shown = max(current, record.shownVersion.shown)
         do {

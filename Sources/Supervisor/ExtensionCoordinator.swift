@@ -18,8 +18,8 @@ final class ExtensionCoordinator {
     let store: ExtensionStore
     private(set) var records: [String: ExtensionRecord] = [:]
     var nextPullToken: UInt64 = 0
-    /// Ids of `begin` requests (updates use the engine's ids).
-    var nextActionID: UInt64 = 0
+    /// Ids of the `update` and `begin` requests sent to extensions.
+    var nextRequestID: UInt64 = 0
     /// The refresh engines' jitter and backoff; seeded in tests so a run repeats exactly.
     var random: any RandomNumberGenerator
     private(set) lazy var writer = RecordWriter(store: store, clock: clock, events: events,
@@ -83,18 +83,22 @@ final class ExtensionCoordinator {
             let enabled = enabledChoices[spec.id] ?? spec.enabled
             if let record = records[spec.id] {
                 record.spec = spec
-                perform(record, record.engine.handle(.reconfigured(parameters), at: now, using: &random))
+                reconfigureSlots(record, parameters)
                 setEnabled(enabled, record)
                 next[spec.id] = record
             } else {
-                let engine = restoredRecord(spec.id).map {
-                    RefreshEngine(parameters: parameters, restoring: $0, now: now)
-                } ?? RefreshEngine(parameters: parameters, now: now)
-                let record = ExtensionRecord(spec: spec, engine: engine, enabled: enabled, now: clock.now)
+                let saved = restoredModes(spec.id)
+                let slots = declaredModes(spec).map { mode in
+                    let engine = saved[mode].map {
+                        RefreshEngine(parameters: parameters, restoring: $0.record, now: now)
+                    } ?? RefreshEngine(parameters: parameters, now: now)
+                    return ModeSlot(mode: mode, engine: engine, preferredSize: saved[mode]?.preferredSize, wallOffsetMs: wallOffsetMs)
+                }
+                let record = ExtensionRecord(spec: spec, slots: slots, enabled: enabled, now: clock.now)
                 restoreShownVersion(record)
                 record.hasContent = hasContentDeclared[spec.id] ?? true
                 next[spec.id] = record
-                armRefreshTimer(record, at: engine.wakeTime)
+                armRefreshTimers(record)
             }
         }
         for (id, record) in records where next[id] == nil {
@@ -103,33 +107,66 @@ final class ExtensionCoordinator {
         records = next
     }
 
+    /// The modes a widget keeps snapshots for; other points have none.
+    private func declaredModes(_ spec: ExtensionSpec) -> [DisplayMode] {
+        spec.point == .widget ? spec.modes.compactMap { DisplayMode(rawValue: $0.rawValue) } : []
+    }
+
+    /// New parameters for the modes kept (of the widget and its instances), a fresh engine
+    /// for each mode added, and the pulls of each mode removed answered as if the extension were.
+    private func reconfigureSlots(_ record: ExtensionRecord, _ parameters: RefreshParameters) {
+        let declared = declaredModes(record.spec)
+        let removed = record.slots.values.filter { !declared.contains($0.mode) }
+        let added = declared.filter { record.slots[SlotKey(mode: $0, instance: nil)] == nil }.map {
+            ModeSlot(mode: $0, engine: RefreshEngine(parameters: parameters, now: now), preferredSize: nil, wallOffsetMs: wallOffsetMs)
+        }
+        let slots = record.slots.values.filter { declared.contains($0.mode) } + added
+        record.replaceSlots(slots)
+        if record.budget == nil { record.budget = slots.first?.engine.budget }
+        for slot in slots { handle(.reconfigured(parameters), record, slot) }
+        if !removed.isEmpty {
+            record.queue.removeAll { if case .update(_, let key) = $0 { !declared.contains(key.mode) } else { false } }
+            for slot in removed { slot.refreshTimer = nil }
+            answerWaitingPulls(record, removed, because: "mode no longer declared by extension \"\(record.id)\"")
+        }
+        armRefreshTimers(record)
+    }
+
+    /// Answers every pull waiting on `slots` with `reason` as the failure.
+    private func answerWaitingPulls(_ record: ExtensionRecord, _ slots: [ModeSlot], because reason: String) {
+        for slot in slots {
+            let last = slot.engine.state(at: now)
+            let outcome = PullOutcome(result: .failed, delivery: .updated,
+                                      state: SnapshotState(snapshot: last.snapshot, age: last.age, isFresh: false, error: reason),
+                                      versionOffset: record.shownVersion.offset, mode: slot.mode, preferredSize: slot.preferredSize,
+                                      instance: slot.instance)
+            let pulls = slot.pendingPulls
+            slot.pendingPulls.removeAll()
+            slot.revalidations.removeAll()
+            for completion in pulls.values { completion(outcome) }
+        }
+    }
+
     /// An extension removed from the configuration: whoever waits for it is answered.
     private func retire(_ record: ExtensionRecord) {
-        record.refreshTimer = nil
+        for slot in record.slots.values { slot.refreshTimer = nil }
         record.startTimer = nil
         record.idleTimer = nil
         let reason = "extension \"\(record.id)\" was removed from the configuration"
-        let last = record.engine.state(at: now)
-        let outcome = PullOutcome(result: .failed, delivery: .updated,
-                                  state: SnapshotState(snapshot: last.snapshot, age: last.age, isFresh: false, error: reason),
-                                  versionOffset: record.shownVersion.offset)
-        let pulls = record.pendingPulls
-        record.pendingPulls.removeAll()
-        record.revalidations.removeAll()
-        for completion in pulls.values { completion(outcome) }
+        answerWaitingPulls(record, Array(record.slots.values), because: reason)
         if case .action(_, _, _, let completion) = record.outstanding { completion(.failed(reason)) }
         record.outstanding = nil
         for case .action(_, let completion) in record.queue { completion(.failed(reason)) }
         record.queue.removeAll()
     }
 
-    /// The record saved by an earlier run; a damaged one is reported and replaced.
-    private func restoredRecord(_ id: String) -> RefreshRecord<EncodedJSON>? {
+    /// What an earlier run saved of each mode; a damaged file is reported and replaced.
+    private func restoredModes(_ id: String) -> [DisplayMode: SavedMode] {
         do {
-            return try store.loadRecord(id, now: now)
+            return try store.loadModes(id, now: now)
         } catch {
             events.record(.error, id, "\(error); starting without a snapshot and with a full budget")
-            return nil
+            return [:]
         }
     }
 
@@ -169,7 +206,7 @@ final class ExtensionCoordinator {
         guard record.enabled != enabled else { return }
         record.enabled = enabled
         // Scheduled refreshes wait while disabled (see `armRefreshTimer`).
-        if enabled { armRefreshTimer(record, at: record.engine.wakeTime) }
+        if enabled { armRefreshTimers(record) }
     }
 
     func usableRecord(_ id: String, point: ExtensionPoint?) throws(RequestRejection) -> ExtensionRecord {

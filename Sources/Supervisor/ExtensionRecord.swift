@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import ControlProtocol
 import EventLoop
 import ExtensiondConfig
@@ -9,22 +14,21 @@ import WireProtocol
 final class ExtensionRecord {
     let id: String
     var spec: ExtensionSpec
-    var engine: RefreshEngine<EncodedJSON>
+    /// The declared display modes, each with its own refresh state, of the widget and of
+    /// the instances hosts pulled; actions have none.
+    private(set) var slots: [SlotKey: ModeSlot]
+    /// The refresh budget all slots share (handed to each engine around its events).
+    var budget: TokenBucket?
     /// The user's activation state (persisted).
     var enabled: Bool
     /// `false` after `setHasContent false`: hosts hide the extension.
     var hasContent = true
-    var refreshTimer: (any CoordinatorTimer)?
+    /// `false` while hosts report on the widget and none shows it (`visible`).
+    var isShown = true
     var startTimer: (any CoordinatorTimer)?
     var idleTimer: (any CoordinatorTimer)?
-    /// Pulls waiting for the engine's answer.
-    var pendingPulls: [PullToken: (PullOutcome) -> Void] = [:]
-    /// Pulls that may be answered from an expired snapshot, and what to tell their host
-    /// once the update revalidating it is over.
-    var revalidations: [PullToken: (PullOutcome) -> Void] = [:]
-    /// The display of the last pull, used for scheduled and manual updates too.
-    var displayMode: DisplayMode = .compact
-    var maxSize = Size(width: 320, height: 160)
+    /// The mode of the last pull: the one a manual refresh or an app's reload updates.
+    var lastPulledMode: DisplayMode
     /// What the extension is working on now (one request at a time).
     var outstanding: OutstandingRequest?
     /// Requests waiting for `ready` or for the outstanding one to finish.
@@ -38,13 +42,60 @@ final class ExtensionRecord {
     /// Why the last write of its state failed; nil once one succeeds.
     var storageError: String?
 
-    init(spec: ExtensionSpec, engine: RefreshEngine<EncodedJSON>, enabled: Bool, now: MonotonicInstant) {
+    init(spec: ExtensionSpec, slots: [ModeSlot], enabled: Bool, now: MonotonicInstant) {
         id = spec.id
         self.spec = spec
-        self.engine = engine
+        self.slots = Dictionary(uniqueKeysWithValues: slots.map { ($0.key, $0) })
+        budget = slots.first?.engine.budget
+        lastPulledMode = slots.first?.mode ?? .compact
         self.enabled = enabled
         lastUsed = now
     }
+
+    /// The widget's own slots in declaration order, then its instances' by name.
+    var orderedSlots: [ModeSlot] {
+        let own = spec.modes.compactMap { DisplayMode(rawValue: $0.rawValue).flatMap { slots[SlotKey(mode: $0, instance: nil)] } }
+        let instances = slots.values.filter { $0.instance != nil }
+            .sorted { ($0.instance ?? "", $0.mode.rawValue) < ($1.instance ?? "", $1.mode.rawValue) }
+        return own + instances
+    }
+
+    /// The widget's own slot of the last pull's mode, or the first declared one when that
+    /// mode was dropped.
+    var currentSlot: ModeSlot? { slots[SlotKey(mode: lastPulledMode, instance: nil)] ?? orderedSlots.first }
+
+    /// The declared modes.
+    var modes: [DisplayMode] { orderedSlots.filter { $0.instance == nil }.map(\.mode) }
+
+    /// Instances hosts pulled, each counted once whatever its modes.
+    var instanceCount: Int { Set(slots.keys.compactMap(\.instance)).count }
+
+    /// After a reconfiguration: `slots` exactly, the removed ones retired by the caller.
+    func replaceSlots(_ slots: [ModeSlot]) {
+        self.slots = Dictionary(uniqueKeysWithValues: slots.map { ($0.key, $0) })
+    }
+
+    /// A slot for an instance a host pulled for the first time.
+    func add(_ slot: ModeSlot) {
+        slots[slot.key] = slot
+    }
+
+    /// What `state_dir` keeps: the widget's own modes (instances live as long as the
+    /// daemon), each with the shared budget.
+    var savedModes: [DisplayMode: SavedMode] {
+        var saved: [DisplayMode: SavedMode] = [:]
+        for slot in slots.values where slot.instance == nil {
+            if let budget { slot.engine.budget = budget }
+            saved[slot.mode] = slot.saved
+        }
+        return saved
+    }
+
+    /// Whether some mode has an update in flight.
+    var isUpdating: Bool { slots.values.contains { $0.engine.updateInFlight != nil } }
+
+    /// The highest version of any mode's snapshot (versions are kept per mode).
+    var highestVersion: UInt64 { slots.values.map { $0.engine.record.snapshot?.version ?? 0 }.max() ?? 0 }
 
     /// Whether nothing is in flight or waiting: the extension may go idle.
     var isQuiet: Bool { outstanding == nil && queue.isEmpty }
@@ -52,7 +103,7 @@ final class ExtensionRecord {
     /// The outstanding update ends without a result (a deadline kill, a crash): it is
     /// the last result, `failed`, and its time to failure counts among the latencies.
     func abandonOutstandingUpdate(at now: MonotonicInstant) {
-        guard case .update(_, let startedAt) = outstanding else { return }
+        guard case .update(_, _, let startedAt) = outstanding else { return }
         outstanding = nil
         lastResult = ("failed", now)
         statistics.count(UpdateOutcome.failed)
@@ -62,19 +113,25 @@ final class ExtensionRecord {
 
 /// A request sent to the extension and not answered yet.
 enum OutstandingRequest {
-    case update(RequestID, startedAt: MonotonicInstant)
+    case update(RequestID, ModeUpdate, startedAt: MonotonicInstant)
     case action(RequestID, startedAt: MonotonicInstant, deadline: (any CoordinatorTimer)?, completion: (ActionOutcome) -> Void)
 
     var id: RequestID {
         switch self {
-        case .update(let id, _), .action(let id, _, _, _): id
+        case .update(let id, _, _), .action(let id, _, _, _): id
         }
     }
 }
 
+/// An update of one slot's engine.
+struct ModeUpdate: Equatable {
+    var key: SlotKey
+    var id: UpdateID
+}
+
 /// A request waiting to be sent.
 enum QueuedRequest {
-    case update(UpdateRequest)
+    case update(UpdateRequest, SlotKey)
     case action(items: [Item], completion: (ActionOutcome) -> Void)
 }
 
@@ -87,12 +144,21 @@ struct PullOutcome {
     var versionOffset: UInt64
     /// Answered from an expired snapshot while an update replaces it.
     var expired = false
+    /// The display mode answered; `nil` when the answer is not about a mode's snapshot.
+    var mode: DisplayMode?
+    /// The extension's preferred size for that mode's snapshot.
+    var preferredSize: Size?
+    /// The date of the timeline entry the snapshot came from, if it did.
+    var date: Date?
+    /// The instance answered, if the pull named one.
+    var instance: String?
 }
 
 extension PullOutcome {
-    init(_ answer: PullAnswer<EncodedJSON>, versionOffset: UInt64) {
+    init(_ answer: PullAnswer<EncodedJSON>, slot: ModeSlot, versionOffset: UInt64) {
         self.init(result: SnapshotResult(rawValue: answer.result.rawValue) ?? .failed, delivery: answer.delivery,
-                  state: answer.state, versionOffset: versionOffset, expired: answer.isRevalidating)
+                  state: answer.state, versionOffset: versionOffset, expired: answer.isRevalidating,
+                  mode: slot.mode, preferredSize: slot.preferredSize, instance: slot.instance)
     }
 }
 
@@ -114,6 +180,7 @@ extension ExtensionRecord {
             status.updateLatencyP99Us = Int64(histogram.percentile(99))
         }
         if !enabled { status.state += " (disabled)" }
+        if spec.point == .widget { status.visible = isShown }
         if let storageError { status.error = (status.error.map { $0 + "; " } ?? "") + storageError }
     }
 }

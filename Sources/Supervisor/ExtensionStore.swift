@@ -9,7 +9,7 @@ import Sockets
 import WireProtocol
 
 /// What survives a daemon restart, in `state_dir`: the user's enabled set, and each
-/// extension's last snapshot and refresh schedule (budget included). Every write is atomic.
+/// extension's last snapshot and refresh schedule (budget included) in each display mode. Every write is atomic.
 struct ExtensionStore {
     let stateDirectory: String
 
@@ -39,18 +39,24 @@ struct ExtensionStore {
         try FileSystem.writeAtomically(Self.encode(hasContent), to: hasContentPath)
     }
 
-    /// The record saved for `id`, moved onto this boot's monotonic clock by the wall-clock
-    /// time that passed since it was saved.
-    /// `nil` when none was saved.
-    func loadRecord(_ id: String, now: Instant) throws(UnreadableStoreFile) -> RefreshRecord<EncodedJSON>? {
-        guard let saved = try load(SavedRecord.self, from: recordPath(id)) else { return nil }
+    /// What was saved of each display mode of `id`, moved onto this boot's monotonic clock by
+    /// the wall-clock time that passed since it was saved. Empty when nothing was saved.
+    func loadModes(_ id: String, now: Instant) throws(UnreadableStoreFile) -> [DisplayMode: SavedMode] {
+        guard let saved = try load(SavedRecord.self, from: recordPath(id)) else { return [:] }
         let elapsed = Duration.milliseconds(max(0, WallClock.nowMilliseconds() - saved.savedAtWallMs))
-        let savedInstant = Instant(nanoseconds: saved.savedAtMonotonicNs)
-        return saved.record.rebased(by: (now - elapsed) - savedInstant)
+        let offset = (now - elapsed) - Instant(nanoseconds: saved.savedAtMonotonicNs)
+        var modes: [DisplayMode: SavedMode] = [:]
+        for (name, mode) in saved.allModes {
+            guard let displayMode = DisplayMode(rawValue: name) else { continue }
+            modes[displayMode] = SavedMode(record: mode.record.rebased(by: offset), preferredSize: mode.preferredSize)
+        }
+        return modes
     }
 
-    func saveRecord(_ record: RefreshRecord<EncodedJSON>, for id: String, now: Instant) throws(SystemError) {
-        let saved = SavedRecord(record: record, savedAtMonotonicNs: now.nanoseconds, savedAtWallMs: WallClock.nowMilliseconds())
+    func saveModes(_ modes: [DisplayMode: SavedMode], for id: String, now: Instant) throws(SystemError) {
+        let saved = SavedRecord(
+            modes: Dictionary(uniqueKeysWithValues: modes.map { ($0.key.rawValue, $0.value) }),
+            savedAtMonotonicNs: now.nanoseconds, savedAtWallMs: WallClock.nowMilliseconds())
         try FileSystem.writeAtomically(Self.encode(saved), to: recordPath(id))
     }
 
@@ -71,9 +77,22 @@ struct ExtensionStore {
     }
 
     private struct SavedRecord: Codable {
-        var record: RefreshRecord<EncodedJSON>
+        /// Each display mode's state, by its wire name.
+        var modes: [String: SavedMode]?
+        /// The one record of files written before display modes had their own: the compact one.
+        var record: RefreshRecord<EncodedJSON>?
         var savedAtMonotonicNs: Int64
         var savedAtWallMs: Int64
+
+        init(modes: [String: SavedMode], savedAtMonotonicNs: Int64, savedAtWallMs: Int64) {
+            self.modes = modes
+            self.savedAtMonotonicNs = savedAtMonotonicNs
+            self.savedAtWallMs = savedAtWallMs
+        }
+
+        var allModes: [String: SavedMode] {
+            modes ?? record.map { [DisplayMode.compact.rawValue: SavedMode(record: $0, preferredSize: nil)] } ?? [:]
+        }
     }
 }
 

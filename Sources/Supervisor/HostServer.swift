@@ -18,7 +18,7 @@ final class HostServer {
     let extensions: ExtensionCoordinator
     private let events: EventLog
     private var listener: Listener?
-    private var connections: [Int32: HostConnection] = [:]
+    private(set) var connections: [Int32: HostConnection] = [:]
     /// Set while hosts are refused for being too many (one event per episode).
     private var refusing = false
     /// Who a peer pid is: a supervised host or app (by its cgroup), else external.
@@ -51,12 +51,15 @@ final class HostServer {
         connections.removeAll()
     }
 
-    /// Sends `snapshot` to every host subscribed to its extension; a host that is behind
-    /// gets it later, in place of any older one of the same extension.
+    /// Sends `snapshot` to every host subscribed to its extension that shows its mode and
+    /// instance (see ``HostConnection/wants(_:firstMode:)``); a host that is behind gets it
+    /// later, in place of any older one of the same extension, mode and instance.
     func push(_ snapshot: SupervisorToHost.Snapshot) {
         let line = SupervisorToHost.snapshot(snapshot).encodedLine()
-        for host in connections.values where host.subscriptions.contains(snapshot.extensionID) {
-            host.push(line, of: snapshot.extensionID)
+        let firstMode = extensions.records[snapshot.extensionID]?.modes.first
+        let key = SlotKey(mode: snapshot.mode ?? .compact, instance: snapshot.instance)
+        for host in connections.values where host.subscriptions.contains(snapshot.extensionID) && host.wants(snapshot, firstMode: firstMode) {
+            host.push(line, of: snapshot.extensionID, key)
         }
         enforceLimits()
     }
@@ -166,7 +169,10 @@ final class HostServer {
                 // A backstop: ``enforceLimits()`` disconnects with an error long before.
                 loop: loop, fd: fd, maxQueuedBytes: 2 * HostLimits.perHost,
                 onData: { [unowned self, unowned host] _, bytes in self.receive(bytes, from: host) },
-                onClose: { [unowned self] connection in self.connections.removeValue(forKey: connection.fd) }
+                onClose: { [unowned self] connection in
+                    // What it showed is shown no more.
+                    if let host = self.connections.removeValue(forKey: connection.fd) { self.visibilityChanged(of: Array(host.shown.keys)) }
+                }
             )
             host.connection?.onDrained = { [unowned host] in host.sendHeldPushes() }
             connections[fd] = host
@@ -221,12 +227,14 @@ final class HostServer {
             }
             host.used.formUnion(requested)
         }
+
         switch message {
         case .list(let request):
             host.listed = true
             let infos = extensions.records.values.sorted { $0.id < $1.id }.map {
                 SupervisorToHost.ExtensionInfo(id: $0.id, app: $0.spec.app, point: $0.spec.point.rawValue,
-                                               enabled: $0.enabled, hasContent: $0.hasContent)
+                                               enabled: $0.enabled, hasContent: $0.hasContent,
+                                               modes: $0.spec.point == .widget ? $0.modes : nil)
             }
             host.send(.extensions(.init(id: request.id, extensions: infos)))
         case .pull(let request):
@@ -238,9 +246,11 @@ final class HostServer {
             }
             do {
                 try extensions.pull(request.extensionID, mode: request.mode, maxSize: request.maxSize,
-                                    revalidated: revalidated) { [weak self, weak host] outcome in
+                                    instance: request.instance, params: request.params, revalidated: revalidated) { [weak self, weak host] outcome in
                     self?.answerLater(host, .snapshot(outcome.snapshot(id: request.id, extensionID: request.extensionID)))
                 }
+                // Once accepted: the extension exists and the instance is within its limit.
+                host.pulled(request.extensionID, SlotKey(mode: request.mode, instance: request.instance))
             } catch {
                 host.send(.error(.init(id: request.id, error: error.description)))
             }
@@ -265,6 +275,7 @@ final class HostServer {
         case .defaults(let request): answerDefaults(request, from: host)
         case .reloadExtensions(let request): reload(request, from: host)
         case .setHasContent(let request): setHasContent(request, from: host)
+        case .visible(let request): show(request, from: host)
         }
     }
 }
@@ -278,6 +289,7 @@ extension HostToSupervisor {
         case .subscribe(let request): (request.id, request.extensions)
         case .perform(let request): (request.id, [request.extensionID])
         case .open(let request): (request.id, [request.extensionID])
+        case .visible(let request): (request.id, request.extensions.map(\.extensionID))
         case .defaults, .reloadExtensions, .setHasContent: nil  // the app's own requests (HostServer+Apps)
         }
     }
@@ -292,12 +304,16 @@ final class HostConnection {
     fileprivate var isReading = true
     fileprivate var farewellTimer: EventSource?
     /// The latest push of each extension not sent yet, and their size.
-    private var heldPushes: [String: [UInt8]] = [:]
+    private var heldPushes: [HeldPush: [UInt8]] = [:]
+    /// The modes and instances it pulled of each extension: the pushes it gets.
+    private var pulledSlots: [String: Set<SlotKey>] = [:]
     private var heldBytes = 0
     /// Extensions it pulled, subscribed to or performed: it hears when they end.
     fileprivate(set) var used: Set<String> = []
     /// It asked for the list: it hears when an extension's `hasContent` changes.
     fileprivate(set) var listed = false
+    /// What its `visible` messages said of each widget: shown or not.
+    var shown: [String: Bool] = [:]
     let peer: HostPeer
 
     init(peer: HostPeer) { self.peer = peer }
@@ -309,17 +325,32 @@ final class HostConnection {
     /// Bytes the daemon holds for this host: queued on the socket and held back.
     var queuedByteCount: Int { (connection?.queuedByteCount ?? 0) + heldBytes }
 
-    fileprivate func push(_ line: [UInt8], of extensionID: String) {
+    /// A pull of `extensionID` (a configured one) in the mode and instance of `key`.
+    fileprivate func pulled(_ extensionID: String, _ key: SlotKey) {
+        pulledSlots[extensionID, default: []].insert(key)
+    }
+
+    /// Whether `snapshot` is one it shows: of a mode and instance it pulled, or, before its
+    /// first pull of the extension, of the widget itself in its first mode (what a
+    /// version-1 host, which knows no modes or instances, expects).
+    fileprivate func wants(_ snapshot: SupervisorToHost.Snapshot, firstMode: DisplayMode?) -> Bool {
+        guard let pulled = pulledSlots[snapshot.extensionID] else {
+            return snapshot.instance == nil && (snapshot.mode == nil || snapshot.mode == firstMode)
+        }
+        return pulled.contains(SlotKey(mode: snapshot.mode ?? .compact, instance: snapshot.instance))
+    }
+
+    fileprivate func push(_ line: [UInt8], of extensionID: String, _ key: SlotKey) {
         guard let connection, isReading else { return }
         if heldPushes.isEmpty && connection.queuedByteCount < HostLimits.coalesceAfter {
             return connection.send(line)
         }
-        heldBytes += line.count - (heldPushes.updateValue(line, forKey: extensionID)?.count ?? 0)
+        heldBytes += line.count - (heldPushes.updateValue(line, forKey: HeldPush(extensionID: extensionID, slot: key))?.count ?? 0)
     }
 
     /// The host caught up: what was held back goes out.
     fileprivate func sendHeldPushes() {
-        let held = heldPushes.sorted { $0.key < $1.key }
+        let held = heldPushes.sorted { $0.key.order.lexicographicallyPrecedes($1.key.order) }
         dropHeldPushes()
         for (_, line) in held { connection?.send(line) }
     }
@@ -328,6 +359,15 @@ final class HostConnection {
         heldPushes.removeAll()
         heldBytes = 0
     }
+}
+
+/// Which snapshot a held push is: only the latest of each is kept.
+private struct HeldPush: Hashable {
+    var extensionID: String
+    var slot: SlotKey
+
+    /// Extensions in name order, then modes and instances.
+    var order: [String] { [extensionID, slot.mode.rawValue, slot.instance ?? ""] }
 }
 
 /// What a host that does not read may make the daemon hold (docs/PROTOCOL.md, Limits).
@@ -358,6 +398,6 @@ extension PullOutcome {
             id: id, extensionID: extensionID, result: result, snapshot: state.snapshot?.payload,
             version: (state.snapshot?.version ?? 0) &+ versionOffset,
             ageMs: UInt64(max(0, (state.age ?? .zero).wholeMicroseconds / 1000)),
-            stale: state.isStale, expired: expired, error: state.error)
+            stale: state.isStale, expired: expired, error: state.error, mode: mode, preferredSize: preferredSize, date: date, instance: instance)
     }
 }

@@ -76,7 +76,7 @@ final class RecordWriter {
                 continue
             }
             do throws(SystemError) {
-                try store.saveRecord(record.engine.record, for: id, now: now)
+                try store.saveModes(record.savedModes, for: id, now: now)
                 recovered(record)
             } catch {
                 failed(record, "could not save the snapshot: \(error)")

@@ -31,8 +31,8 @@ extension Daemon {
                 stats.resultsNoData = counters.resultsNoData
                 stats.resultsFailed = counters.resultsFailed
                 stats.updateLatencyUs = counters.updateLatency.map(Latency.init)
-                stats.budgetLeft = record.engine.record.schedule.bucket.tokens(at: now.policyInstant)
-                if let next = record.engine.record.schedule.nextRefresh {
+                stats.budgetLeft = record.budget?.tokens(at: now.policyInstant)
+                if let next = record.slots.values.compactMap(\.engine.record.schedule.nextRefresh).min() {
                     let wait: Duration = next - now.policyInstant
                     stats.nextRefreshInMs = wait.wholeMicroseconds / 1000
                 }

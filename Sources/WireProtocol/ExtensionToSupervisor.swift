@@ -36,28 +36,35 @@ public enum ExtensionToSupervisor: Hashable, Sendable {
     /// `{"type":"result","id":7,"result":"newData","snapshot":{...},"reload":"atEnd"}`
     ///
     /// `snapshot` is required with `newData` and ignored otherwise; `error` optionally
-    /// explains a `failed` result.
+    /// explains a `failed` result; `preferredSize` optionally goes with `newData` to hosts.
     public struct Result: Codable, Hashable, Sendable {
         public var id: RequestID
         public var result: UpdateOutcome
         public var snapshot: JSONValue?
         public var reload: ReloadHint?
         public var error: String?
+        /// The size the content would like to be shown at (`preferredContentSize`).
+        public var preferredSize: Size?
+        /// With `newData`: later snapshots, each made current at its date (ascending, at
+        /// most ``TimelineEntry/maxCount``).
+        public var timeline: [TimelineEntry]?
 
         /// Creates the value from its fields.
         public init(
             id: RequestID, result: UpdateOutcome, snapshot: JSONValue? = nil, reload: ReloadHint? = nil,
-            error: String? = nil
+            error: String? = nil, preferredSize: Size? = nil, timeline: [TimelineEntry]? = nil
         ) {
             self.id = id
             self.result = result
             self.snapshot = snapshot
             self.reload = reload
             self.error = error
+            self.preferredSize = preferredSize
+            self.timeline = timeline
         }
 
         private enum CodingKeys: String, CodingKey {
-            case id, result, snapshot, reload, error
+            case id, result, snapshot, reload, error, preferredSize, timeline
         }
 
         public init(from decoder: any Decoder) throws {
@@ -74,6 +81,19 @@ public enum ExtensionToSupervisor: Hashable, Sendable {
             }
             reload = try container.decodeIfPresent(ReloadHint.self, forKey: .reload)
             error = try container.decodeIfPresent(String.self, forKey: .error)
+            preferredSize = try container.decodeIfPresent(Size.self, forKey: .preferredSize)
+            if let preferredSize, !preferredSize.isDisplayable {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .preferredSize, in: container,
+                    debugDescription: "width and height must be in 0...\(Size.largestSide)")
+            }
+            if container.contains(.timeline) {
+                guard result == .newData else {
+                    throw DecodingError.dataCorruptedError(
+                        forKey: .timeline, in: container, debugDescription: "allowed with newData only")
+                }
+                timeline = try container.decodeTimeline(forKey: .timeline)
+            }
         }
     }
 

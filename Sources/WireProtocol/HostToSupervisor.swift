@@ -16,6 +16,8 @@ public enum HostToSupervisor: Hashable, Sendable {
     case reloadExtensions(ReloadExtensions)
     /// `setHasContent` (apps only): whether hosts should show one of the app's widgets.
     case setHasContent(SetHasContent)
+    /// `visible`: which widgets the host shows, or stopped showing.
+    case visible(Visible)
 
     /// `{"type":"list","id":1}` — `id` is optional and echoed in the answer.
     public struct List: Codable, Hashable, Sendable {
@@ -32,18 +34,42 @@ public enum HostToSupervisor: Hashable, Sendable {
         public var maxSize: Size
         /// `true`: an expired snapshot is answered after its update, not at once (optional).
         public var wait: Bool?
+        /// Which instance of the widget (optional; at most ``WireLimits/maxIdentifierBytes``):
+        /// each has its own snapshots.
+        public var instance: String?
+        /// The instance's settings, passed to the extension with its updates (optional; at
+        /// most ``WireLimits/maxParamsBytes`` encoded).
+        public var params: JSONValue?
 
         /// Creates the value from its fields.
-        public init(id: RequestID, extensionID: String, mode: DisplayMode, maxSize: Size, wait: Bool? = nil) {
+        public init(id: RequestID, extensionID: String, mode: DisplayMode, maxSize: Size, wait: Bool? = nil,
+                    instance: String? = nil, params: JSONValue? = nil) {
             self.id = id
             self.extensionID = extensionID
             self.mode = mode
             self.maxSize = maxSize
             self.wait = wait
+            self.instance = instance
+            self.params = params
         }
 
         private enum CodingKeys: String, CodingKey {
-            case id, extensionID = "extension", mode, maxSize, wait
+            case id, extensionID = "extension", mode, maxSize, wait, instance, params
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decode(RequestID.self, forKey: .id)
+            extensionID = try container.decode(String.self, forKey: .extensionID)
+            mode = try container.decode(DisplayMode.self, forKey: .mode)
+            maxSize = try container.decode(Size.self, forKey: .maxSize)
+            wait = try container.decodeIfPresent(Bool.self, forKey: .wait)
+            instance = try container.decodeBoundedStringIfPresent(forKey: .instance, maxBytes: WireLimits.maxIdentifierBytes)
+            params = try container.decodeIfPresent(JSONValue.self, forKey: .params)
+            if let params, params.encoded().bytes.count > WireLimits.maxParamsBytes {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .params, in: container, debugDescription: "longer than \(WireLimits.maxParamsBytes) bytes encoded")
+            }
         }
     }
 
@@ -92,6 +118,7 @@ extension HostToSupervisor: WireMessageGroup {
             self = .reloadExtensions(try WireCoding.decodePayload(ReloadExtensions.self, of: type, from: decoder))
         case "setHasContent":
             self = .setHasContent(try WireCoding.decodePayload(SetHasContent.self, of: type, from: decoder))
+        case "visible": self = .visible(try WireCoding.decodePayload(Visible.self, of: type, from: decoder))
         default: throw .unknownType(type)
         }
     }
@@ -106,6 +133,7 @@ extension HostToSupervisor: WireMessageGroup {
         case .defaults: "defaults"
         case .reloadExtensions: "reloadExtensions"
         case .setHasContent: "setHasContent"
+        case .visible: "visible"
         }
     }
 
@@ -125,6 +153,7 @@ extension HostToSupervisor: WireMessageGroup {
         case .defaults(let fields): try fields.encode(to: encoder)
         case .reloadExtensions(let fields): try fields.encode(to: encoder)
         case .setHasContent(let fields): try fields.encode(to: encoder)
+        case .visible(let fields): try fields.encode(to: encoder)
         }
     }
 }

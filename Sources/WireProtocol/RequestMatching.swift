@@ -13,6 +13,7 @@ extension HostToSupervisor {
         case .defaults(let message): message.id
         case .reloadExtensions(let message): message.id
         case .setHasContent(let message): message.id
+        case .visible(let message): message.id
         }
     }
 }

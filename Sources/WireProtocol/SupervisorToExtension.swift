@@ -19,13 +19,20 @@ public enum SupervisorToExtension: Hashable, Sendable {
         public var mode: DisplayMode
         public var maxSize: Size
         public var reason: UpdateReason
+        /// The instance updated, when a host pulled one (absent: the widget itself).
+        public var instance: String?
+        /// That instance's `params`, as the host last gave them.
+        public var params: JSONValue?
 
         /// Creates the value from its fields.
-        public init(id: RequestID, mode: DisplayMode, maxSize: Size, reason: UpdateReason) {
+        public init(id: RequestID, mode: DisplayMode, maxSize: Size, reason: UpdateReason,
+                    instance: String? = nil, params: JSONValue? = nil) {
             self.id = id
             self.mode = mode
             self.maxSize = maxSize
             self.reason = reason
+            self.instance = instance
+            self.params = params
         }
     }
 

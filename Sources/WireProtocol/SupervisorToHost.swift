@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// A message the supervisor sends to a host on `<runtime_dir>/host.sock`.
 public enum SupervisorToHost: Hashable, Sendable {
     /// `extensions`: the answer to `list`.
@@ -46,14 +52,17 @@ public enum SupervisorToHost: Hashable, Sendable {
         public var enabled: Bool
         /// `false` after the extension sent `setHasContent false`; hosts then hide it.
         public var hasContent: Bool
+        /// Widgets: the display modes it may be pulled in; absent for other points.
+        public var modes: [DisplayMode]?
 
         /// Creates the value from its fields.
-        public init(id: String, app: String, point: String, enabled: Bool, hasContent: Bool) {
+        public init(id: String, app: String, point: String, enabled: Bool, hasContent: Bool, modes: [DisplayMode]? = nil) {
             self.id = id
             self.app = app
             self.point = point
             self.enabled = enabled
             self.hasContent = hasContent
+            self.modes = modes
         }
     }
 
@@ -79,11 +88,20 @@ public enum SupervisorToHost: Hashable, Sendable {
         public var expired: Bool
         /// Why the last update failed, when `result` is `failed` or `stale` is true.
         public var error: String?
+        /// The display mode the snapshot is for (each mode has its own snapshot and versions).
+        public var mode: DisplayMode?
+        /// The size the extension would like its content shown at, when it said.
+        public var preferredSize: Size?
+        /// When the snapshot came from a `timeline`: the entry's date.
+        public var date: Date?
+        /// The instance the snapshot is of, when it is not the widget itself.
+        public var instance: String?
 
         /// Creates the value from its fields.
         public init(
             id: RequestID?, extensionID: String, result: SnapshotResult, snapshot: EncodedJSON?, version: UInt64,
-            ageMs: UInt64, stale: Bool, expired: Bool = false, error: String? = nil
+            ageMs: UInt64, stale: Bool, expired: Bool = false, error: String? = nil, mode: DisplayMode? = nil,
+            preferredSize: Size? = nil, date: Date? = nil, instance: String? = nil
         ) {
             self.id = id
             self.extensionID = extensionID
@@ -94,10 +112,15 @@ public enum SupervisorToHost: Hashable, Sendable {
             self.stale = stale
             self.expired = expired
             self.error = error
+            self.mode = mode
+            self.preferredSize = preferredSize
+            self.date = date
+            self.instance = instance
         }
 
         private enum CodingKeys: String, CodingKey {
-            case id, extensionID = "extension", result, snapshot, version, ageMs, stale, expired, error
+            case id, extensionID = "extension", result, snapshot, version, ageMs, stale, expired, error, mode, preferredSize, date,
+                 instance
         }
 
         public init(from decoder: any Decoder) throws {
@@ -111,6 +134,15 @@ public enum SupervisorToHost: Hashable, Sendable {
             stale = try container.decode(Bool.self, forKey: .stale)
             expired = try container.decodeIfPresent(Bool.self, forKey: .expired) ?? false
             error = try container.decodeIfPresent(String.self, forKey: .error)
+            mode = try container.decodeIfPresent(DisplayMode.self, forKey: .mode)
+            preferredSize = try container.decodeIfPresent(Size.self, forKey: .preferredSize)
+            if let text = try container.decodeIfPresent(String.self, forKey: .date) {
+                guard let date = RFC3339.date(from: text) else {
+                    throw DecodingError.dataCorruptedError(forKey: .date, in: container, debugDescription: "expected an RFC 3339 time")
+                }
+                self.date = date
+            }
+            instance = try container.decodeIfPresent(String.self, forKey: .instance)
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -124,6 +156,10 @@ public enum SupervisorToHost: Hashable, Sendable {
             try container.encode(stale, forKey: .stale)
             if expired { try container.encode(true, forKey: .expired) }
             try container.encodeIfPresent(error, forKey: .error)
+            try container.encodeIfPresent(mode, forKey: .mode)
+            try container.encodeIfPresent(preferredSize, forKey: .preferredSize)
+            try container.encodeIfPresent(date.map(RFC3339.string(from:)), forKey: .date)
+            try container.encodeIfPresent(instance, forKey: .instance)
         }
 
         /// The whole `snapshot` line, written directly around the pre-encoded snapshot:
@@ -140,6 +176,12 @@ public enum SupervisorToHost: Hashable, Sendable {
             line.field("stale", bool: stale)
             if expired { line.field("expired", bool: true) }
             if let error { line.field("error", string: error) }
+            if let mode { line.field("mode", string: mode.rawValue) }
+            if let preferredSize {
+                line.field("preferredSize", json: Array("{\"width\":\(preferredSize.width),\"height\":\(preferredSize.height)}".utf8))
+            }
+            if let date { line.field("date", string: RFC3339.string(from: date)) }
+            if let instance { line.field("instance", string: instance) }
             return line.endMessage()
         }
     }

@@ -66,6 +66,16 @@ public struct Size: Codable, Hashable, Sendable {
     }
 }
 
+extension Size {
+    /// The longest side a preferred size may name, in pixels.
+    public static let largestSide = 65_535
+
+    /// Both sides within 0...``largestSide``.
+    public var isDisplayable: Bool {
+        (0...Self.largestSide).contains(width) && (0...Self.largestSide).contains(height)
+    }
+}
+
 /// Why an update is requested.
 public enum UpdateReason: String, WireEnum {
     /// A host pulled and the cached snapshot could not be served.

@@ -8,6 +8,8 @@ public enum WireLimits {
     public static let maxExtensionsPerRequest = 256
     /// A shared-defaults key, in UTF-8 bytes.
     public static let maxDefaultsKeyBytes = 1024
+    /// A widget instance's `params`, encoded, in bytes (they are kept per instance).
+    public static let maxParamsBytes = 4096
 }
 
 extension KeyedDecodingContainer {

@@ -44,6 +44,7 @@ enum StatusColumns {
             Format.microseconds(p50) + "/" + (entry.updateLatencyP99Us.map(Format.microseconds) ?? "-")
         } ?? "-"
         var state = entry.state
+        if let visible = entry.visible { state += visible ? ", visible" : ", hidden" }
         if let error = entry.error { state += " (\(error))" }
         return [
             entry.name, entry.kind.rawValue, state, entry.pid.map(String.init) ?? "-",

@@ -4,7 +4,8 @@ import Testing
 
 /// The refresh rules checked over thousands of random event sequences in
 /// virtual time: random parameters, random pull traffic, an app that asks for
-/// reloads, an extension that answers late, fails, hints and exits at random.
+/// reloads, hosts that show and hide the widget, an extension that answers late,
+/// fails, hints and exits at random.
 @Suite struct RefreshEnginePropertyTests {
     @Test(arguments: seeds(200))
     func randomTrafficKeepsEveryGuarantee(seed: UInt64) throws {
@@ -40,6 +41,13 @@ import Testing
         #expect(answered.sorted { $0.rawValue < $1.rawValue } == (0..<pullCount).map { PullToken(UInt64($0)) })
         #expect(Set(answers.map(\.result)).count == 1)
         #expect(Set(answers.map { $0.state.snapshot?.version }).count == 1)
+    }
+}
+
+extension RefreshEvent {
+    /// A host starts showing the widget.
+    fileprivate var isShowing: Bool {
+        if case .visibilityChanged(shown: true) = self { true } else { false }
     }
 }
 
@@ -80,6 +88,7 @@ private struct World {
     var nextManualRefresh = Instant.at(0)
     var nextExit = Instant.at(0)
     var nextReload = Instant.at(0)
+    var nextVisibilityChange = Instant.at(0)
     var nextToken: UInt64 = 0
     var unansweredPulls: Set<PullToken> = []
     /// Pulls answered from an expired snapshot, waiting for the outcome of its update.
@@ -98,6 +107,7 @@ private struct World {
         nextManualRefresh = now + rareGap()
         nextExit = now + rareGap()
         nextReload = now + reloadGap()
+        nextVisibilityChange = now + rareGap()
     }
 
     mutating func run(for length: Duration) throws {
@@ -116,7 +126,7 @@ private struct World {
         let candidates: [(Instant, Int)] = [
             driver.timer.map { ($0, 0) },
             answer.map { (plannedAnswers[$0].at, 1) },
-            (nextPull, 2), (nextManualRefresh, 3), (nextExit, 4), (nextReload, 5),
+            (nextPull, 2), (nextManualRefresh, 3), (nextExit, 4), (nextReload, 5), (nextVisibilityChange, 6),
         ].compactMap { $0 }
         let (at, kind) = try #require(candidates.min { ($0.0, $0.1) < ($1.0, $1.1) })
         now = at
@@ -140,9 +150,12 @@ private struct World {
         case 4:
             event = .extensionExited(reason: "crashed")
             nextExit = now + rareGap()
-        default:
+        case 5:
             event = .reload
             nextReload = now + reloadGap()
+        default:
+            event = .visibilityChanged(shown: Bool.random(using: &random))
+            nextVisibilityChange = now + rareGap()
         }
         let actions = driver.send(event, at: now)
         try check(event, actions: actions, before: before)
@@ -174,7 +187,9 @@ private struct World {
         for request in starts {
             if request.reason == .schedule {
                 switch event {
-                case .timerFired:
+                case .timerFired, .visibilityChanged(shown: true):
+                    #expect(before.isShown || event.isShowing, "\(context): a hidden widget refreshed by the schedule")
+                    #expect(before.updateInFlight == nil, "\(context)")
                     #expect(tokensAfter == tokensBefore - 1, "\(context): a scheduled start without a token")
                     if let previous = updateStarts.last {
                         #expect(now - previous >= parameters.minInterval, "\(context): too close to \(previous)")
@@ -189,6 +204,18 @@ private struct World {
                 scheduledStarts.append(now)
             }
             updateStarts.append(now)
+        }
+
+        // Pushes go up one version at a time; timeline entries only once due.
+        var pushedVersion = before.record.snapshot?.version ?? 0
+        for case .pushSnapshot(let snapshot) in actions {
+            #expect(snapshot.version == pushedVersion + 1, "\(context)")
+            if let date = snapshot.timelineDate { #expect(date <= now, "\(context): an entry before its date") }
+            pushedVersion = snapshot.version
+        }
+        #expect(pushedVersion == after.record.snapshot?.version ?? 0, "\(context): a new version not pushed")
+        if case .timerFired = event, starts.isEmpty {
+            #expect(tokensAfter == tokensBefore, "\(context): a timeline spent budget")
         }
 
         // Every pull is answered exactly once.
@@ -239,8 +266,12 @@ private struct World {
             let oldVersion = before.record.snapshot?.version ?? 0
             let newVersion = after.record.snapshot?.version ?? 0
             switch result {
-            case .newData(let payload):
-                #expect(newVersion == oldVersion + 1 && after.record.snapshot?.payload == payload, "\(context)")
+            case .newData(let payload, let timeline):
+                // Entries already due are current at once, one version each.
+                let due = timeline.prefix { $0.date <= now }
+                #expect(newVersion == oldVersion + 1 + UInt64(due.count), "\(context)")
+                #expect(after.record.snapshot?.payload == (due.last?.payload ?? payload), "\(context)")
+                #expect(after.record.timeline == Array(timeline.dropFirst(due.count)), "\(context)")
             case .noData, .failed:
                 #expect(newVersion == oldVersion && after.record.snapshot == before.record.snapshot, "\(context)")
             }
@@ -265,6 +296,16 @@ private struct World {
             }
         case .manualRefresh, .extensionExited, .reconfigured:
             #expect(after.record.snapshot == before.record.snapshot, "\(context)")
+        case .visibilityChanged(let shown):
+            #expect(after.isShown == shown, "\(context)")
+            #expect(after.record.snapshot == before.record.snapshot, "\(context)")
+            // Only a widget appearing with a refresh that came due while it was hidden starts one.
+            let overdue = before.record.schedule.nextRefresh.map { now >= $0 } ?? false
+            if !starts.isEmpty { #expect(shown && !before.isShown && overdue, "\(context)") }
+            if !shown {
+                let wake = [after.updateInFlight?.deadline, after.record.timeline.first?.date].compactMap { $0 }.min()
+                #expect(after.wakeTime == wake, "\(context): a hidden widget's schedule is armed")
+            }
         }
     }
 
@@ -326,9 +367,19 @@ private struct World {
 
     private mutating func randomResult() -> UpdateResult<Int> {
         switch Int.random(in: 0..<10, using: &random) {
-        case 0..<4: .newData(Int.random(in: 0...1_000, using: &random))
+        case 0..<2: .newData(Int.random(in: 0...1_000, using: &random), timeline: randomTimeline())
+        case 2..<4: .newData(Int.random(in: 0...1_000, using: &random))
         case 4..<7: .noData
         default: .failed("failure \(Int.random(in: 0...9, using: &random))")
+        }
+    }
+
+    /// Up to 20 entries with ascending dates, the first ones sometimes already past.
+    private mutating func randomTimeline() -> [TimelineSnapshot<Int>] {
+        var date = now - .seconds(Int64.random(in: -60...120, using: &random))
+        return (0..<Int.random(in: 0...20, using: &random)).map { index in
+            date = date + .seconds(Int64.random(in: 1...3_600, using: &random))
+            return TimelineSnapshot(payload: 10_000 + index, date: date)
         }
     }
 

@@ -30,7 +30,7 @@ import WireProtocol
             answer = [.snapshot(.init(
                 id: pull.id, extensionID: pull.extensionID, result: .failed, snapshot: content.encoded(), version: 3,
                 ageMs: 250, stale: true, error: "network down"))]
-        case .perform, .open, .defaults, .reloadExtensions, .setHasContent:
+        case .perform, .open, .defaults, .reloadExtensions, .setHasContent, .visible:
             answer = []
         }
         return answer.map { String(decoding: $0.encodedLine().dropLast(), as: UTF8.self) }

@@ -178,12 +178,13 @@ import WireProtocol
         }
         #expect(!text.isEmpty)
 
-        let cached = try bed.pull(Self.widget)
+        let cached = try bed.pull(Self.widget, mode: .expanded)
         #expect(cached.result == "cached" && cached.delivery == "cached")
         #expect(cached.version == 1 && cached.snapshot == first.snapshot)
 
+        // The refresh updates the mode last pulled.
         #expect(try bed.control(.refresh(NameSelection([Self.widget]))).ok)
-        #expect(try eventually { try bed.pull(Self.widget).version == 2 })
+        #expect(try eventually { try bed.pull(Self.widget, mode: .expanded).version == 2 })
         #expect(try bed.stats(Self.widget)?.resultsNewData == 2)
     }
 
@@ -200,7 +201,11 @@ import WireProtocol
             """))
         #expect(try bed.stats(Self.widget)?.budgetLeft == 3)
         _ = try bed.pull(Self.widget)
-        #expect(try eventually(timeout: 5) { try bed.stats(Self.widget)?.budgetLeft == 0 && ScriptedExtension.updates(in: updates) == 4 })
+        // The count file has a line once an update is received: its result is waited for too.
+        #expect(try eventually(timeout: 5) {
+            let stats = try bed.stats(Self.widget)
+            return stats?.budgetLeft == 0 && stats?.resultsNewData == 4 && ScriptedExtension.updates(in: updates) == 4
+        })
         let before = try bed.pull(Self.widget)
         #expect(before.result == "cached" && before.version == 4)
 

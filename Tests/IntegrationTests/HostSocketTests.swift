@@ -21,8 +21,8 @@ import WireProtocol
         let host = try bed.daemon.connectHost()
         #expect(try list(host, id: 1) == [
             .init(id: Self.action, app: ExtensionTestBed.app, point: "action", enabled: false, hasContent: true),
-            .init(id: Self.hidden, app: ExtensionTestBed.app, point: "widget", enabled: true, hasContent: true),
-            .init(id: Self.widget, app: ExtensionTestBed.app, point: "widget", enabled: true, hasContent: true),
+            .init(id: Self.hidden, app: ExtensionTestBed.app, point: "widget", enabled: true, hasContent: true, modes: [.compact, .expanded]),
+            .init(id: Self.widget, app: ExtensionTestBed.app, point: "widget", enabled: true, hasContent: true, modes: [.compact, .expanded]),
         ])
         // `setHasContent false` arrives once the extension runs.
         _ = try host.pull(Self.hidden, id: 2)

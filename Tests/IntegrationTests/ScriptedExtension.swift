@@ -30,6 +30,14 @@ enum ScriptedExtension {
         case hangingAction = "hanging-action"
         /// Answers like `answer`, but takes a second to exit after `terminate`.
         case lingerOnTerminate = "linger-on-terminate"
+        /// Answers like `answer`, with the update's `mode` in the snapshot and a
+        /// `preferredSize` of 100×40 in compact, 300×200 in expanded.
+        case modes
+        /// Answers like `answer`, with a `timeline` of 60 entries `{"entry": i}` dated one
+        /// second apart from one second after the answer.
+        case timeline
+        /// Answers like `answer`, with the update's `instance` and `params` in the snapshot.
+        case params
     }
 
     /// The TOML `command` array that runs the extension with `behaviour`. `countFile`,
@@ -59,7 +67,7 @@ enum ScriptedExtension {
     }
 
     private static let source = #"""
-    import json, os, socket, sys, time
+    import datetime, json, os, socket, sys, time
 
     behaviour, count_file, delay, reload = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
     connection = socket.socket(fileno=int(os.environ["EXTENSIOND_FD"]))
@@ -117,6 +125,22 @@ enum ScriptedExtension {
             connection.sendall(b'{"type":"result","id":%d,"result":"newData","snapshot":"' % message["id"] + b"x" * (2 << 20) + b'"}\n')
         elif behaviour == "unknown-id":
             send({"type": "result", "id": message["id"] + 1000, "result": "noData"})
+        elif behaviour == "timeline":
+            answered += 1
+            start = datetime.datetime.now(datetime.timezone.utc)
+            def rfc3339(i):
+                return (start + datetime.timedelta(seconds=i)).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+            timeline = [{"date": rfc3339(i), "snapshot": {"entry": i}} for i in range(1, 61)]
+            send({"type": "result", "id": message["id"], "result": "newData", "snapshot": {"n": answered, "pid": os.getpid()}, "reload": reload, "timeline": timeline})
+        elif behaviour == "params":
+            answered += 1
+            snapshot = {"n": answered, "instance": message.get("instance"), "params": message.get("params")}
+            send({"type": "result", "id": message["id"], "result": "newData", "snapshot": snapshot, "reload": reload})
+        elif behaviour == "modes":
+            answered += 1
+            size = {"width": 100, "height": 40} if message["mode"] == "compact" else {"width": 300, "height": 200}
+            snapshot = {"n": answered, "pid": os.getpid(), "mode": message["mode"]}
+            send({"type": "result", "id": message["id"], "result": "newData", "snapshot": snapshot, "reload": reload, "preferredSize": size})
         else:
             answered += 1
             send({"type": "result", "id": message["id"], "result": "newData", "snapshot": {"n": answered, "pid": os.getpid()}, "reload": reload})

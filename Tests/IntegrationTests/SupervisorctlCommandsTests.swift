@@ -178,7 +178,7 @@ import Testing
             #expect(object["schema"] as? Int == controlSchemaVersion)
             for entry in object["status"] as? [[String: Any]] ?? [] {
                 #expect(Set(entry.keys) == ["name", "kind", "autostart", "state", "pid", "uptimeMs", "rssBytes", "memoryCurrentBytes",
-                                            "memoryLimitBytes", "lastResult", "lastUpdateAgeMs", "updateLatencyP50Us", "updateLatencyP99Us", "error"])
+                                            "memoryLimitBytes", "lastResult", "lastUpdateAgeMs", "updateLatencyP50Us", "updateLatencyP99Us", "error", "visible"])
             }
         }
     }

@@ -19,10 +19,15 @@ import Testing
             updates += 1
             switch reason {
             case .pull:
-                return .newData(
-                    ["mode": .string(mode.rawValue), "width": .number(Double(maxSize.width)),
-                     "updates": .number(Double(updates)), "warnings": .number(Double(memoryWarnings))],
-                    reload: .never)
+                var snapshot: [String: JSONValue] = [
+                    "mode": .string(mode.rawValue), "width": .number(Double(maxSize.width)),
+                    "updates": .number(Double(updates)), "warnings": .number(Double(memoryWarnings)),
+                ]
+                if let instance = context.instance {
+                    snapshot["instance"] = .string(instance)
+                    snapshot["params"] = context.params
+                }
+                return .newData(snapshot, reload: .never, preferredSize: Size(width: maxSize.width, height: 60))
             case .schedule:
                 return .noData
             case .manual:
@@ -112,7 +117,7 @@ import Testing
                 == .result(
                     .init(
                         id: 41, result: .newData, snapshot: ["mode": "expanded", "width": 320, "updates": 1, "warnings": 0],
-                        reload: .never)))
+                        reload: .never, preferredSize: Size(width: 320, height: 60))))
 
         try peer.send(.update(.init(id: 42, mode: .compact, maxSize: size, reason: .schedule)))
         #expect(try peer.expectMessage() == .result(.init(id: 42, result: .noData)))
@@ -130,6 +135,28 @@ import Testing
         // Nothing was sent after terminate.
         peer.closeExtensionEnd()
         #expect(try peer.receive() == nil)
+    }
+
+    @Test func anUpdateOfAnInstanceNamesItAndItsParams() throws {
+        let runtime = try RunningRuntime()
+        let peer = runtime.peer
+        _ = try peer.expectMessage()
+        try peer.send(.update(.init(id: 1, mode: .compact, maxSize: size, reason: .pull, instance: "oslo", params: ["city": "Oslo"])))
+        guard case .result(let instance) = try peer.expectMessage() else {
+            Issue.record("expected a result")
+            return
+        }
+        #expect(instance.snapshot?.objectValue?["instance"] == "oslo")
+        #expect(instance.snapshot?.objectValue?["params"] == ["city": "Oslo"])
+        // The next update, of the widget itself, has none.
+        try peer.send(.update(.init(id: 2, mode: .compact, maxSize: size, reason: .pull)))
+        guard case .result(let own) = try peer.expectMessage() else {
+            Issue.record("expected a result")
+            return
+        }
+        #expect(own.snapshot?.objectValue?["instance"] == nil)
+        try peer.send(.terminate)
+        #expect(runtime.finish() == "terminated")
     }
 
     @Test func synchronousCallsQueueOtherMessages() throws {

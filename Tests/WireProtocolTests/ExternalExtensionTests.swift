@@ -37,12 +37,16 @@ import WireProtocol
         let (peer, process) = try launch(["python3", script])
 
         try peer.send(.update(.init(id: 11, mode: .compact, maxSize: size, reason: .pull)))
-        #expect(
-            try peer.expectMessage()
-                == .result(
-                    .init(
-                        id: 11, result: .newData, snapshot: ["text": "Hello from Python, update #1", "n": 1],
-                        reload: .atEnd)))
+        guard case .result(let first) = try peer.expectMessage() else {
+            Issue.record("expected a result")
+            return
+        }
+        #expect(first.id == 11 && first.result == .newData && first.reload == .atEnd)
+        #expect(first.snapshot == ["text": "Hello from Python, update #1", "n": 1])
+        // A timeline of the next ten seconds, one entry a second.
+        let timeline = first.timeline ?? []
+        #expect(timeline.map { $0.snapshot.objectValue?["text"] } == (1...10).map { .string("Hello from Python, update #1 +\($0)s") })
+        #expect(zip(timeline, timeline.dropFirst()).allSatisfy { abs($1.date.timeIntervalSince($0.date) - 1) < 0.01 })
 
         try peer.send(.memoryWarning(.init(current: 1, high: 1)))
         try peer.send(.update(.init(id: 12, mode: .expanded, maxSize: size, reason: .schedule)))
@@ -92,6 +96,10 @@ import WireProtocol
         #expect(fields["counterStore"] == "group.demo")
         #expect(fields["date"] != nil && fields["load"] != nil)
         #expect(expanded.reload == nil)
+        // The clock ticks through a timeline of the next 29 seconds, the counter kept.
+        let entries = expanded.timeline ?? []
+        #expect(entries.count == 29 && entries.allSatisfy { $0.snapshot.objectValue?["count"] == 42 })
+        #expect(Set(entries.compactMap { $0.snapshot.objectValue?["time"] }).count == 29)
 
         try peer.send(.update(.init(id: 2, mode: .compact, maxSize: size, reason: .pull)))
         guard case .defaults(let refused) = try peer.expectMessage() else {

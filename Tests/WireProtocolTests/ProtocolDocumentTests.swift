@@ -63,6 +63,6 @@ import WireProtocol
             }
         }
         // The session shows every message of both tables (the app's as well).
-        #expect(types.count == 32, "\(types.sorted())")
+        #expect(types.count == 33, "\(types.sorted())")
     }
 }

@@ -3,16 +3,19 @@
 
 The supervisor starts it with a connected stream socket whose descriptor number is in
 EXTENSIOND_FD (always 3). The widget says `ready`, then answers every `update` with a
-`newData` snapshot {"text": ..., "n": counter} and exits on `terminate` or end of file.
-Only the Python standard library is used.
+`newData` snapshot {"text": ..., "n": counter} and a timeline of the snapshots of the
+next seconds, which the supervisor shows at their dates without asking again, and exits
+on `terminate` or end of file. Only the Python standard library is used.
 """
 
+import datetime
 import json
 import os
 import socket
 import sys
 
 MAX_LINE = 1 << 20  # 1 MiB, not counting the line feed
+TIMELINE_SECONDS = 10  # entries of each timeline, one a second (at most 256)
 
 
 class Connection:
@@ -45,12 +48,22 @@ class Connection:
             self.buffer += chunk
 
 
-def snapshot_for(update, counter):
+def snapshot_for(update, counter, seconds=0):
     text = "Hello from Python, update #%d" % counter
+    if seconds:
+        text += " +%ds" % seconds
     if update["mode"] == "expanded":
         size = update["maxSize"]
         text += " (%s, up to %dx%d)" % (update["reason"], size["width"], size["height"])
     return {"text": text, "n": counter}
+
+
+def timeline_for(update, counter):
+    """The snapshots of the next seconds, with ascending RFC 3339 dates."""
+    now = datetime.datetime.now(datetime.timezone.utc)
+    return [{"date": (now + datetime.timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z",
+             "snapshot": snapshot_for(update, counter, seconds)}
+            for seconds in range(1, TIMELINE_SECONDS + 1)]
 
 
 def main():
@@ -69,6 +82,7 @@ def main():
                 "id": message["id"],
                 "result": "newData",
                 "snapshot": snapshot_for(message, counter),
+                "timeline": timeline_for(message, counter),
                 "reload": "atEnd",
             })
         elif kind == "begin":

@@ -131,6 +131,12 @@ struct ConfigurationDecoder {
         if point == .widget && !spec.activation.isEmpty {
             reader.report(involving: ["activation"], "activation applies to action and share extensions, not widgets")
         }
+        if let modes = reader.read("modes", .modes) {
+            spec.modes = modes
+            if let point, point != .widget {
+                reader.report(involving: ["modes"], "modes applies to widgets, not \(point.rawValue) extensions")
+            }
+        }
         guard app != nil, point != nil, launch != nil else { return nil }
         return spec
     }

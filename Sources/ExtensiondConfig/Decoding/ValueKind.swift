@@ -258,6 +258,18 @@ extension ValueKind where Value == [String: String] {
     }
 }
 
+extension ValueKind where Value == [WidgetMode] {
+    /// A non-empty list of distinct display modes, such as `["compact"]`.
+    static var modes: Self {
+        Self { node throws(ConfigurationError) in
+            let modes = try ValueKind<WidgetMode>.choice(of: WidgetMode.self, "a display mode").list.decode(node)
+            guard !modes.isEmpty else { throw node.origin.error("expected at least one display mode") }
+            guard Set(modes).count == modes.count else { throw node.origin.error("a display mode is listed twice") }
+            return modes
+        }
+    }
+}
+
 extension ValueKind where Value == [String: Int] {
     /// Maximum items per type identifier, such as `{ "public.image" = 10 }`.
     static var activation: Self {

@@ -1,0 +1,63 @@
+extension HostToSupervisor {
+    /// `{"type":"visible","extensions":[{"extension":"com.example.weather.widget"}],"visible":true}`:
+    /// what the host shows now. A widget that hosts report on but none shows is hidden: its
+    /// scheduled refreshes wait until one shows it. No answer; an optional `id` is echoed in
+    /// an `error`.
+    public struct Visible: Codable, Hashable, Sendable {
+        public var id: RequestID?
+        /// At most ``WireLimits/maxExtensionsPerRequest``.
+        public var extensions: [Shown]
+        public var visible: Bool
+
+        /// Creates the value from its fields.
+        public init(id: RequestID? = nil, extensions: [Shown], visible: Bool) {
+            self.id = id
+            self.extensions = extensions
+            self.visible = visible
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case id, extensions, visible
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decodeIfPresent(RequestID.self, forKey: .id)
+            var list = try container.nestedUnkeyedContainer(forKey: .extensions)
+            extensions = []
+            while !list.isAtEnd {
+                guard extensions.count < WireLimits.maxExtensionsPerRequest else {
+                    throw DecodingError.dataCorruptedError(
+                        forKey: .extensions, in: container,
+                        debugDescription: "more than \(WireLimits.maxExtensionsPerRequest) extensions")
+                }
+                extensions.append(try list.decode(Shown.self))
+            }
+            visible = try container.decode(Bool.self, forKey: .visible)
+        }
+    }
+
+    /// One widget a `visible` names, and which of its instances.
+    public struct Shown: Codable, Hashable, Sendable {
+        public var extensionID: String
+        /// An instance name (at most ``WireLimits/maxIdentifierBytes``); the widget's
+        /// visibility is that of any of its instances.
+        public var instance: String?
+
+        /// Creates the value from its fields.
+        public init(extensionID: String, instance: String? = nil) {
+            self.extensionID = extensionID
+            self.instance = instance
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case extensionID = "extension", instance
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            extensionID = try container.decodeBoundedString(forKey: .extensionID, maxBytes: WireLimits.maxIdentifierBytes)
+            instance = try container.decodeBoundedStringIfPresent(forKey: .instance, maxBytes: WireLimits.maxIdentifierBytes)
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import ExtensiondTestSupport
+import Foundation
+import Testing
+import WireProtocol
+
+/// Instances against a real daemon: one extension backs two widgets with different
+/// settings, each with its own snapshot, and both spend one refresh budget.
+@Suite struct InstanceTests {
+    static let widget = "test.app.weather"
+
+    @Test func twoInstancesHaveTheirOwnSnapshotsAndShareOneBudget() throws {
+        let bed = try ExtensionTestBed()
+        let updates = bed.countFile(Self.widget)
+        try bed.start(ExtensionTestBed.extensionTable(
+            Self.widget, command: try bed.command(.params, countFile: updates),
+            refresh: "interval = \"1s\"\nmin_interval = \"1s\"\npull_cooldown = \"0s\"\ndaily_budget = 1\nbudget_burst = 2"))
+        let host = try bed.daemon.connectHost()
+
+        let oslo = try pull(host, id: 1, instance: "oslo", params: ["city": "Oslo"])
+        #expect(oslo.result == .newData && oslo.instance == "oslo" && oslo.version == 1)
+        #expect(try oslo.snapshot?.decoded() == ["n": 1, "instance": "oslo", "params": ["city": "Oslo"]])
+        let rome = try pull(host, id: 2, instance: "rome", params: ["city": "Rome"])
+        #expect(rome.result == .newData && rome.instance == "rome" && rome.version == 1)
+        #expect(try rome.snapshot?.decoded() == ["n": 2, "instance": "rome", "params": ["city": "Rome"]])
+        // Without params, an instance keeps the ones it was given.
+        let again = try pull(host, id: 3, instance: "oslo", params: nil)
+        #expect(again.result == .cached && again.snapshot == oslo.snapshot)
+
+        // Each instance's schedule wants a refresh a second; the shared burst of 2 allows two in all.
+        #expect(try eventually { try bed.stats(Self.widget)?.budgetLeft == 0 })
+        Thread.sleep(forTimeInterval: 2)
+        #expect(scheduledUpdates(updates) == 2, "\(bed.diagnostics(Self.widget))")
+
+        guard case .error(let refused) = try request(host, id: 4, .pull(.init(
+            id: 4, extensionID: Self.widget, mode: .compact, maxSize: Size(width: 1, height: 1),
+            instance: String(repeating: "x", count: 256)))) else { throw TestSupportError("a long instance name was accepted") }
+        #expect(refused.error.contains("instance"), "\(refused.error)")
+    }
+
+    private func pull(_ host: TestHost, id: UInt64, instance: String, params: JSONValue?) throws -> SupervisorToHost.Snapshot {
+        let message = try request(host, id: id, .pull(.init(
+            id: RequestID(rawValue: id), extensionID: Self.widget, mode: .compact, maxSize: Size(width: 320, height: 160),
+            instance: instance, params: params)))
+        guard case .snapshot(let snapshot) = message else { throw TestSupportError("expected a snapshot, got \(message)") }
+        return snapshot
+    }
+
+    private func request(_ host: TestHost, id: UInt64, _ message: HostToSupervisor) throws -> SupervisorToHost {
+        try host.send(message)
+        // A malformed request is answered by an error without id.
+        return try host.receive { message in
+            if case .error = message { return true }
+            return message.answerID == RequestID(rawValue: id)
+        }
+    }
+
+    private func scheduledUpdates(_ file: String) -> Int {
+        ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").split(separator: "\n").filter { $0 == "schedule" }.count
+    }
+}
