@@ -165,6 +165,7 @@ public struct ProcessStatus: Codable, Sendable, Equatable {
         try container.encode(updateLatencyP50Us, forKey: .updateLatencyP50Us)
         try container.encode(updateLatencyP99Us, forKey: .updateLatencyP99Us)
         try container.encode(error, forKey: .error)
+        try container.encode(visible, forKey: .visible)
     }
 }
 
