@@ -43,6 +43,17 @@ extension ExtensionCoordinator {
         }
     }
 
+    /// A host's `subscribe` to instance `name` of widget `id`: its first declared mode's
+    /// slot exists from now on, with `params` (when given) for its updates; nothing is
+    /// updated until a pull. Returns that mode, the one the host is pushed.
+    func subscribe(_ id: String, instance name: String, params: JSONValue?) throws(RequestRejection) -> DisplayMode? {
+        let record = try usableRecord(id, point: .widget)
+        guard let mode = record.modes.first else { return nil }
+        let slot = try instanceSlot(record, mode: mode, name)
+        if let params { slot.params = params }
+        return mode
+    }
+
     /// Instances an extension may have at once (each mode of each holds a snapshot).
     static let maxInstances = 64
 

@@ -258,6 +258,19 @@ final class HostServer {
             if let unknown = request.extensions.first(where: { extensions.records[$0] == nil }) {
                 return host.send(.error(.init(id: request.id, error: RequestRejection.unknown(unknown).description)))
             }
+            if let instance = request.instance {
+                do {
+                    // All checked before any is subscribed.
+                    for id in request.extensions { _ = try extensions.usableRecord(id, point: .widget) }
+                    for id in Set(request.extensions) {
+                        if let mode = try extensions.subscribe(id, instance: instance, params: request.params) {
+                            host.pulled(id, SlotKey(mode: mode, instance: instance))
+                        }
+                    }
+                } catch {
+                    return host.send(.error(.init(id: request.id, error: error.description)))
+                }
+            }
             host.subscriptions.formUnion(request.extensions)
         case .open(let request):
             host.send(.openResult(openLink(request)))

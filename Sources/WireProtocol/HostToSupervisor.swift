@@ -64,12 +64,8 @@ public enum HostToSupervisor: Hashable, Sendable {
             mode = try container.decode(DisplayMode.self, forKey: .mode)
             maxSize = try container.decode(Size.self, forKey: .maxSize)
             wait = try container.decodeIfPresent(Bool.self, forKey: .wait)
-            instance = try container.decodeBoundedStringIfPresent(forKey: .instance, maxBytes: WireLimits.maxIdentifierBytes)
-            params = try container.decodeIfPresent(JSONValue.self, forKey: .params)
-            if let params, params.encoded().bytes.count > WireLimits.maxParamsBytes {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .params, in: container, debugDescription: "longer than \(WireLimits.maxParamsBytes) bytes encoded")
-            }
+            instance = try container.decodeInstance(forKey: .instance)
+            params = try container.decodeParams(forKey: .params)
         }
     }
 
@@ -78,11 +74,29 @@ public enum HostToSupervisor: Hashable, Sendable {
     public struct Subscribe: Codable, Hashable, Sendable {
         public var id: RequestID?
         public var extensions: [String]
+        /// An instance of these widgets to be pushed (optional, as in `pull`).
+        public var instance: String?
+        /// Its settings, kept for its updates (optional, as in `pull`).
+        public var params: JSONValue?
 
         /// Creates the value from its fields.
-        public init(id: RequestID? = nil, extensions: [String]) {
+        public init(id: RequestID? = nil, extensions: [String], instance: String? = nil, params: JSONValue? = nil) {
             self.id = id
             self.extensions = extensions
+            self.instance = instance
+            self.params = params
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case id, extensions, instance, params
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decodeIfPresent(RequestID.self, forKey: .id)
+            extensions = try container.decode([String].self, forKey: .extensions)
+            instance = try container.decodeInstance(forKey: .instance)
+            params = try container.decodeParams(forKey: .params)
         }
     }
 

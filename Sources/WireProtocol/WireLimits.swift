@@ -13,6 +13,21 @@ public enum WireLimits {
 }
 
 extension KeyedDecodingContainer {
+    /// A widget instance's name, at most ``WireLimits/maxIdentifierBytes``, if present.
+    func decodeInstance(forKey key: Key) throws -> String? {
+        try decodeBoundedStringIfPresent(forKey: key, maxBytes: WireLimits.maxIdentifierBytes)
+    }
+
+    /// A widget instance's `params`, at most ``WireLimits/maxParamsBytes`` encoded, if present.
+    func decodeParams(forKey key: Key) throws -> JSONValue? {
+        guard let params = try decodeIfPresent(JSONValue.self, forKey: key) else { return nil }
+        guard params.encoded().bytes.count <= WireLimits.maxParamsBytes else {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: self, debugDescription: "longer than \(WireLimits.maxParamsBytes) bytes encoded")
+        }
+        return params
+    }
+
     /// A list of extension ids, at most ``WireLimits/maxExtensionsPerRequest`` of them, each
     /// at most ``WireLimits/maxIdentifierBytes``.
     func decodeExtensionIDs(forKey key: Key) throws -> [String] {

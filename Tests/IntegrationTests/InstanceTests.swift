@@ -15,16 +15,28 @@ import WireProtocol
             Self.widget, command: try bed.command(.params, countFile: updates),
             refresh: "interval = \"1s\"\nmin_interval = \"1s\"\npull_cooldown = \"0s\"\ndaily_budget = 1\nbudget_burst = 2"))
         let host = try bed.daemon.connectHost()
+        // Subscribed to Oslo with its params: the pulls need not repeat them.
+        let subscriber = try bed.daemon.connectHost()
+        try subscriber.send(.subscribe(.init(id: 9, extensions: [Self.widget], instance: "oslo", params: ["city": "Oslo"])))
+        try subscriber.send(.list(.init(id: 10)))
+        _ = try subscriber.receive { $0.answerID == RequestID(rawValue: 10) }
 
-        let oslo = try pull(host, id: 1, instance: "oslo", params: ["city": "Oslo"])
+        let oslo = try pull(host, id: 1, instance: "oslo", params: nil)
         #expect(oslo.result == .newData && oslo.instance == "oslo" && oslo.version == 1)
         #expect(try oslo.snapshot?.decoded() == ["n": 1, "instance": "oslo", "params": ["city": "Oslo"]])
         let rome = try pull(host, id: 2, instance: "rome", params: ["city": "Rome"])
         #expect(rome.result == .newData && rome.instance == "rome" && rome.version == 1)
         #expect(try rome.snapshot?.decoded() == ["n": 2, "instance": "rome", "params": ["city": "Rome"]])
-        // Without params, an instance keeps the ones it was given.
         let again = try pull(host, id: 3, instance: "oslo", params: nil)
         #expect(again.result == .cached && again.snapshot == oslo.snapshot)
+        // The subscriber is pushed Oslo's snapshot, not Rome's.
+        let pushed = try subscriber.receive { if case .snapshot(let pushed) = $0 { pushed.id == nil } else { false } }
+        guard case .snapshot(let osloPush) = pushed else { return }
+        #expect(osloPush.instance == "oslo" && osloPush.snapshot == oslo.snapshot)
+        let romePush = try? subscriber.receive(timeout: 0.5) {
+            if case .snapshot(let pushed) = $0 { pushed.instance == "rome" } else { false }
+        }
+        #expect(romePush == nil)
 
         // Each instance's schedule wants a refresh a second; the shared burst of 2 allows two in all.
         #expect(try eventually { try bed.stats(Self.widget)?.budgetLeft == 0 })

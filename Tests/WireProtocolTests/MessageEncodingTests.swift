@@ -87,6 +87,9 @@ import WireProtocol
         try expectWire(
             SupervisorToExtension.update(.init(id: 3, mode: .compact, maxSize: size, reason: .pull, instance: "oslo", params: ["city": "Oslo"])),
             #"{"type":"update","id":3,"mode":"compact","maxSize":{"width":320,"height":120},"reason":"pull","instance":"oslo","params":{"city":"Oslo"}}"#)
+        try expectWire(
+            HostToSupervisor.subscribe(.init(extensions: ["w"], instance: "oslo", params: ["city": "Oslo"])),
+            #"{"type":"subscribe","extensions":["w"],"instance":"oslo","params":{"city":"Oslo"}}"#)
         let big = String(repeating: "x", count: 5000)
         let tooBig = #"{"type":"pull","id":1,"extension":"w","mode":"compact","maxSize":{"width":1,"height":1},"params":""# + big + #""}"#
         let error = #expect(throws: ProtocolError.self) { try HostToSupervisor.decode(line: Array(tooBig.utf8)) }
