@@ -34,6 +34,11 @@ enum NoticeText {
         "\(TimeOfDay.now()) openURL \(notice.url) opened by \(notice.app)"
     }
 
+    /// `07:30:05 tap on demo.widget: open demo://details`
+    static func tap(_ extensionID: String, _ link: String) -> String {
+        "\(TimeOfDay.now()) tap on \(extensionID): open \(link)"
+    }
+
     /// `07:30:05 open (request 5): done` or `…: refused: no app handles the URL scheme 'x'`
     static func openResult(_ result: SupervisorToHost.OpenResult) -> String {
         "\(TimeOfDay.now()) open (request \(result.id)): " + (result.success ? "done" : "refused: \(result.error ?? "no reason given")")

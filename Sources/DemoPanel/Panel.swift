@@ -17,6 +17,8 @@ struct Panel {
     let connection: HostConnection
     private var listed: [SupervisorToHost.ExtensionInfo] = []
     private var subscribed: Set<String> = []
+    /// Widgets whose link the panel has opened (once each, as a user's first tap would).
+    private var tapped: Set<String> = []
     private var nextID: RequestID = 1
     /// Stdin ends at once under the daemon (/dev/null); the timer keeps the panel going.
     private var readsInput = true
@@ -56,7 +58,9 @@ struct Panel {
     private mutating func handle(_ message: SupervisorToHost) throws(HostConnectionError) {
         switch message {
         case .extensions(let answer): try update(answer.extensions)
-        case .snapshot(let snapshot): Console.line(NoticeText.snapshot(snapshot))
+        case .snapshot(let snapshot):
+            Console.line(NoticeText.snapshot(snapshot))
+            try tapOnce(snapshot)
         case .extensionTerminated(let notice): Console.line(NoticeText.terminated(notice))
         case .openURL(let notice): Console.line(NoticeText.openURL(notice))
         case .openResult(let result): Console.line(NoticeText.openResult(result))
@@ -66,6 +70,16 @@ struct Panel {
             try refresh()
         case .completed, .defaultsResult, .reloadResult: break  // the panel performs no actions and is no app
         }
+    }
+
+    /// A tap on a widget whose snapshot has a `link`: `open` sends the URL to the widget's
+    /// containing app, which the daemon launches if needed; the widget is not launched.
+    private mutating func tapOnce(_ snapshot: SupervisorToHost.Snapshot) throws(HostConnectionError) {
+        guard !tapped.contains(snapshot.extensionID), case .object(let fields)? = try? snapshot.snapshot?.decoded(),
+              case .string(let link)? = fields["link"] else { return }
+        tapped.insert(snapshot.extensionID)
+        Console.line(NoticeText.tap(snapshot.extensionID, link))
+        try connection.send(.open(.init(id: takeID(), extensionID: snapshot.extensionID, url: link)))
     }
 
     private mutating func refresh() throws(HostConnectionError) {

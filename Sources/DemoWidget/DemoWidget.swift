@@ -81,6 +81,8 @@ struct DemoSnapshot: Encodable {
     var text: String
     var time: String
     var count: Int
+    /// Where a tap on the widget leads: the demo app's details, opened without the widget.
+    var link = "demo://details"
     var date: String?
     /// The 1-, 5- and 15-minute load averages.
     var load: [Double]?

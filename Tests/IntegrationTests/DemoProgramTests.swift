@@ -26,11 +26,13 @@ import WireProtocol
                 .openURL(.init(url: "demo://details", app: app)),
             ]
         case .pull(let pull):
-            let content: JSONValue = ["text": "hello", "count": 7]
+            let content: JSONValue = ["text": "hello", "count": 7, "link": "demo://details"]
             answer = [.snapshot(.init(
                 id: pull.id, extensionID: pull.extensionID, result: .failed, snapshot: content.encoded(), version: 3,
                 ageMs: 250, stale: true, error: "network down"))]
-        case .perform, .open, .defaults, .reloadExtensions, .setHasContent, .visible:
+        case .open(let open):
+            answer = [.openResult(.init(id: open.id, success: true))]
+        case .perform, .defaults, .reloadExtensions, .setHasContent, .visible:
             answer = []
         }
         return answer.map { String(decoding: $0.encodedLine().dropLast(), as: UTF8.self) }
@@ -51,7 +53,9 @@ import WireProtocol
         let expected = [
             "extension com.example.w (widget of com.example.app): enabled",
             "extension com.example.a (action of com.example.app): disabled",
-            "com.example.w: failed, version 3, age 250ms, stale (network down) | count=7 text=\"hello\"",
+            "com.example.w: failed, version 3, age 250ms, stale (network down) | count=7 link=\"demo://details\" text=\"hello\"",
+            "tap on com.example.w: open demo://details",
+            "open (request 3): done",
             "com.example.w (pushed): newData, version 2, age 0ms, fresh | \"pushed\"",
             "com.example.w terminated (idle)",
             "openURL demo://details opened by com.example.app",
@@ -65,12 +69,13 @@ import WireProtocol
         }
 
         let requests = try server.lines.map { try HostToSupervisor.decode(line: Array($0.utf8)) }
-        #expect(requests.count == 3)
-        guard requests.count == 3 else { return }
+        #expect(requests.count == 4)
+        guard requests.count == 4 else { return }
         #expect(requests[0].type == "list")
         #expect(requests[1] == .subscribe(.init(extensions: [Self.widget])))
         guard case .pull(let pull) = requests[2] else { Issue.record("expected a pull, got \(requests[2])"); return }
         #expect(pull.extensionID == Self.widget && pull.mode == .compact && pull.maxSize == Size(width: 320, height: 160))
+        #expect(requests[3] == .open(.init(id: 3, extensionID: Self.widget, url: "demo://details")), "a tap on the snapshot's link")
 
         // Stdin is /dev/null: its end is quiet, and the timer pulls again after 10 s.
         let pulledAgain = eventually(timeout: 15) { server.lines.filter { $0.contains(#""type":"pull""#) }.count >= 2 }
