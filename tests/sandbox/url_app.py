@@ -1,10 +1,16 @@
-# Apps `c` and `d` of the VM sandbox test: each logs its arguments (a URL that launched
-# it comes last) and every line host.sock sends it into its own group container.
+# Apps `c` and `d` of the VM sandbox test: each sets a shared default of its own group,
+# tries to hide another app's widget, and logs its arguments (a URL that launched it comes
+# last) and every line host.sock sends it into its own group container.
 import os, socket, sys
 container = os.environ["EXTENSIOND_GROUP_CONTAINERS"].split("=", 1)[1]
 log = open(container + "/urls.log", "a", buffering=1)
 log.write("argv " + " ".join(sys.argv[1:]) + "\n")
 sock = socket.socket(socket.AF_UNIX)
 sock.connect(os.environ["EXTENSIOND_HOST_SOCKET"])
+# The containing app's side: a shared default in its own group, and a widget of another
+# app it may not hide (the answers go to the log below).
+group = os.environ["EXTENSIOND_GROUP_CONTAINERS"].split("=", 1)[0]
+sock.sendall(b'{"type":"defaults","id":1,"group":"%s","op":"set","key":"greeting","value":"hi"}\n' % group.encode())
+sock.sendall(b'{"type":"setHasContent","id":2,"extension":"a.widget","value":false}\n')
 for line in sock.makefile("rb"):
     log.write(line.decode())

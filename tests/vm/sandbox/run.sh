@@ -152,6 +152,11 @@ check "c received c://second over host.sock" wait_for 30 grep -q 'c://second' "$
 expect "c's URLs, in order" "$(grep -o 'c://[a-z]*' "$STATE/groups/group.c/urls.log" | tr '\n' ' ')" "c://first c://second "
 check "d never heard c's URLs" sh -c "! grep -q 'c://' '$STATE/groups/group.d/urls.log'"
 
+step "the containing app's side of host.sock: its own groups, not another app's widgets"
+expect "app d set a shared default of group.d" "$(supervisorctl defaults group.d get greeting 2>&1)" '"hi"'
+check "app d may not hide a's widget (the error for request 2 names the rule)" \
+    sh -c "grep '\"id\":2' '$STATE/groups/group.d/urls.log' | grep -q 'may use only its own extensions; a.widget belongs to app a'"
+
 step "control.sock: reading for control_group, changing for root (SO_PEERCRED)"
 expect "control.sock is root:extensiond-readers, mode 0660" "$(stat -c '%U:%G %a' /run/extensiond/control.sock)" "root:extensiond-readers 660"
 runuser -u reader -- supervisorctl version >/tmp/reader.out 2>&1; expect "a control_group member may run version" "$?" 0
