@@ -50,10 +50,16 @@ groups = ["group.c"]
 url_schemes = ["c"]
 
 [apps.d]
-command = ["/usr/bin/python3", "-S", "/opt/sandbox-test/url_app.py"]
+command = ["/usr/bin/python3", "-S", "/opt/sandbox-test/url_app.py", "d.widget"]
 groups = ["group.d"]
 url_schemes = ["d"]
 autostart = true
+
+[extensions."d.widget"]
+app = "d"
+point = "widget"
+command = ["/usr/bin/python3", "-S", "/opt/sandbox-test/secret_keeper.py"]
+start_timeout = "60s"
 
 [extensions."a.widget"]
 app = "a"
@@ -157,13 +163,43 @@ expect "app d set a shared default of group.d" "$(supervisorctl defaults group.d
 check "app d may not hide a's widget (the error for request 2 names the rule)" \
     sh -c "grep '\"id\":2' '$STATE/groups/group.d/urls.log' | grep -q 'may use only its own extensions; a.widget belongs to app a'"
 
+# What a host's `list` says of d.widget's hasContent.
+has_content() {
+    python3 -c 'import json, socket
+s = socket.socket(socket.AF_UNIX); s.connect("/run/extensiond/host.sock")
+s.sendall(b"{\"type\":\"list\",\"id\":1}\n")
+answer = json.loads(s.makefile("rb").readline())
+print([e["hasContent"] for e in answer.get("extensions", []) if e["id"] == "d.widget"])' 2>&1
+}
+hidden() { [ "$(has_content)" = "[False]" ]; }
+reload_scheduled() { grep '"id":3' "$STATE/groups/group.d/urls.log" | grep -q '"scheduled":\["d.widget"\]'; }
+check "app d's reloadExtensions scheduled its widget" wait_for 30 reload_scheduled
+grep '"id":3' "$STATE/groups/group.d/urls.log" | sed 's/^/    /'
+check "app d hid its widget (setHasContent false)" wait_for 10 hidden
+systemctl restart "$SERVICE"
+check "still hidden after a restart of the daemon (the app does not say it again)" wait_for 10 hidden
+echo "    d.widget hasContent: $(has_content)"
+
 step "control.sock: reading for control_group, changing for root (SO_PEERCRED)"
 expect "control.sock is root:extensiond-readers, mode 0660" "$(stat -c '%U:%G %a' /run/extensiond/control.sock)" "root:extensiond-readers 660"
 runuser -u reader -- supervisorctl version >/tmp/reader.out 2>&1; expect "a control_group member may run version" "$?" 0
-runuser -u reader -- supervisorctl stop a.widget >/tmp/reader.out 2>&1; expect "a control_group member may not stop (exit 4)" "$?" 4
+runuser -u reader -- supervisorctl stop d >/tmp/reader.out 2>&1; expect "a control_group member may not stop (exit 4)" "$?" 4
 check "the refusal names the rule" grep -q "admin_group" /tmp/reader.out
 runuser -u nobody -- supervisorctl version >/tmp/nobody.out 2>&1; check "anyone else cannot connect at all" test "$?" -ne 0
-supervisorctl stop a.widget >/dev/null 2>&1; expect "root may stop" "$?" 0
+supervisorctl stop d >/dev/null 2>&1; expect "root may stop" "$?" 0
+
+step "without Landlock a sandboxed extension is refused, and status says why"
+mkdir -p /run/systemd/system/extensiond.service.d
+printf '[Service]\nEnvironment=EXTENSIOND_LANDLOCK_ABI=0\n' >/run/systemd/system/extensiond.service.d/no-landlock.conf
+systemctl daemon-reload
+systemctl restart "$SERVICE"
+# `start`: a pull would be answered from the snapshot the probe left before the restart.
+supervisorctl start b.probe 2>&1 | sed 's/^/    start: /'
+check "status b.probe says Landlock is not available" wait_for 10 sh -c 'supervisorctl status b.probe | grep -q "Landlock is not available"'
+echo "    $(systemctl show -p Environment "$SERVICE")"
+supervisorctl status b.probe 2>&1 | sed 's/^/    /'
+rm -f /run/systemd/system/extensiond.service.d/no-landlock.conf
+systemctl daemon-reload
 
 systemctl stop "$SERVICE"
 echo
