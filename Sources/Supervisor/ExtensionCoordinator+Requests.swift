@@ -70,16 +70,23 @@ extension ExtensionCoordinator {
         // Its siblings' params until a host gives its own.
         slot.params = record.slots.values.first { $0.instance == name }?.params
         record.add(slot)
-        if !record.isShown { handle(.visibilityChanged(shown: false), record, slot) }
+        if !record.isShown(instance: name) { handle(.visibilityChanged(shown: false), record, slot) }
         return slot
     }
 
-    /// Whether some host shows widget `id`: hidden, its scheduled refreshes wait (in every
-    /// mode) and cost nothing; shown again, one that came due meanwhile runs now.
-    func setShown(_ shown: Bool, _ id: String) {
-        guard let record = records[id], record.isShown != shown else { return }
-        record.isShown = shown
-        for slot in record.orderedSlots { handle(.visibilityChanged(shown: shown), record, slot) }
+    /// Whether some host shows widget `id` itself, or its instance `instance`: hidden, their
+    /// scheduled refreshes wait (in every mode) and cost nothing; shown again, one that came
+    /// due meanwhile runs now.
+    func setShown(_ shown: Bool, _ id: String, instance: String?) {
+        guard let record = records[id], record.isShown(instance: instance) != shown else { return }
+        if let instance {
+            if shown { record.hiddenInstances.remove(instance) } else { record.hiddenInstances.insert(instance) }
+        } else {
+            record.isShown = shown
+        }
+        for slot in record.orderedSlots where slot.instance == instance {
+            handle(.visibilityChanged(shown: shown), record, slot)
+        }
     }
 
     /// A host's `perform` on an action or share extension.

@@ -23,8 +23,10 @@ final class ExtensionRecord {
     var enabled: Bool
     /// `false` after `setHasContent false`: hosts hide the extension.
     var hasContent = true
-    /// `false` while hosts report on the widget and none shows it (`visible`).
+    /// `false` while hosts report on the widget itself and none shows it (`visible`).
     var isShown = true
+    /// Instances no connected host shows or uses: their scheduled refreshes wait.
+    var hiddenInstances: Set<String> = []
     var startTimer: (any CoordinatorTimer)?
     var idleTimer: (any CoordinatorTimer)?
     /// The mode of the last pull: the one a manual refresh or an app's reload updates.
@@ -50,6 +52,16 @@ final class ExtensionRecord {
         lastPulledMode = slots.first?.mode ?? .compact
         self.enabled = enabled
         lastUsed = now
+    }
+
+    /// Whether the slots of `instance` (the widget itself when nil) are shown.
+    func isShown(instance: String?) -> Bool {
+        instance.map { !hiddenInstances.contains($0) } ?? isShown
+    }
+
+    /// Whether some host shows the widget itself or one of its instances.
+    var isVisible: Bool {
+        isShown || slots.keys.contains { $0.instance.map { !hiddenInstances.contains($0) } ?? false }
     }
 
     /// The widget's own slots in declaration order, then its instances' by name.
@@ -180,7 +192,7 @@ extension ExtensionRecord {
             status.updateLatencyP99Us = Int64(histogram.percentile(99))
         }
         if !enabled { status.state += " (disabled)" }
-        if spec.point == .widget { status.visible = isShown }
+        if spec.point == .widget { status.visible = isVisible }
         if let storageError { status.error = (status.error.map { $0 + "; " } ?? "") + storageError }
     }
 }

@@ -171,7 +171,7 @@ final class HostServer {
                 onData: { [unowned self, unowned host] _, bytes in self.receive(bytes, from: host) },
                 onClose: { [unowned self] connection in
                     // What it showed is shown no more.
-                    if let host = self.connections.removeValue(forKey: connection.fd) { self.visibilityChanged(of: Array(host.shown.keys)) }
+                    if let host = self.connections.removeValue(forKey: connection.fd) { self.visibilityChanged(of: host.shownOrUsed) }
                 }
             )
             host.connection?.onDrained = { [unowned host] in host.sendHeldPushes() }
@@ -251,6 +251,9 @@ final class HostServer {
                 }
                 // Once accepted: the extension exists and the instance is within its limit.
                 host.pulled(request.extensionID, SlotKey(mode: request.mode, instance: request.instance))
+                if let instance = request.instance, extensions.records[request.extensionID]?.isShown(instance: instance) == false {
+                    visibilityChanged(of: [ShownWidget(extensionID: request.extensionID, instance: instance)])
+                }
             } catch {
                 host.send(.error(.init(id: request.id, error: error.description)))
             }
@@ -265,6 +268,7 @@ final class HostServer {
                     for id in Set(request.extensions) {
                         if let mode = try extensions.subscribe(id, instance: instance, params: request.params) {
                             host.pulled(id, SlotKey(mode: mode, instance: instance))
+                            visibilityChanged(of: [ShownWidget(extensionID: id, instance: instance)])
                         }
                     }
                 } catch {
@@ -325,8 +329,8 @@ final class HostConnection {
     fileprivate(set) var used: Set<String> = []
     /// It asked for the list: it hears when an extension's `hasContent` changes.
     fileprivate(set) var listed = false
-    /// What its `visible` messages said of each widget: shown or not.
-    var shown: [String: Bool] = [:]
+    /// What its `visible` messages said of each widget and instance: shown or not.
+    var shown: [ShownWidget: Bool] = [:]
     let peer: HostPeer
 
     init(peer: HostPeer) { self.peer = peer }
@@ -341,6 +345,19 @@ final class HostConnection {
     /// A pull of `extensionID` (a configured one) in the mode and instance of `key`.
     fileprivate func pulled(_ extensionID: String, _ key: SlotKey) {
         pulledSlots[extensionID, default: []].insert(key)
+    }
+
+    /// Whether it pulled or subscribed to `widget` (an instance, or the widget itself).
+    func uses(_ widget: ShownWidget) -> Bool {
+        pulledSlots[widget.extensionID]?.contains { $0.instance == widget.instance } ?? false
+    }
+
+    /// The widgets and instances whose visibility may change when it leaves.
+    var shownOrUsed: [ShownWidget] {
+        let instances = pulledSlots.flatMap { id, keys in
+            keys.compactMap { $0.instance.map { ShownWidget(extensionID: id, instance: $0) } }
+        }
+        return Array(shown.keys) + instances
     }
 
     /// Whether `snapshot` is one it shows: of a mode and instance it pulled, or, before its

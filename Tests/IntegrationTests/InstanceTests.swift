@@ -49,6 +49,44 @@ import WireProtocol
         #expect(refused.error.contains("instance"), "\(refused.error)")
     }
 
+    @Test func theScheduleRefreshesOnlyTheInstancesHostsShow() throws {
+        let bed = try ExtensionTestBed()
+        let updates = bed.countFile(Self.widget)
+        try bed.start(ExtensionTestBed.extensionTable(
+            Self.widget, command: try bed.command(.params, countFile: updates),
+            refresh: "interval = \"1s\"\nmin_interval = \"1s\"\npull_cooldown = \"0s\"\ndaily_budget = 1000\nbudget_burst = 100"))
+        do {
+            let host = try bed.daemon.connectHost()
+            _ = try pull(host, id: 1, instance: "oslo", params: ["city": "Oslo"])
+            _ = try pull(host, id: 2, instance: "rome", params: ["city": "Rome"])
+            try show("oslo", true, on: host, id: 3)
+            try show("rome", false, on: host, id: 4)
+            Thread.sleep(forTimeInterval: 2.5)
+            #expect(scheduledUpdates(updates, of: "oslo") >= 1, "\(bed.diagnostics(Self.widget))")
+            #expect(scheduledUpdates(updates, of: "rome") == 0, "\(bed.diagnostics(Self.widget))")
+
+            // Shown again, Rome's expired snapshot is refreshed at once, and once.
+            try show("rome", true, on: host, id: 5)
+            #expect(try eventually { scheduledUpdates(updates, of: "rome") == 1 }, "\(bed.diagnostics(Self.widget))")
+            Thread.sleep(forTimeInterval: 0.5)  // within min_interval
+            #expect(scheduledUpdates(updates, of: "rome") == 1)
+        }
+        // The only host that used them is gone: neither instance is refreshed any more.
+        Thread.sleep(forTimeInterval: 1.2)
+        let oslo = scheduledUpdates(updates, of: "oslo"), rome = scheduledUpdates(updates, of: "rome")
+        Thread.sleep(forTimeInterval: 2.5)
+        #expect(scheduledUpdates(updates, of: "oslo") == oslo && scheduledUpdates(updates, of: "rome") == rome,
+                "\(bed.diagnostics(Self.widget))")
+    }
+
+    /// Sends `visible` for one instance, then a `list` whose answer shows it was handled.
+    private func show(_ instance: String, _ visible: Bool, on host: TestHost, id: UInt64) throws {
+        try host.send(.visible(.init(extensions: [.init(extensionID: Self.widget, instance: instance)], visible: visible)))
+        guard case .extensions = try request(host, id: id, .list(.init(id: RequestID(rawValue: id)))) else {
+            throw TestSupportError("visible was not accepted")
+        }
+    }
+
     private func pull(_ host: TestHost, id: UInt64, instance: String, params: JSONValue?) throws -> SupervisorToHost.Snapshot {
         let message = try request(host, id: id, .pull(.init(
             id: RequestID(rawValue: id), extensionID: Self.widget, mode: .compact, maxSize: Size(width: 320, height: 160),
@@ -66,7 +104,11 @@ import WireProtocol
         }
     }
 
-    private func scheduledUpdates(_ file: String) -> Int {
-        ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").split(separator: "\n").filter { $0 == "schedule" }.count
+    /// Scheduled updates of every instance, or of `instance` alone.
+    private func scheduledUpdates(_ file: String, of instance: String? = nil) -> Int {
+        ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").split(separator: "\n").filter {
+            let words = $0.split(separator: " ")
+            return words.first == "schedule" && (instance == nil || words.dropFirst().first.map(String.init) == instance)
+        }.count
     }
 }

@@ -113,7 +113,7 @@ enum ScriptedExtension {
             continue
         if kind != "update":
             continue
-        count(message["reason"])
+        count(message["reason"] + (" " + message["instance"] if message.get("instance") else ""))
         time.sleep(delay)
         if answered >= 1 and behaviour == "hang-after-first":
             continue

@@ -19,6 +19,7 @@ import WireProtocol
             let host = try bed.daemon.connectHost()
             try declare(false, on: host, id: 1)
             #expect(try bed.status(Self.widget)?.visible == false)
+            #expect(try bed.daemon.supervisorctl(["status", Self.widget]).stdout.contains(", hidden"))
             guard case .snapshot(let first) = try host.pull(Self.widget, id: 2) else { throw TestSupportError("no snapshot") }
             #expect(first.result == .newData)
 
@@ -30,6 +31,7 @@ import WireProtocol
             try declare(true, on: host, id: 3)
             #expect(try eventually { ScriptedExtension.updates(in: updates) == 2 })
             #expect(try bed.status(Self.widget)?.visible == true)
+            #expect(try bed.daemon.supervisorctl(["status", Self.widget]).stdout.contains(", visible"))
             Thread.sleep(forTimeInterval: 0.5)  // within min_interval: no second refresh
             #expect(ScriptedExtension.updates(in: updates) == 2)
             #expect(try bed.stats(Self.widget)?.budgetLeft == 1)
@@ -47,7 +49,7 @@ import WireProtocol
 
     /// Sends `visible` for the widget, then a `list` whose answer shows it was handled.
     private func declare(_ visible: Bool, on host: TestHost, id: UInt64) throws {
-        try host.send(.visible(.init(extensions: [.init(extensionID: Self.widget, instance: "main")], visible: visible)))
+        try host.send(.visible(.init(extensions: [.init(extensionID: Self.widget)], visible: visible)))
         guard case .extensions = try request(.list(.init(id: RequestID(rawValue: id))), id: id, on: host) else {
             throw TestSupportError("visible was not accepted")
         }
