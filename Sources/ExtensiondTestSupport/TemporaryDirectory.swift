@@ -4,13 +4,13 @@
 /// This module is test support only: the product never links it.
 import Foundation
 
-/// A fresh directory under /tmp, removed with everything in it on ``remove()`` or deinit.
+/// A fresh directory under /tmp (or `base`), removed with everything in it on ``remove()`` or deinit.
 public final class TemporaryDirectory: @unchecked Sendable {
     public let path: String
 
     /// Short paths: UNIX socket paths must stay under 108 bytes.
-    public init(prefix: String = "exd") throws {
-        var template = Array("/tmp/\(prefix)-XXXXXX".utf8CString)
+    public init(prefix: String = "exd", in base: String = "/tmp") throws {
+        var template = Array("\(base)/\(prefix)-XXXXXX".utf8CString)
         let created = template.withUnsafeMutableBufferPointer { buffer in
             mkdtemp(buffer.baseAddress!).map { String(cString: $0) }
         }
