@@ -26,7 +26,17 @@ import WireProtocol
         let latency = ContinuousClock.now - sent
         #expect(expired.result == .cached && expired.expired && expired.version == 1, "\(bed.diagnostics(Self.widget))")
         // The extension takes a second per update: the answer did not wait for it.
-        #expect(latency < .milliseconds(500), "answered after \(latency)")
+        #expect(latency < .milliseconds(100), "answered after \(latency)")
+        // While it revalidates, more pulls of the expired snapshot are answered from the cache
+        // too: the quickest round trip of five shows the daemon's own time (the machine is shared).
+        var quickest = latency
+        for id in UInt64(10)..<15 {
+            let sentAgain = ContinuousClock.now
+            guard case .snapshot(let again) = try host.pull(Self.widget, id: RequestID(rawValue: id)) else { throw TestSupportError("no answer") }
+            quickest = min(quickest, ContinuousClock.now - sentAgain)
+            #expect(again.expired && again.version == 1)
+        }
+        #expect(quickest < .milliseconds(5), "quickest expired answer after \(quickest)")
         let push = try host.receive(timeout: 5) { if case .snapshot(let pushed) = $0 { pushed.id == nil } else { false } }
         guard case .snapshot(let fresh) = push else { return }
         #expect(fresh.result == .newData && fresh.version == 2 && !fresh.expired)
