@@ -12,16 +12,23 @@ public final class DaemonLogRing: Sendable {
 
     private let state = Mutex(State())
     private let capacity: Int
-    /// Longer lines are cut: a log line quoting a peer's input stays bounded.
+    /// Longer lines are cut, here and on stderr: a log line quoting a peer's input stays bounded.
     static let maxLineBytes = 4096
 
     public init(capacity: Int = 1000) {
         self.capacity = capacity
     }
 
+    /// `line` cut at ``maxLineBytes`` (saying how much was cut), whole when shorter.
+    static func bounded(_ line: String) -> String {
+        let count = line.utf8.count
+        guard count > maxLineBytes else { return line }
+        return String(decoding: line.utf8.prefix(maxLineBytes), as: UTF8.self) + "… (\(count - maxLineBytes) bytes cut)"
+    }
+
     /// Keeps `line` (without its newline) and hands it to the followers.
     func append(_ line: String) {
-        let kept = line.utf8.count > Self.maxLineBytes ? String(decoding: line.utf8.prefix(Self.maxLineBytes), as: UTF8.self) : line
+        let kept = Self.bounded(line)
         let followers = state.withLock { state in
             if state.lines.count < capacity {
                 state.lines.append(kept)

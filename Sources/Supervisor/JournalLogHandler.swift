@@ -30,6 +30,7 @@ public struct JournalLogHandler: LogHandler {
         if !merged.isEmpty {
             text += " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         }
+        text = DaemonLogRing.bounded(text)
         let stamped = "\(WallClock.iso8601()) \(event.level) " + text
         ring?.append(stamped)
         var line = switch format {

@@ -64,6 +64,9 @@ import WireProtocol
         let text = try daemon.supervisorctl(["events", "-n", "\(ControlLimits.logLines.upperBound)"])
         #expect(text.exitCode == 0 && text.stdout.contains("mine://299/"))
         #expect(daemon.process?.isRunning == true)
+        // The daemon's own log lines are bounded too (4 KiB, a stamp and what was cut).
+        let longest = (daemon.process?.stderr ?? "").split(separator: "\n").map(\.utf8.count).max() ?? 0
+        #expect(longest > 0 && longest <= 4096 + 128, "the daemon wrote a log line of \(longest) bytes")
     }
 
     /// 10,000 lines of 2 KB are more than a control answer may carry (16 MiB): `tail`
