@@ -34,6 +34,25 @@ import Testing
         #expect(try credentials(of: "plain", in: daemon)?.uid == plain.uid)
     }
 
+    /// Hosts are not apps: they run as configured, by default as the daemon's own user.
+    @Test func hostsRunAsTheDaemonsUserOrTheirConfiguredOne() throws {
+        let daemon = try TestDaemon()
+        try #require(geteuid() == 0, "another user needs a root daemon")
+        try daemon.writeConfig("""
+        [hosts.own]
+        command = ["/bin/sleep", "1000"]
+
+        [hosts.nobody]
+        command = ["/bin/sleep", "1000"]
+        user = "nobody"
+        """)
+        try daemon.start()
+        let own = try #require(try credentials(of: "own", in: daemon))
+        #expect(own.uid == geteuid() && own.gid == getegid())
+        let nobody = try #require(try credentials(of: "nobody", in: daemon))
+        #expect(nobody.uid == 65534 && nobody.gid == 65534, "nobody runs as \(nobody)")
+    }
+
     /// The real uid and gid of `name`'s running process, from /proc.
     private func credentials(of name: String, in daemon: TestDaemon) throws -> (uid: UInt32, gid: UInt32)? {
         var pid: Int32?
