@@ -36,6 +36,8 @@ import WireProtocol
         let wrapper = try daemon.directory.write("probe/run", "#!/bin/sh\nexec /usr/bin/python3 -S \(probe) \"$@\"\n", mode: 0o755)
         #expect(copyfile("/usr/bin/id", to: here + "/setuid-id", mode: 0o4755))
         let app = try daemon.directory.write("greeting_app.py", Self.script("greeting_app.py"))
+        // `sandbox.read` and `sandbox.write` grant these; `denied` is a sibling left out.
+        for name in ["granted", "writable", "denied"] { try daemon.directory.write(name + "/note", name, mode: 0o666) }
         try daemon.writeConfig("""
         [apps.a]
         command = ["/bin/sleep", "1000"]
@@ -55,7 +57,7 @@ import WireProtocol
         app = "b"
         point = "widget"
         command = ["\(wrapper)", "\(daemon.stateDirectory)", "\(here)"]
-        sandbox = { network = false }
+        sandbox = { network = false, read = ["\(daemon.directory.file("granted"))"], write = ["\(daemon.directory.file("writable"))"] }
 
         [extensions."b.open"]
         app = "b"
@@ -107,6 +109,8 @@ import WireProtocol
             #expect(probe[key] == value, "\(key): \(probe[key] ?? "nil")")
         }
         #expect(probe["setuid"] == .string("\(uidB)"), "no privilege through a setuid binary")
+        #expect(probe["granted"] == "granted" && probe["grantedWrite"] == "EACCES", "sandbox.read grants reading only")
+        #expect(probe["writable"] == "ok" && probe["notGranted"] == "EACCES", "sandbox.write grants writing, nothing else is granted")
 
         // The same probe with its sandbox turned off: the walls above are the sandbox's
         // (the uid's own walls remain).

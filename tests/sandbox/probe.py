@@ -78,6 +78,11 @@ def checks():
         "unshare": attempt(unshare),
         "setuid": subprocess.run([here + "/setuid-id", "-u"], capture_output=True, text=True).stdout.strip(),
         "interfaces": sorted(l.split(":")[0].strip() for l in open("/proc/net/dev").read().splitlines()[2:]),
+        # sandbox.read and sandbox.write, where the test grants them (not in expected.json).
+        "granted": attempt(read(os.path.dirname(here) + "/granted/note")),
+        "grantedWrite": attempt(write(os.path.dirname(here) + "/granted/note")),
+        "writable": attempt(write(os.path.dirname(here) + "/writable/note")),
+        "notGranted": attempt(read(os.path.dirname(here) + "/denied/note")),
     }
 
 for line in sock:
