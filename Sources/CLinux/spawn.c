@@ -218,6 +218,32 @@ static void enter_sandbox(const struct ext_spawn_request *request, int report_fd
         report_failure(report_fd, EXT_SPAWN_STEP_LANDLOCK, 0);
 }
 
+/* The parent's pid as the daemon sees it. In a new PID namespace getppid() is 0 (the
+   parent is outside), so it is read from /proc, whose namespace is the daemon's; -1 if
+   that fails. */
+static pid_t parent_pid(const struct ext_spawn_request *request)
+{
+    if (!request->new_pid_namespace)
+        return getppid();
+    char stat[512];
+    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t length = read(fd, stat, sizeof stat - 1);
+    close(fd);
+    if (length <= 0)
+        return -1;
+    stat[length] = '\0';
+    /* "pid (comm) state ppid ...": comm may hold ')', so after the last one. */
+    char *field = strrchr(stat, ')');
+    if (field == NULL || field[1] != ' ' || field[2] == '\0' || field[3] != ' ')
+        return -1;
+    pid_t ppid = 0;
+    for (field += 4; *field >= '0' && *field <= '9'; field++)
+        ppid = ppid * 10 + (*field - '0');
+    return ppid;
+}
+
 static void __attribute__((noreturn))
 run_child(const struct ext_spawn_request *request, int report_fd, pid_t parent, unsigned int kept_below)
 {
@@ -230,9 +256,9 @@ run_child(const struct ext_spawn_request *request, int report_fd, pid_t parent, 
         report_failure(report_fd, EXT_SPAWN_STEP_SETSID, 0);
 
     if (request->cgroup_procs_files != NULL) {
-        pid_t self = (pid_t)syscall(SYS_getpid);
+        /* 0 is the writer itself, also in a new PID namespace (where getpid() is 1). */
         for (int index = 0; request->cgroup_procs_files[index] != NULL; index++) {
-            if (write_decimal(request->cgroup_procs_files[index], self) != 0)
+            if (write_decimal(request->cgroup_procs_files[index], 0) != 0)
                 report_failure(report_fd, EXT_SPAWN_STEP_CGROUP, index);
         }
     }
@@ -256,7 +282,7 @@ run_child(const struct ext_spawn_request *request, int report_fd, pid_t parent, 
     /* After the credentials: changing them clears the parent-death signal. */
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
         report_failure(report_fd, EXT_SPAWN_STEP_PARENT_DEATH, 0);
-    if (getppid() != parent) {
+    if (parent_pid(request) != parent) {
         /* The parent died before the death signal was armed. */
         errno = ESRCH;
         report_failure(report_fd, EXT_SPAWN_STEP_PARENT_DEATH, 0);
@@ -356,6 +382,10 @@ static int spawn_from_slots(const struct ext_spawn_request *original, int report
     memset(&args, 0, sizeof args);
     /* CLONE_VFORK: the parent must not touch the shared table before the child unshares it. */
     args.flags = CLONE_PIDFD | CLONE_FILES | CLONE_VFORK;
+    /* Its init: when it dies the kernel kills every process of the namespace, whatever
+       cgroup they moved to and however they forked. */
+    unsigned long namespace_flag = request->new_pid_namespace ? CLONE_NEWPID : 0;
+    args.flags |= namespace_flag;
     args.pidfd = (uint64_t)(uintptr_t)&pidfd;
     args.exit_signal = SIGCHLD;
     if (request->cgroup_directory_fd >= 0) {
@@ -372,7 +402,7 @@ static int spawn_from_slots(const struct ext_spawn_request *original, int report
            follow. The child only makes raw system calls and touches nothing of ours
            but its arguments. */
         struct child_arguments arguments = { request, report_fd, parent, kept_below };
-        pid = clone(child_entry, (char *)stack + CHILD_STACK_SIZE, CLONE_VM | CLONE_VFORK | CLONE_FILES | CLONE_PIDFD | SIGCHLD,
+        pid = clone(child_entry, (char *)stack + CHILD_STACK_SIZE, CLONE_VM | CLONE_VFORK | CLONE_FILES | CLONE_PIDFD | namespace_flag | SIGCHLD,
                     &arguments, &pidfd);
     } else {
         /* v2 starts the child in its cgroup, which needs clone3 (without a shared stack). */
@@ -384,7 +414,8 @@ static int spawn_from_slots(const struct ext_spawn_request *original, int report
     int needs_pidfd = 0;
     /* Seccomp filters of container runtimes often refuse clone3 with ENOSYS. */
     if (pid < 0 && clone_error == ENOSYS && request->cgroup_directory_fd < 0) {
-        pid = fork();
+        /* fork() as the raw clone, which can make the namespace. */
+        pid = (pid_t)syscall(SYS_clone, SIGCHLD | namespace_flag, NULL, NULL, NULL, NULL);
         clone_error = errno;
         needs_pidfd = 1;
     }

@@ -46,6 +46,11 @@ public struct SpawnRequest: Sendable, Equatable {
     public var supplementaryGroups: [UInt32]
     /// The sandbox entered after the credentials change; `nil`: none.
     public var sandbox: SpawnSandbox?
+    /// When the child runs as uid 0, it is the init of a new PID namespace: a root
+    /// process can leave its cgroup, and the kernel still kills everything it started,
+    /// wherever it went, when it dies. Inside, its pid is 1 and it ignores signals
+    /// it has no handler for, SIGKILL aside.
+    public var pidNamespaceWhenRoot: Bool
 
     /// Creates a request; every option defaults to "inherit" or "none".
     public init(
@@ -61,7 +66,8 @@ public struct SpawnRequest: Sendable, Equatable {
         standardOutput: Int32? = nil,
         standardError: Int32? = nil,
         supplementaryGroups: [UInt32] = [],
-        sandbox: SpawnSandbox? = nil
+        sandbox: SpawnSandbox? = nil,
+        pidNamespaceWhenRoot: Bool = false
     ) {
         self.executable = executable
         self.arguments = arguments
@@ -76,5 +82,6 @@ public struct SpawnRequest: Sendable, Equatable {
         self.standardError = standardError
         self.supplementaryGroups = supplementaryGroups
         self.sandbox = sandbox
+        self.pidNamespaceWhenRoot = pidNamespaceWhenRoot
     }
 }

@@ -13,7 +13,7 @@ public enum Spawner {
     /// session, SIGKILL as parent-death signal (armed for the calling thread),
     /// its cgroup, `oom_score_adj`, credentials, working directory, stdin from
     /// `/dev/null`, the given stdout/stderr, the extension socket at fd 3, and
-    /// no other descriptor.
+    /// no other descriptor; a PID namespace of its own when asked for and root.
     public static func spawn(_ request: SpawnRequest) throws(SpawnError) -> SpawnedProcess {
         let executablePath = try ExecutableLookup.resolve(request.executable, environment: request.environment)
         let path = try CStringList([executablePath], what: "executable")
@@ -61,6 +61,7 @@ public enum Spawner {
         cRequest.stdout_fd = request.standardOutput ?? -1
         cRequest.stderr_fd = request.standardError ?? -1
         cRequest.extension_fd = request.extensionSocket ?? -1
+        cRequest.new_pid_namespace = request.pidNamespaceWhenRoot && (credentials?.uid ?? geteuid()) == 0 ? 1 : 0
         cRequest.no_new_privs = request.sandbox == nil ? 0 : 1
         cRequest.isolate_network = request.sandbox?.isolateNetwork == true ? 1 : 0
         cRequest.landlock_ruleset_fd = request.sandbox?.fileSystem?.fileDescriptor ?? -1

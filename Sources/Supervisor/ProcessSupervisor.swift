@@ -136,7 +136,9 @@ final class ProcessSupervisor {
             standardOutput: pipes[0].write,
             standardError: pipes[1].write,
             supplementaryGroups: isolated.supplementaryGroups,
-            sandbox: isolated.sandbox
+            sandbox: isolated.sandbox,
+            // A root extension can leave its cgroup: its PID namespace still ends it all.
+            pidNamespaceWhenRoot: isExtension
         )
         let launchedAt = MonotonicInstant.current()
         let spawned: SpawnedProcess

@@ -65,6 +65,26 @@ import Glibc
         #expect(!directoryExists("\(scratch.root)/extensions/e"))
     }
 
+    /// v2 with a PID namespace: clone3 takes CLONE_INTO_CGROUP and CLONE_NEWPID together,
+    /// and the namespace dies with its init.
+    @Test func aRootChildIsClonedIntoItsCgroupAndItsOwnPIDNamespace() throws {
+        let scratch = try Scratch()
+        let group = try scratch.tree.group(.extensions, id: "e")
+        let output = DescriptorPair.socketPair()
+        let shell = try Spawner.spawn(SpawnRequest(
+            executable: "/bin/sh", arguments: ["-c", "echo $$; (sleep 300 &); echo forked; exec sleep 300"],
+            cgroup: group.spawnPlacement, standardOutput: output.childEnd, pidNamespaceWhenRoot: true
+        ))
+        defer { reap(shell) }
+        #expect(output.readLines(2) == ["1", "forked"])
+        let members = try group.processes()
+        #expect(members.count == 2 && members.contains(shell.pid))
+        try shell.descriptor.send(signal: SIGKILL)
+        #expect(try shell.descriptor.waitForExit() == .killed(signal: SIGKILL, dumpedCore: false))
+        #expect(try group.waitUntilEmpty(timeout: .seconds(5)))
+        for pid in members { #expect(isNotRunning(pid)) }
+    }
+
     @Test func perCgroupPressureTriggerIsInstalled() throws {
         let scratch = try Scratch()
         let group = try scratch.tree.group(.extensions, id: "e")

@@ -5,25 +5,104 @@ import Glibc
 import Testing
 
 /// An extension running as root can move itself into another cgroup (issue 8, item 5):
-/// the daemon still stops it within `stop_timeout` plus a bound, finds it and its
-/// children through their pidfds, and says so.
+/// the daemon still stops it within `stop_timeout` plus a bound, kills it and whatever it
+/// started wherever they went (a root extension is the init of a PID namespace of its
+/// own), and says so. Every test removes `elsewhere` (killing what is in it) and its daemon.
 @Suite(.serialized) struct CgroupEscapeTests {
-    /// Moves itself (memory and pids) into the cgroups given, ignores SIGTERM, starts a
-    /// child there and writes both pids to `$3`.
+    /// Moves itself (memory and pids) into the cgroups `$1` and `$2`, ignores SIGTERM,
+    /// starts a child there, creates `$3` and waits.
     static let escapeScript = #"""
-    echo $$ > "$1/cgroup.procs" || exit 1
-    [ -z "$2" ] || echo $$ > "$2/cgroup.procs" || exit 1
+    echo 0 > "$1/cgroup.procs" || exit 1
+    [ -z "$2" ] || echo 0 > "$2/cgroup.procs" || exit 1
     trap '' TERM
     sleep 1000 &
-    echo "$$ $!" > "$3.tmp" && mv "$3.tmp" "$3"
+    : > "$3"
+    wait
+    """#
+
+    /// Stays in its cgroup, ignores SIGTERM; its child moves to `$1` and `$2`, starts a
+    /// `sleep` of its own and double-forks another, whose parent exits at once (the
+    /// grandchild is reparented), then creates `$3`.
+    static let doubleForkScript = #"""
+    trap '' TERM
+    (
+        echo 0 > "$1/cgroup.procs" || exit 1
+        [ -z "$2" ] || echo 0 > "$2/cgroup.procs" || exit 1
+        trap '' TERM
+        (sleep 1000 &)
+        sleep 1000 &
+        : > "$3"
+        wait
+    ) &
     wait
     """#
 
     @Test func aStopEndsWithinStopTimeoutAndKillsTheEscapedProcessAndItsChild() throws {
         let elsewhere = try CgroupSandbox()
+        defer { elsewhere.remove() }
         let daemon = try TestDaemon()
-        let script = try daemon.directory.write("escape.sh", Self.escapeScript)
-        let pids = daemon.directory.file("pids")
+        let started = try startEscapee(Self.escapeScript, sleeps: 1, in: daemon, elsewhere: elsewhere)
+        #expect(started.escaped.contains(started.main), "the main process left the daemon's tree")
+        try expectStopKills(started, of: daemon, stopTimeout: 1)
+    }
+
+    @Test func aStopKillsAnEscapedChildThatDoubleForked() throws {
+        let elsewhere = try CgroupSandbox()
+        defer { elsewhere.remove() }
+        let daemon = try TestDaemon()
+        let started = try startEscapee(Self.doubleForkScript, sleeps: 2, in: daemon, elsewhere: elsewhere)
+        #expect(!started.escaped.contains(started.main))
+        #expect(hasOrphan(started), "the grandchild was reparented")
+        try expectStopKills(started, of: daemon, stopTimeout: 1)
+    }
+
+    @Test func anEscapeeSurvivesNeitherTheDaemonsSIGKILLNorItsRestart() throws {
+        let elsewhere = try CgroupSandbox()
+        defer { elsewhere.remove() }
+        let daemon = try TestDaemon()
+        let started = try startEscapee(Self.doubleForkScript, sleeps: 2, in: daemon, elsewhere: elsewhere)
+        #expect(hasOrphan(started), "the grandchild was reparented")
+
+        daemon.process?.signal(SIGKILL)
+        #expect(daemon.process?.wait(timeout: 5) != nil)
+        let successor = TestDaemon(restarting: daemon)
+        try successor.start()
+        for pid in started.escaped + [started.main] {
+            #expect(eventually(timeout: 3) { !isRunning(pid) }, "pid \(pid) survived")
+        }
+        #expect(successor.stop() == 0)
+    }
+
+    @Test func anEscapeeIsKilledAtItsExtensionsDeadline() throws {
+        let elsewhere = try CgroupSandbox()
+        defer { elsewhere.remove() }
+        let daemon = try TestDaemon()
+        let began = Date()
+        // It never says `ready`: killed at start_timeout, the deadline of a launch.
+        let started = try startEscapee(Self.doubleForkScript, sleeps: 2, in: daemon, elsewhere: elsewhere, timeouts: "start_timeout = \"2s\"")
+        for pid in started.escaped + [started.main] {
+            #expect(eventually(timeout: 2 + 3 - Date().timeIntervalSince(began)) { !isRunning(pid) }, "pid \(pid) survived")
+        }
+        let kills = try daemon.control(.events(LogRequest(lines: 100))).events?.filter { $0.kind == .kill && $0.name == "escapee" } ?? []
+        #expect(kills.contains { $0.reason == "deadline" && $0.message.contains("start_timeout") }, "\(kills.map(\.message))")
+        #expect(kills.contains { $0.reason == "deadline" && escapeNamed(started.escaped, in: $0.message) }, "\(kills.map(\.message))")
+    }
+
+    /// What ``startEscapee(_:sleeps:in:elsewhere:timeouts:)`` started.
+    struct Escapee {
+        /// The main process, as the daemon sees it.
+        var main: pid_t
+        /// Everything in `elsewhere` once the script is done.
+        var escaped: [pid_t]
+    }
+
+    /// Starts `script` as the root, unsandboxed extension `escapee` and waits until it has
+    /// moved a shell and `sleeps` sleeps into `elsewhere` (whose pids are those the daemon sees: inside its
+    /// PID namespace the script's own `$$` is 1).
+    private func startEscapee(_ script: String, sleeps: Int, in daemon: TestDaemon, elsewhere: CgroupSandbox,
+                              timeouts: String = "start_timeout = \"60s\"\nstop_timeout = \"1s\"") throws -> Escapee {
+        let path = try daemon.directory.write("escape.sh", script)
+        let done = daemon.directory.file("escaped")
         try daemon.writeConfig("""
         [apps.app]
         command = ["/bin/sleep", "1000"]
@@ -31,9 +110,8 @@ import Testing
         [extensions.escapee]
         app = "app"
         point = "widget"
-        command = ["/bin/sh", "\(script)", "\(elsewhere.memoryDirectory)", "\(elsewhere.pidsDirectory ?? "")", "\(pids)"]
-        start_timeout = "60s"
-        stop_timeout = "1s"
+        command = ["/bin/sh", "\(path)", "\(elsewhere.memoryDirectory)", "\(elsewhere.pidsDirectory ?? "")", "\(done)"]
+        \(timeouts)
         # Root with no sandbox: what can move itself between cgroups.
         user = "root"
         group = "root"
@@ -43,27 +121,60 @@ import Testing
         """)
         try daemon.start()
         #expect(try daemon.control(.start(NameSelection(["escapee"]))).ok)
-        #expect(eventually(timeout: 10) { FileManager.default.fileExists(atPath: pids) })
-        let escaped = try String(contentsOfFile: pids, encoding: .utf8).split(separator: " ").compactMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-        try #require(escaped.count == 2)
-        let members = try String(contentsOfFile: elsewhere.memoryDirectory + "/cgroup.procs", encoding: .utf8)
-        // (`mv` may still be exiting there too.)
-        #expect(Set(escaped).isSubset(of: members.split(separator: "\n").compactMap { pid_t($0) }), "both processes are outside the daemon's tree")
+        let main = try #require(try daemon.control(.status(NameSelection(["escapee"]))).status?.first?.pid)
+        try #require(eventually(timeout: 10) { FileManager.default.fileExists(atPath: done) })
+        var escaped: [pid_t] = []
+        let settled = eventually(timeout: 10) {
+            escaped = processes(in: elsewhere.memoryDirectory).filter(isRunning)
+            return escaped.filter { command(of: $0) == "sleep" }.count == sleeps && escaped.count == sleeps + 1
+        }
+        try #require(settled, "\(escaped.map { "\($0) \(command(of: $0) ?? "?")" })")
+        return Escapee(main: main, escaped: escaped)
+    }
 
+    /// `stop` returns within `stopTimeout` + 3 s, says stopped, every pid is dead and
+    /// the kill event names the escaped ones.
+    private func expectStopKills(_ started: Escapee, of daemon: TestDaemon, stopTimeout: Double) throws {
         let began = Date()
         let response = try daemon.control(.stop(NameSelection(["escapee"])))
         let took = Date().timeIntervalSince(began)
         #expect(response.ok)
-        #expect(took < 1 + 3, "stop took \(took) s with stop_timeout 1s")
+        #expect(took < stopTimeout + 3, "stop took \(took) s with stop_timeout \(stopTimeout)s")
         let status = try daemon.control(.status(NameSelection(["escapee"]))).status?.first
         #expect(status?.state == "stopped")
         #expect(status?.pid == nil)
-        for pid in escaped {
-            #expect(eventually(timeout: 2) { !isRunning(pid) }, "pid \(pid) survived")
+        for pid in started.escaped + [started.main] {
+            #expect(eventually(timeout: stopTimeout + 3 - Date().timeIntervalSince(began)) { !isRunning(pid) }, "pid \(pid) survived")
         }
-        let kills = try daemon.control(.events(LogRequest(lines: 100))).events?.filter { $0.kind == .kill } ?? []
-        #expect(kills.contains { $0.name == "escapee" && $0.message.contains("\(escaped[0]) (the main process)") && $0.message.contains("had left") },
-                "\(kills.map(\.message))")
+        let kills = try daemon.control(.events(LogRequest(lines: 100))).events?.filter { $0.kind == .kill && $0.name == "escapee" } ?? []
+        #expect(kills.contains { escapeNamed(started.escaped, in: $0.message) }, "\(kills.map(\.message)) for \(started.escaped)")
+    }
+
+    /// A `sleep` in `elsewhere` whose parent is not: the grandchild whose parent exited
+    /// (reparented to init, or to the main process when that is its namespace's init).
+    private func hasOrphan(_ started: Escapee) -> Bool {
+        started.escaped.contains { pid in command(of: pid) == "sleep" && parent(of: pid).map { !started.escaped.contains($0) } == true }
+    }
+
+    /// The message says every pid of `escaped` had left its cgroup.
+    private func escapeNamed(_ escaped: [pid_t], in message: String) -> Bool {
+        guard message.contains("had left"), let named = message.split(separator: " had left").first else { return false }
+        let pids = Set(named.split(whereSeparator: { !$0.isNumber }).compactMap { pid_t($0) })
+        return Set(escaped).isSubset(of: pids)
+    }
+
+    private func processes(in directory: String) -> [pid_t] {
+        ((try? String(contentsOfFile: directory + "/cgroup.procs", encoding: .utf8)) ?? "").split(separator: "\n").compactMap { pid_t($0) }
+    }
+
+    private func command(of pid: pid_t) -> String? {
+        (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    private func parent(of pid: pid_t) -> pid_t? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        return stat[stat.index(after: close)...].split(separator: " ").dropFirst().first.flatMap { pid_t($0) }
     }
 
     /// Neither gone nor a zombie.

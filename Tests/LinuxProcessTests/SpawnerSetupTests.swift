@@ -132,6 +132,35 @@ import Glibc
         #expect(try child.descriptor.waitForExit() == .exited(code: 0))
     }
 
+    /// A root child asked for it is the init of a new PID namespace (v1: clone, then it
+    /// joins its cgroups itself): its own pid is 1 inside, and when it dies the kernel kills
+    /// an orphaned grandchild too (reparented to it, not to the machine's init).
+    @Test func aRootChildInItsOwnPIDNamespaceTakesItsOrphansAlongWhenItDies() throws {
+        let sandbox = try CgroupSandbox()
+        let tree = CgroupTree(memoryRoot: sandbox.memoryDirectory, pidsRoot: sandbox.pidsDirectory)
+        try tree.prepare()
+        let group = try tree.group(.extensions, id: "namespace")
+        let output = DescriptorPair.socketPair()
+        let child = try Spawner.spawn(SpawnRequest(
+            executable: "/bin/sh", arguments: ["-c", "echo $$; (sleep 300 &); sleep 300 & echo forked; wait"],
+            cgroup: group.spawnPlacement, standardOutput: output.childEnd, pidNamespaceWhenRoot: true
+        ))
+        defer {
+            try? child.descriptor.send(signal: SIGKILL)
+            _ = try? child.descriptor.waitForExit()
+        }
+        #expect(output.readLines(2) == ["1", "forked"])
+        let orphans = ProcessTree.descendants(of: [child.pid])
+        #expect(orphans.count == 2, "the orphaned sleep is the main process's child, like the other")
+        #expect(try Set(group.processes()) == orphans.union([child.pid]))
+
+        try child.descriptor.send(signal: SIGKILL)
+        #expect(try child.descriptor.waitForExit() == .killed(signal: SIGKILL, dumpedCore: false))
+        for pid in orphans {
+            #expect(ProcessTree.entry(of: pid)?.isRunning != true, "pid \(pid) outlived its namespace's init")
+        }
+    }
+
     @Test func descriptorSignalsAndReapsTheChild() throws {
         let child = try Spawner.spawn(SpawnRequest(executable: "/bin/sleep", arguments: ["30"]))
         #expect(try child.descriptor.exitStatusIfExited() == nil)

@@ -56,6 +56,7 @@ struct ext_spawn_request {
     int stdout_fd;                         /* -1: /dev/null */
     int stderr_fd;                         /* -1: /dev/null */
     int extension_fd;                      /* placed at fd 3, or -1 for none */
+    int new_pid_namespace;                 /* nonzero: the child is init of a new PID namespace (CAP_SYS_ADMIN) */
     /* The sandbox, applied in this order after the credentials change. */
     int isolate_network;                   /* nonzero: a new network namespace, only loopback, up */
     int no_new_privs;                      /* nonzero: PR_SET_NO_NEW_PRIVS */
