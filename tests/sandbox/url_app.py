@@ -1,5 +1,6 @@
 # Apps `c` and `d` of the VM sandbox test: each sets a shared default of its own group,
-# tries to hide another app's widget, reloads and hides its own widget when it has one,
+# tries to hide another app's widget, reloads (past its budget) and hides its own widget
+# when it has one,
 # and logs its arguments (a URL that launched it comes last) and every line host.sock
 # sends it into its own group container.
 import os, socket, sys
@@ -14,10 +15,11 @@ group = os.environ["EXTENSIOND_GROUP_CONTAINERS"].split("=", 1)[0]
 sock.sendall(b'{"type":"defaults","id":1,"group":"%s","op":"set","key":"greeting","value":"hi"}\n' % group.encode())
 sock.sendall(b'{"type":"setHasContent","id":2,"extension":"a.widget","value":false}\n')
 # An app given its widget's id (its first argument, unless it is the launching URL)
-# reloads it within its budget and hides it.
+# reloads it twice (a budget of one token: the second is refused) and hides it.
 widget = sys.argv[1] if len(sys.argv) > 1 and "://" not in sys.argv[1] else None
 if widget:
     sock.sendall(b'{"type":"reloadExtensions","id":3,"extensions":["%s"]}\n' % widget.encode())
+    sock.sendall(b'{"type":"reloadExtensions","id":5,"extensions":["%s"]}\n' % widget.encode())
     # Once only: that the daemon keeps it across its restarts is what the test checks.
     if not os.path.exists(container + "/hidden"):
         sock.sendall(b'{"type":"setHasContent","id":4,"extension":"%s","value":false}\n' % widget.encode())

@@ -16,7 +16,7 @@ STATE=/var/lib/extensiond
 # of id(1); its parent holds secret_keeper.py, which only a.widget may read.
 HERE=/opt/sandbox-test/probe
 mkdir -p "$HERE"
-install -m 0644 sandbox/secret_keeper.py sandbox/greeting_app.py sandbox/url_app.py /opt/sandbox-test/
+install -m 0644 sandbox/secret_keeper.py sandbox/greeting_app.py sandbox/url_app.py sandbox/greeting_widget.py /opt/sandbox-test/
 install -m 0644 sandbox/probe.py "$HERE/"
 printf '#!/bin/sh\nexec /usr/bin/python3 -S %s/probe.py "$@"\n' "$HERE" >"$HERE/run"
 chmod 0755 "$HERE/run"
@@ -58,8 +58,10 @@ autostart = true
 [extensions."d.widget"]
 app = "d"
 point = "widget"
-command = ["/usr/bin/python3", "-S", "/opt/sandbox-test/secret_keeper.py"]
+command = ["/usr/bin/python3", "-S", "/opt/sandbox-test/greeting_widget.py"]
 start_timeout = "60s"
+# One token: the app's second reload is refused.
+refresh = { daily_budget = 1, budget_burst = 1 }
 
 [extensions."a.widget"]
 app = "a"
@@ -173,8 +175,12 @@ print([e["hasContent"] for e in answer.get("extensions", []) if e["id"] == "d.wi
 }
 hidden() { [ "$(has_content)" = "[False]" ]; }
 reload_scheduled() { grep '"id":3' "$STATE/groups/group.d/urls.log" | grep -q '"scheduled":\["d.widget"\]'; }
+reload_refused() { grep '"id":5' "$STATE/groups/group.d/urls.log" | grep -q '"refused":\["d.widget"\]'; }
 check "app d's reloadExtensions scheduled its widget" wait_for 30 reload_scheduled
-grep '"id":3' "$STATE/groups/group.d/urls.log" | sed 's/^/    /'
+check "app d's second reload is refused: its widget's budget is spent" wait_for 30 reload_refused
+grep -E '"id":(3|5)' "$STATE/groups/group.d/urls.log" | sed 's/^/    /'
+check "the reload updated d.widget" wait_for 60 test -s "$STATE/groups/group.d/updates.log"
+expect "d.widget reads the greeting its app set in group.d" "$(field "$(pull d.widget)" greeting)" '"hi"'
 check "app d hid its widget (setHasContent false)" wait_for 10 hidden
 systemctl restart "$SERVICE"
 check "still hidden after a restart of the daemon (the app does not say it again)" wait_for 10 hidden
@@ -183,6 +189,8 @@ echo "    d.widget hasContent: $(has_content)"
 step "control.sock: reading for control_group, changing for root (SO_PEERCRED)"
 expect "control.sock is root:extensiond-readers, mode 0660" "$(stat -c '%U:%G %a' /run/extensiond/control.sock)" "root:extensiond-readers 660"
 runuser -u reader -- supervisorctl version >/tmp/reader.out 2>&1; expect "a control_group member may run version" "$?" 0
+runuser -u reader -- supervisorctl status >/tmp/reader.out 2>&1
+check "a control_group member may run status (exit $?, not 4: some are stopped)" grep -q "b.probe" /tmp/reader.out
 runuser -u reader -- supervisorctl stop d >/tmp/reader.out 2>&1; expect "a control_group member may not stop (exit 4)" "$?" 4
 check "the refusal names the rule" grep -q "admin_group" /tmp/reader.out
 runuser -u nobody -- supervisorctl version >/tmp/nobody.out 2>&1; check "anyone else cannot connect at all" test "$?" -ne 0
