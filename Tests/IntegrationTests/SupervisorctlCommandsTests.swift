@@ -180,6 +180,31 @@ import Testing
                 #expect(Set(entry.keys) == ["name", "kind", "autostart", "state", "pid", "uptimeMs", "rssBytes", "memoryCurrentBytes",
                                             "memoryLimitBytes", "lastResult", "lastUpdateAgeMs", "updateLatencyP50Us", "updateLatencyP99Us", "error", "visible"])
             }
+            let latencyKeys: Set = ["count", "p50", "p90", "p99", "max"]
+            if let stats = object["stats"] as? [String: Any] {
+                #expect(Set(stats.keys) == ["processes", "daemon"])
+                for entry in stats["processes"] as? [[String: Any]] ?? [] {
+                    #expect(Set(entry.keys) == ["name", "kind", "rssBytes", "peakRSSBytes", "memoryCurrentBytes", "memoryPeakBytes", "launches",
+                                                "launchLatencyUs", "updateLatencyUs", "pullsCached", "pullsCoalesced", "pullsUpdated",
+                                                "resultsNewData", "resultsNoData", "resultsFailed", "kills", "budgetLeft", "nextRefreshInMs"])
+                    for key in ["launchLatencyUs", "updateLatencyUs"] {
+                        if let latency = entry[key] as? [String: Any] { #expect(Set(latency.keys) == latencyKeys, "\(key)") }
+                    }
+                }
+                #expect(Set((stats["daemon"] as? [String: Any] ?? [:]).keys) == ["rssBytes", "anonymousBytes", "cpuUserMs", "cpuSystemMs",
+                                                                                 "cgroupBackend", "pressureLevel"])
+            }
+            if let pressure = object["pressure"] as? [String: Any] {
+                #expect(Set(pressure.keys) == ["cgroupBackend", "budgetBytes", "usageBytes", "warnBytes", "lowBytes", "criticalBytes", "level",
+                                               "psi", "mechanisms"])
+            }
+            for event in object["events"] as? [[String: Any]] ?? [] {
+                #expect(Set(event.keys) == ["sequence", "timeMs", "kind", "name", "reason", "message", "kill"])
+                if let kill = event["kill"] as? [String: Any] {
+                    #expect(Set(kill.keys) == ["band", "rssBytes", "treeUsageBytes", "budgetBytes", "psiSomeAvg10", "triggerUs", "decisionUs",
+                                               "signalUs", "emptyUs", "lastBelowLowUs"])
+                }
+            }
         }
     }
 
