@@ -161,6 +161,21 @@ import Testing
         #expect(try daemon.supervisorctl(["maintail", "-2"]).stdout.split(separator: "\n").count == 2)
     }
 
+    @Test func maintailFollowsTheDaemonsNewLines() throws {
+        let daemon = try Self.runningDaemon()
+        var started = false, followed = false
+        try daemon.stream(.maintail(LogRequest(lines: 0, follow: true)), timeout: 10) { response in
+            if !started {
+                started = true
+                let start = try daemon.control(.start(NameSelection(["spare"])))
+                #expect(start.ok)
+            }
+            followed = response.lines?.contains { $0.contains("spare: launched pid") } == true
+            return !followed
+        }
+        #expect(followed)
+    }
+
     /// Every key of every `--json` answer, null or not, and the schema version.
     @Test(arguments: [["status"], ["status", "panel"], ["pid"], ["avail"], ["reread"], ["update"], ["version"], ["stats"], ["tail", "panel"],
                       ["events", "-n", "3"], ["maintail", "-n", "2"], ["start", "panel"], ["restart", "spare"], ["signal", "HUP", "panel"],
