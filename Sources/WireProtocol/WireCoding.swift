@@ -1,19 +1,6 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// The shared machinery of the four message groups: one line of JSON in, one message out
 /// (with errors that name the message type and field), and back.
 enum WireCoding {
-    static let decoder = JSONDecoder()
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
-        return encoder
-    }()
-
     /// The key every message has.
     enum TypeKey: String, CodingKey {
         case type
@@ -24,7 +11,7 @@ enum WireCoding {
     /// which encode non-finite numbers as `null`.
     static func encodeBytes(_ value: some Encodable) -> [UInt8] {
         do {
-            return Array(try encoder.encode(value))
+            return try JSONCoding.encode(value)
         } catch {
             preconditionFailure("protocol value failed to encode: \(error)")
         }
@@ -42,7 +29,7 @@ enum WireCoding {
         _ line: some Collection<UInt8>, as _: Message.Type
     ) throws(ProtocolError) -> Message {
         do {
-            return try decoder.decode(Envelope<Message>.self, from: Data(line)).message
+            return try JSONCoding.decode(Envelope<Message>.self, from: line).message
         } catch let error as ProtocolError {
             throw error
         } catch let error as DecodingError {
