@@ -28,8 +28,22 @@ enum WireCoding {
     static func decodeLine<Message: WireMessageGroup>(
         _ line: some Collection<UInt8>, as _: Message.Type
     ) throws(ProtocolError) -> Message {
+        try decodeMessage(parseLine(line), as: Message.self)
+    }
+
+    /// The tree of one line, for decoders that look at it before the general one.
+    static func parseLine(_ line: some Collection<UInt8>) throws(ProtocolError) -> JSONNode {
         do {
-            return try JSONCoding.decode(Envelope<Message>.self, from: line).message
+            return try JSONCoding.parse(line)
+        } catch {
+            throw malformed(error)
+        }
+    }
+
+    /// Decodes a parsed line as a `Message`.
+    static func decodeMessage<Message: WireMessageGroup>(_ node: JSONNode, as _: Message.Type) throws(ProtocolError) -> Message {
+        do {
+            return try decodeValue(Envelope<Message>.self, from: node, at: []).message
         } catch let error as ProtocolError {
             throw error
         } catch let error as DecodingError {
