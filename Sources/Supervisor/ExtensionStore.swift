@@ -7,6 +7,8 @@ import WireProtocol
 /// extension's last snapshot and refresh schedule (budget included) in each display mode. Every write is atomic.
 struct ExtensionStore {
     let stateDirectory: String
+    /// The version files written last, kept open (see ``ShownVersion``).
+    let versionFiles = OpenVersionFiles()
 
     private var enabledPath: String { stateDirectory + "/enabled.json" }
     private var hasContentPath: String { stateDirectory + "/has-content.json" }
