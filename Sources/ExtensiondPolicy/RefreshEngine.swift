@@ -67,8 +67,12 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
 
     /// When the daemon's timer for this extension must go off, if at all.
     public var wakeTime: Instant? {
-        [inFlight?.request.deadline, record.timeline.first?.date, isShown ? record.schedule.nextRefresh : nil]
-            .compactMap { $0 }.min()
+        // Without an array: the daemon asks after every event.
+        func earlier(_ first: Instant?, _ second: Instant?) -> Instant? {
+            guard let first, let second else { return first ?? second }
+            return min(first, second)
+        }
+        return earlier(earlier(inFlight?.request.deadline, record.timeline.first?.date), isShown ? record.schedule.nextRefresh : nil)
     }
 
     /// The update being waited for, if any.
