@@ -13,7 +13,9 @@ extension ExtensionCoordinator {
     /// returns the actions to perform.
     func run(_ event: RefreshEvent<EncodedJSON>, _ record: ExtensionRecord, _ slot: ModeSlot) -> [RefreshAction<EncodedJSON>] {
         if let budget = record.budget { slot.engine.budget = budget }
-        let actions = slot.engine.handle(event, at: now, using: &random)
+        var generator = ConcreteRandom(random)
+        let actions = slot.engine.handle(event, at: now, using: &generator)
+        random = generator.base
         record.budget = slot.engine.budget
         return actions
     }
