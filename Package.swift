@@ -62,7 +62,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "extensiond",
-            dependencies: ["Supervisor", "ExtensiondConfig", "ControlProtocol", "Journal", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["Supervisor", "ExtensiondConfig", "ControlProtocol", "WireProtocol", "Journal"]
         ),
 
         // Clients.

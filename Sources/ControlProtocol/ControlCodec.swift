@@ -1,16 +1,10 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
+import WireProtocol
 
 /// Encodes and decodes control messages, one JSON object per line.
 public enum ControlCodec {
     /// `value` as JSON followed by a newline.
     public static func line(_ value: some Encodable) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var bytes = (try? encoder.encode(value)).map { Array($0) } ?? line(ControlResponse.failure("internal: the answer could not be encoded"))
+        var bytes = (try? JSONCoding.encode(value)) ?? line(ControlResponse.failure("internal: the answer could not be encoded"))
         bytes.append(UInt8(ascii: "\n"))
         return bytes
     }
@@ -28,7 +22,7 @@ public enum ControlCodec {
     /// Decodes one line (without its newline), with an error that says what was wrong.
     public static func decode<T: Decodable>(_ type: T.Type, from line: some Collection<UInt8>) throws(ControlDecodingError) -> T {
         do {
-            return try JSONDecoder().decode(T.self, from: Data(line))
+            return try JSONCoding.decode(T.self, from: line)
         } catch let error as ControlDecodingError {
             throw error
         } catch let DecodingError.dataCorrupted(context) {

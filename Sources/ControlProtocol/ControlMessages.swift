@@ -3,11 +3,7 @@
 /// One JSON request per line from the client; one JSON response per line from the
 /// daemon (several for following commands such as `tail -f`). This module owns the
 /// message types and their encoding; it must not know how the daemon produces them.
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
+import WireProtocol
 
 /// The version of the answers' layout, `schema` in every answer (and every `--json`
 /// output). Raised when a key is renamed or removed or its meaning changes; adding a

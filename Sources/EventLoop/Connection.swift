@@ -59,19 +59,60 @@ public final class Connection {
     private static let compactionBytes = 64 * 1024
 
     /// Queues `bytes`; a peer that does not read more than the queue limit is dropped.
+    ///
+    /// While the connection delivers what it read, answers are held (corked) and written
+    /// together after the read, or once 64 KiB are held: a burst of requests costs one
+    /// `send`, not one each.
     public func send(_ bytes: some Collection<UInt8>) {
         guard isOpen else { return }
-        if outboxStart == outbox.count {
+        if outboxStart == outbox.count && !isCorked {
             // Fast path: write straight away, queue only what the kernel refused.
-            let written = Array(bytes).withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            let written = bytes.withContiguousStorageIfAvailable { write($0) } ?? Array(bytes).withUnsafeBufferPointer { write($0) }
             if written == bytes.count { return }
             if written < 0 && errno != EAGAIN && errno != EINTR { return close() }
             outbox.append(contentsOf: bytes.dropFirst(max(0, written)))
         } else {
             outbox.append(contentsOf: bytes)
+            if isCorked {
+                if queuedByteCount >= Self.compactionBytes { writeQueued() }
+                return
+            }
         }
-        if outbox.count - outboxStart > maxQueued { return close() }
+        if queuedByteCount > maxQueued { return close() }
+        awaitWritable()
+    }
+
+    /// Whether answers are being held until the read being delivered is done.
+    private var isCorked = false
+    /// Whether the loop watches the socket for writability (bytes wait for the peer).
+    private var isAwaitingWritable = false
+
+    private func write(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+    }
+
+    private func awaitWritable() {
+        isAwaitingWritable = true
         source?.setIOEvents([.readable, .writable])
+    }
+
+    /// Writes the held bytes in one `send`; what the kernel refuses waits for the socket to
+    /// become writable. Nothing is written ahead of bytes already waiting for that.
+    private func writeQueued() {
+        guard isOpen, queuedByteCount > 0 else { return }
+        if !isAwaitingWritable {
+            let written = outbox[outboxStart...].withUnsafeBufferPointer { write($0) }
+            if written == queuedByteCount {
+                outbox.removeAll(keepingCapacity: outbox.capacity <= Self.compactionBytes)
+                outboxStart = 0
+                if closeAfterFlush { close() }
+                return
+            }
+            if written < 0 && errno != EAGAIN && errno != EINTR { return close() }
+            outboxStart += max(0, written)
+        }
+        if queuedByteCount > maxQueued { return close() }
+        awaitWritable()
     }
 
     /// Closes once everything queued has been written.
@@ -126,6 +167,7 @@ public final class Connection {
         }
         outbox.removeAll(keepingCapacity: outbox.capacity <= Self.compactionBytes)
         outboxStart = 0
+        isAwaitingWritable = false
         source?.setIOEvents(.readable)
         if closeAfterFlush { return close() }
         onDrained?()
@@ -145,6 +187,11 @@ public final class Connection {
     private static let readsPerWakeup = 4
 
     private func readAvailable(maxReads: Int) {
+        isCorked = true
+        defer {
+            isCorked = false
+            writeQueued()
+        }
         var reads = 0
         while isOpen, reads < maxReads {
             let count = Connection.readBuffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }

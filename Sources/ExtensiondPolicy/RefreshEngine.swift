@@ -33,14 +33,18 @@
 ///
 /// The engine keeps a single timer for the daemon: the deadline of the
 /// update in flight, else the next scheduled refresh while shown (``wakeTime``).
+///
+/// Its helpers are internal, not private: cross-module optimization serializes (and the
+/// daemon then specializes) only code that references no private declaration, and
+/// unspecialized, every call looked up the engine's generic metadata.
 public struct RefreshEngine<Payload: Sendable>: Sendable {
     /// The parameters in force.
-    public private(set) var parameters: RefreshParameters
+    public internal(set) var parameters: RefreshParameters
     /// The state to persist (emitted as ``RefreshAction/persist`` when it changes).
-    public private(set) var record: RefreshRecord<Payload>
-    private var inFlight: InFlightUpdate?
+    public internal(set) var record: RefreshRecord<Payload>
+    var inFlight: InFlightUpdate?
     /// Whether a host shows the widget (not persisted: hosts say it again after a restart).
-    public private(set) var isShown = true
+    public internal(set) var isShown = true
 
     /// An extension never updated: no snapshot, a full budget, nothing scheduled
     /// until its first update (a pull or a manual refresh) has finished.
@@ -67,8 +71,12 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
 
     /// When the daemon's timer for this extension must go off, if at all.
     public var wakeTime: Instant? {
-        [inFlight?.request.deadline, record.timeline.first?.date, isShown ? record.schedule.nextRefresh : nil]
-            .compactMap { $0 }.min()
+        // Without an array: the daemon asks after every event.
+        func earlier(_ first: Instant?, _ second: Instant?) -> Instant? {
+            guard let first, let second else { return first ?? second }
+            return min(first, second)
+        }
+        return earlier(earlier(inFlight?.request.deadline, record.timeline.first?.date), isShown ? record.schedule.nextRefresh : nil)
     }
 
     /// The update being waited for, if any.
@@ -142,7 +150,7 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
 
     // MARK: - Events
 
-    private mutating func pull(_ token: PullToken, waits: Bool, at now: Instant) -> [RefreshAction<Payload>] {
+    mutating func pull(_ token: PullToken, waits: Bool, at now: Instant) -> [RefreshAction<Payload>] {
         if state(at: now).isFresh {
             return [cachedAnswer(to: token, at: now)]
         }
@@ -163,7 +171,7 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
         return [cachedAnswer(to: token, at: now, revalidating: true)] + start(.pull, pulls: [], revalidating: [token], at: now)
     }
 
-    private mutating func reload(at now: Instant) -> [RefreshAction<Payload>] {
+    mutating func reload(at now: Instant) -> [RefreshAction<Payload>] {
         if inFlight?.reloadFollows == true { return [.reloadAnswer(.scheduled)] }
         // Looked at before taking, so that a refusal changes nothing to persist.
         guard record.schedule.bucket.tokens(at: now) >= 1, record.schedule.bucket.tryTake(at: now) else {
@@ -177,7 +185,7 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
         return start(.schedule, pulls: [], at: now) + [.reloadAnswer(.scheduled)]
     }
 
-    private mutating func timerFired(
+    mutating func timerFired(
         at now: Instant,
         using generator: inout some RandomNumberGenerator
     ) -> [RefreshAction<Payload>] {
@@ -203,7 +211,7 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
 
     // MARK: - Updates
 
-    private mutating func start(
+    mutating func start(
         _ reason: UpdateReason,
         pulls: [PullToken],
         revalidating: [PullToken] = [],
@@ -218,7 +226,7 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
         return [.startUpdate(request)]
     }
 
-    private mutating func finish(
+    mutating func finish(
         _ result: UpdateResult<Payload>,
         reload: ReloadHint,
         at now: Instant,
@@ -257,7 +265,7 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
     }
 
     /// Makes every timeline entry due by `now` the snapshot, in order, one version up each.
-    private mutating func advanceTimeline(at now: Instant) -> [RefreshAction<Payload>] {
+    mutating func advanceTimeline(at now: Instant) -> [RefreshAction<Payload>] {
         var actions: [RefreshAction<Payload>] = []
         while let entry = record.timeline.first, entry.date <= now {
             record.timeline.removeFirst()
@@ -269,7 +277,7 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
         return actions
     }
 
-    private mutating func recordSuccess(at now: Instant, reload: ReloadHint, isNewData: Bool) {
+    mutating func recordSuccess(at now: Instant, reload: ReloadHint, isNewData: Bool) {
         record.schedule.lastSuccessAt = now
         record.schedule.lastError = nil
         record.schedule.failuresInARow = 0
@@ -281,7 +289,7 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
     }
 
     /// The next scheduled refresh after an update finished at `now`.
-    private func plannedRefresh(
+    func plannedRefresh(
         after result: UpdateResult<Payload>,
         reload: ReloadHint,
         at now: Instant,
@@ -305,7 +313,7 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
 
     // MARK: - Answers
 
-    private func answers(to update: InFlightUpdate, result: PullResult, at now: Instant) -> [RefreshAction<Payload>] {
+    func answers(to update: InFlightUpdate, result: PullResult, at now: Instant) -> [RefreshAction<Payload>] {
         let state = state(at: now)
         var waiting = update.pulls[...]
         var actions: [RefreshAction<Payload>] = []
@@ -321,19 +329,19 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
         return actions
     }
 
-    private func cachedAnswer(to token: PullToken, at now: Instant, revalidating: Bool = false) -> RefreshAction<Payload> {
+    func cachedAnswer(to token: PullToken, at now: Instant, revalidating: Bool = false) -> RefreshAction<Payload> {
         .answer(PullAnswer(pulls: [token], delivery: .cached, result: .cached, state: state(at: now), isRevalidating: revalidating))
     }
 
     // MARK: - Derived values
 
     /// The interval in force: `interval`, stretched by `noData` in a row.
-    private var currentInterval: Duration {
+    var currentInterval: Duration {
         parameters.stretchedInterval(noDataInARow: record.schedule.noDataInARow)
     }
 
     /// `minInterval` after the last update start.
-    private var earliestScheduledStart: Instant? {
+    var earliestScheduledStart: Instant? {
         record.schedule.lastAttemptAt.map { $0 + parameters.minInterval }
     }
 }
@@ -342,7 +350,7 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
 /// started it (if any) first, the pulls answered from the expired snapshot it
 /// revalidates, and whether an app's reload follows it. Not persisted: the
 /// extension dies with the daemon.
-private struct InFlightUpdate: Sendable {
+struct InFlightUpdate: Sendable {
     var request: UpdateRequest
     var pulls: [PullToken]
     var revalidating: [PullToken]
@@ -350,7 +358,7 @@ private struct InFlightUpdate: Sendable {
 }
 
 extension Int {
-    fileprivate var incrementedSaturating: Int {
+    var incrementedSaturating: Int {
         self == .max ? self : self + 1
     }
 }

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import ExtensiondPolicy
 import WireProtocol
 
@@ -92,8 +87,8 @@ extension ExtensionCoordinator {
     }
 
     /// A wall-clock date as an instant of the monotonic clock, `offsetMs` apart.
-    private func instant(of date: Date, offsetMs: Int64) -> Instant {
-        Instant(nanoseconds: (Int64((date.timeIntervalSince1970 * 1000).rounded()) - offsetMs) * 1_000_000)
+    private func instant(of date: UnixTime, offsetMs: Int64) -> Instant {
+        Instant(nanoseconds: (Int64((date.secondsSince1970 * 1000).rounded()) - offsetMs) * 1_000_000)
     }
 
     /// Ends the run at its first violation; its timers cannot kill it a second time (and

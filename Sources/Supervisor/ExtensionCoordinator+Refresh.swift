@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import EventLoop
 import ExtensiondPolicy
 import WireProtocol
@@ -18,7 +13,9 @@ extension ExtensionCoordinator {
     /// returns the actions to perform.
     func run(_ event: RefreshEvent<EncodedJSON>, _ record: ExtensionRecord, _ slot: ModeSlot) -> [RefreshAction<EncodedJSON>] {
         if let budget = record.budget { slot.engine.budget = budget }
-        let actions = slot.engine.handle(event, at: now, using: &random)
+        var generator = ConcreteRandom(random)
+        let actions = slot.engine.handle(event, at: now, using: &generator)
+        random = generator.base
         record.budget = slot.engine.budget
         return actions
     }
@@ -71,8 +68,8 @@ extension ExtensionCoordinator {
     var wallOffsetMs: Int64 { clock.wallMilliseconds - now.nanoseconds / 1_000_000 }
 
     /// A timeline entry's instant as the wall-clock date it was given as (see ``ModeSlot/wallOffsetMs``).
-    func wallDate(of instant: Instant, _ slot: ModeSlot) -> Date {
-        Date(timeIntervalSince1970: Double(instant.nanoseconds / 1_000_000 + slot.wallOffsetMs) / 1000)
+    func wallDate(of instant: Instant, _ slot: ModeSlot) -> UnixTime {
+        UnixTime(secondsSince1970: Double(instant.nanoseconds / 1_000_000 + slot.wallOffsetMs) / 1000)
     }
 
     func armRefreshTimer(_ record: ExtensionRecord, _ slot: ModeSlot, at instant: Instant?) {

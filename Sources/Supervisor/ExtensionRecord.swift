@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import ControlProtocol
 import EventLoop
 import ExtensiondConfig
@@ -161,7 +156,7 @@ struct PullOutcome {
     /// The extension's preferred size for that mode's snapshot.
     var preferredSize: Size?
     /// The date of the timeline entry the snapshot came from, if it did.
-    var date: Date?
+    var date: UnixTime?
     /// The instance answered, if the pull named one.
     var instance: String?
 }

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import EventLoop
 import ExtensiondPolicy
 import Sockets
@@ -12,6 +7,8 @@ import WireProtocol
 /// extension's last snapshot and refresh schedule (budget included) in each display mode. Every write is atomic.
 struct ExtensionStore {
     let stateDirectory: String
+    /// The version files written last, kept open (see ``ShownVersion``).
+    let versionFiles = OpenVersionFiles()
 
     private var enabledPath: String { stateDirectory + "/enabled.json" }
     private var hasContentPath: String { stateDirectory + "/has-content.json" }
@@ -64,16 +61,14 @@ struct ExtensionStore {
     private func load<Value: Decodable>(_: Value.Type, from path: String) throws(UnreadableStoreFile) -> Value? {
         guard let bytes = FileSystem.read(path) else { return nil }
         do {
-            return try JSONDecoder().decode(Value.self, from: Data(bytes))
+            return try JSONCoding.decode(Value.self, from: bytes)
         } catch {
             throw UnreadableStoreFile(path: path, reason: "\(error)")
         }
     }
 
     private static func encode(_ value: some Encodable) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return (try? encoder.encode(value)).map { Array($0) } ?? []
+        (try? JSONCoding.encode(value)) ?? []
     }
 
     private struct SavedRecord: Codable {

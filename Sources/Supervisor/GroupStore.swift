@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import EventLoop
 import Sockets
 import WireProtocol
@@ -72,7 +67,7 @@ final class GroupStore {
     private func load(_ group: String) throws(GroupStoreError) -> [String: JSONValue] {
         if let cached = cache[group] { return cached }
         guard let bytes = FileSystem.read(path(group)) else { return [:] }
-        guard let store = try? JSONDecoder().decode([String: JSONValue].self, from: Data(bytes)) else {
+        guard let store = try? JSONCoding.decode([String: JSONValue].self, from: bytes) else {
             throw .unreadable(path(group))
         }
         cache[group] = store

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
+import WireProtocol
 import EventLoop
 import ExtensiondPolicy
 import Glibc
@@ -20,7 +16,7 @@ final class IdentityBook {
         path = stateDirectory + "/identities.json"
         var saved: [String: UInt32] = [:]
         if let bytes = FileSystem.read(path) {
-            if let decoded = try? JSONDecoder().decode([String: UInt32].self, from: Data(bytes)) {
+            if let decoded = try? JSONCoding.decode([String: UInt32].self, from: bytes) {
                 saved = decoded
             } else {
                 damaged("\(path) cannot be read back (not a JSON object of ids); ids are allocated afresh")
@@ -44,10 +40,8 @@ final class IdentityBook {
         guard let id = allocator.id(for: key, taken: Self.existsOnSystem) else {
             throw .noFreeID(what, allocator.range)
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
         do {
-            try FileSystem.writeAtomically(Array((try? encoder.encode(allocator.assignments)) ?? Data()), to: path, mode: 0o644)
+            try FileSystem.writeAtomically((try? JSONCoding.encode(allocator.assignments)) ?? [], to: path, mode: 0o644)
         } catch {
             throw .storage("\(error)")
         }

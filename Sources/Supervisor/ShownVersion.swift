@@ -40,13 +40,13 @@ extension ExtensionStore {
     /// Overwrites the record of `id` in place (creates it the first time).
     func saveShownVersion(_ version: ShownVersion, for id: String) throws(SystemError) {
         let path = versionPath(id)
-        let fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o640)
-        guard fd >= 0 else { throw SystemError("open \(path)") }
-        defer { close(fd) }
+        let fd = try versionFiles.descriptor(for: path)
         let line = Array((Self.padded(version.shown) + " " + Self.padded(version.offset) + "\n").utf8)
         let written = line.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
         guard written == line.count else {
-            throw SystemError("write \(path)", errno: written < 0 ? errno : ENOSPC)
+            let error = SystemError("write \(path)", errno: written < 0 ? errno : ENOSPC)
+            versionFiles.forget(path)
+            throw error
         }
     }
 

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// One JSON value that has already been encoded, so that messages can carry it without
 /// re-encoding: the daemon keeps each snapshot in this form and serves every cached pull
 /// from the same bytes.
@@ -20,7 +14,7 @@ public struct EncodedJSON: Hashable, Sendable {
     /// Parses the bytes back into a tree.
     public func decoded() throws(ProtocolError) -> JSONValue {
         do {
-            return try WireCoding.decoder.decode(JSONValue.self, from: Data(bytes))
+            return try JSONCoding.decode(JSONValue.self, from: bytes)
         } catch {
             throw .malformed(reason: "embedded JSON is not valid")
         }
@@ -36,4 +30,13 @@ extension EncodedJSON: Codable {
     public func encode(to encoder: any Encoder) throws {
         try decoded().encode(to: encoder)
     }
+}
+
+/// With the project's own coder the bytes are copied, not re-encoded.
+extension EncodedJSON: JSONNodeDecodable, JSONNodeEncodable {
+    init(node: JSONNode, codingPath: [any CodingKey]) throws {
+        self = try JSONValue(node: node, codingPath: codingPath).encoded()
+    }
+
+    var outputNode: JSONOutputNode { .raw(bytes) }
 }

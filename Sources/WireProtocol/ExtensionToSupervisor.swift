@@ -171,6 +171,13 @@ public enum ExtensionToSupervisor: Hashable, Sendable {
 }
 
 extension ExtensionToSupervisor: WireMessageGroup {
+    /// Decodes one line (without its newline); a plain `result` takes a fast path.
+    public static func decode(line: some Collection<UInt8>) throws(ProtocolError) -> Self {
+        let node = try WireCoding.parseLine(line)
+        if let result = ResultFastPath.result(from: node) { return .result(result) }
+        return try WireCoding.decodeMessage(node, as: Self.self)
+    }
+
     public init(type: String, decoder: any Decoder) throws(ProtocolError) {
         switch type {
         case "ready": self = .ready(try WireCoding.decodePayload(Ready.self, of: type, from: decoder))

@@ -1,15 +1,23 @@
-/// Writes one message line by hand, for the hot paths where going through `JSONEncoder`
-/// would cost more than the work itself (cached `snapshot` answers).
+/// Writes one message line by hand, for the hot paths where going through the general
+/// encoder would cost more than the work itself (cached `snapshot` answers, `update`s).
 struct JSONLineWriter {
     private var bytes: [UInt8] = []
+    private var hasFields = false
 
     init(capacity: Int) {
         bytes.reserveCapacity(capacity)
     }
 
+    /// `{"type":"…"`: a message whose type comes first.
     mutating func beginMessage(type: String) {
         bytes.append(contentsOf: #"{"type":"#.utf8)
-        appendString(type)
+        JSONText.appendString(type, to: &bytes)
+        hasFields = true
+    }
+
+    /// `{`: a message whose fields (its `type` among them) are written in key order.
+    mutating func beginObject() {
+        bytes.append(UInt8(ascii: "{"))
     }
 
     mutating func field(_ name: StaticString, integer: UInt64) {
@@ -24,7 +32,7 @@ struct JSONLineWriter {
 
     mutating func field(_ name: StaticString, string: String) {
         appendName(name)
-        appendString(string)
+        JSONText.appendString(string, to: &bytes)
     }
 
     /// A field whose value is already-encoded JSON, copied verbatim.
@@ -40,30 +48,10 @@ struct JSONLineWriter {
 
     /// `,"name":` — names are ASCII identifiers and need no escaping.
     private mutating func appendName(_ name: StaticString) {
-        bytes.append(UInt8(ascii: ","))
+        if hasFields { bytes.append(UInt8(ascii: ",")) }
+        hasFields = true
         bytes.append(UInt8(ascii: "\""))
         name.withUTF8Buffer { bytes.append(contentsOf: $0) }
         bytes.append(contentsOf: "\":".utf8)
-    }
-
-    /// A JSON string: quotes, backslashes and control characters escaped, the rest as UTF-8.
-    private mutating func appendString(_ string: String) {
-        bytes.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: #"\""#.utf8)
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: #"\\"#.utf8)
-            case UInt8(ascii: "\n"): bytes.append(contentsOf: #"\n"#.utf8)
-            case UInt8(ascii: "\r"): bytes.append(contentsOf: #"\r"#.utf8)
-            case UInt8(ascii: "\t"): bytes.append(contentsOf: #"\t"#.utf8)
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: #"\u00"#.utf8)
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 0xF)])
-            default: bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
     }
 }

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Any JSON value: snapshots, item values and shared-defaults values, whose shape the
 /// protocol does not prescribe.
 ///
@@ -17,7 +11,6 @@ public enum JSONValue: Hashable, Sendable {
     case array([JSONValue])
     case object([String: JSONValue])
 }
-
 extension JSONValue: Codable {
     /// Decodes any JSON value.
     public init(from decoder: any Decoder) throws {
@@ -89,11 +82,13 @@ extension JSONValue {
 
     /// Converts any `Encodable` value into its JSON tree.
     public init(encoding value: some Encodable) throws {
-        self = try WireCoding.decoder.decode(JSONValue.self, from: WireCoding.encoder.encode(value))
+        self = try JSONCoding.decode(JSONValue.self, from: JSONCoding.encode(value))
     }
 
     /// This value as compact JSON bytes, ready to be embedded with ``EncodedJSON``.
     public func encoded() -> EncodedJSON {
-        EncodedJSON(trustedBytes: WireCoding.encodeBytes(self))
+        var bytes: [UInt8] = []
+        write(to: &bytes)
+        return EncodedJSON(trustedBytes: bytes)
     }
 }

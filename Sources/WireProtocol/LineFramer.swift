@@ -44,6 +44,20 @@ public struct LineFramer: Sendable {
         compact()
         let oldCount = buffer.count
         buffer.append(contentsOf: bytes)
+        try noteAppended(from: oldCount)
+    }
+
+    /// Appends what `read(2)` put in a buffer: the same as the generic `append`, without
+    /// going through `Collection`'s witnesses for every byte when called from another module.
+    public mutating func append(_ bytes: UnsafeRawBufferPointer) throws(ProtocolError) {
+        compact()
+        let oldCount = buffer.count
+        buffer.append(contentsOf: bytes)
+        try noteAppended(from: oldCount)
+    }
+
+    /// Finds where the unfinished line starts after bytes were appended at `oldCount`.
+    private mutating func noteAppended(from oldCount: Int) throws(ProtocolError) {
         if let newline = buffer[oldCount...].lastIndex(of: UInt8(ascii: "\n")) {
             unfinishedStart = newline + 1
         }

@@ -1,4 +1,4 @@
-/// Decodes the common shape of a `pull` without `JSONDecoder`: the daemon answers tens of
+/// Decodes the common shape of a `pull` without the general decoder: the daemon answers tens of
 /// thousands of cached pulls per second, and the general decoder costs more than the rest
 /// of a cached pull together.
 ///
@@ -26,24 +26,22 @@ private struct FlatJSONScanner {
     }
 
     mutating func pull() -> HostToSupervisor.Pull? {
-        var type: [UInt8]?, id: UInt64?, extensionID: String?, mode: DisplayMode?, maxSize: Size?
+        var isPull = false, id: UInt64?, extensionID: String?, mode: DisplayMode?, maxSize: Size?
         let complete = object { key, scanner in
             switch key {
-            case "type" where type == nil: type = scanner.rawString()
+            case "type" where !isPull: isPull = scanner.rawString().map { $0.elementsEqual("pull".utf8) } ?? false
             case "id" where id == nil: id = scanner.integer(max: RequestID.maximum)
             case "extension" where extensionID == nil:
-                extensionID = scanner.rawString().flatMap(String.init(validatingUTF8Bytes:))
+                extensionID = scanner.rawString().flatMap { String(validating: $0, as: UTF8.self) }
             case "mode" where mode == nil:
-                mode = scanner.rawString().flatMap(String.init(validatingUTF8Bytes:)).flatMap(DisplayMode.init(rawValue:))
+                mode = scanner.rawString().flatMap { String(validating: $0, as: UTF8.self) }.flatMap(DisplayMode.init(rawValue:))
             case "maxSize" where maxSize == nil: maxSize = scanner.size()
             default: return false
             }
             return true
         }
         skipWhitespace()
-        guard complete, position == bytes.count, type == Array("pull".utf8),
-              let id, let extensionID, let mode, let maxSize
-        else { return nil }
+        guard complete, position == bytes.count, isPull, let id, let extensionID, let mode, let maxSize else { return nil }
         return HostToSupervisor.Pull(id: RequestID(rawValue: id), extensionID: extensionID, mode: mode, maxSize: maxSize)
     }
 
@@ -63,11 +61,11 @@ private struct FlatJSONScanner {
 
     /// Reads `{ "key": value, ... }`, letting `member` read each value; `false` when the
     /// object is not well-formed or `member` declines a key or fails to read its value.
-    private mutating func object(_ member: (_ key: StaticKey, _ scanner: inout FlatJSONScanner) -> Bool) -> Bool {
+    private mutating func object(_ member: (_ key: ObjectKey, _ scanner: inout FlatJSONScanner) -> Bool) -> Bool {
         guard consume(UInt8(ascii: "{")) else { return false }
         if consume(UInt8(ascii: "}")) { return true }
         repeat {
-            guard let key = rawString().flatMap(StaticKey.init), consume(UInt8(ascii: ":")) else { return false }
+            guard let key = rawString().map(ObjectKey.init), consume(UInt8(ascii: ":")) else { return false }
             skipWhitespace()
             let before = position
             guard member(key, &self), position > before else { return false }
@@ -75,15 +73,16 @@ private struct FlatJSONScanner {
         return consume(UInt8(ascii: "}"))
     }
 
-    /// The bytes between quotes; `nil` for escapes, control characters or no string.
-    private mutating func rawString() -> [UInt8]? {
+    /// The bytes between quotes (in the line, not copied); `nil` for escapes, control
+    /// characters or no string.
+    private mutating func rawString() -> UnsafeBufferPointer<UInt8>? {
         guard consume(UInt8(ascii: "\"")) else { return nil }
         let start = position
         while position < bytes.count {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
                 position += 1
-                return Array(bytes[start..<position - 1])
+                return UnsafeBufferPointer(rebasing: bytes[start..<position - 1])
             }
             if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
             position += 1
@@ -102,8 +101,11 @@ private struct FlatJSONScanner {
         }
         let digits = position - start
         guard digits > 0, digits == 1 || bytes[start] != UInt8(ascii: "0"), value <= max else { return nil }
-        if position < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[position]) {
-            return nil
+        if position < bytes.count {
+            switch bytes[position] {
+            case UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"): return nil
+            default: break
+            }
         }
         return value
     }
@@ -116,27 +118,21 @@ private struct FlatJSONScanner {
     }
 
     private mutating func skipWhitespace() {
-        while position < bytes.count,
-              [UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "\n")].contains(bytes[position])
-        {
-            position += 1
+        while position < bytes.count {
+            switch bytes[position] {
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "\n"): position += 1
+            default: return
+            }
         }
     }
 }
 
-/// An object key, compared against the names a pull may have without building a `String`.
-private struct StaticKey: ExpressibleByStringLiteral, Equatable {
-    let bytes: [UInt8]
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-    init(stringLiteral value: StaticString) {
-        bytes = value.withUTF8Buffer { Array($0) }
-    }
-}
+/// An object key, compared against the names a pull may have without copying it.
+private struct ObjectKey {
+    let bytes: UnsafeBufferPointer<UInt8>
 
-extension String {
-    /// The string the bytes spell in UTF-8, or `nil` if they are not valid UTF-8.
-    fileprivate init?(validatingUTF8Bytes bytes: [UInt8]) {
-        guard let string = String(validating: bytes, as: UTF8.self) else { return nil }
-        self = string
+    /// Lets `switch` match a key against string literals.
+    static func ~= (name: StaticString, key: ObjectKey) -> Bool {
+        name.withUTF8Buffer { $0.elementsEqual(key.bytes) }
     }
 }

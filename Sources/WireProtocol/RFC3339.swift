@@ -1,18 +1,12 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// RFC 3339 internet times (`2026-11-22T07:30:00Z`, `2026-11-22T08:30:00.250+01:00`), as
 /// used by the `after` reload hint.
 ///
-/// Written by hand so that FoundationEssentials suffices and both `Z` and numeric offsets,
+/// Written by hand so that the protocol needs no Foundation, and so that both `Z` and numeric offsets,
 /// `T`/`t`/space separators and any number of fractional digits are accepted.
 public enum RFC3339 {
     /// Formats `date` in UTC, with milliseconds only when they are not zero.
-    public static func string(from date: Date) -> String {
-        let totalMilliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+    public static func string(from date: UnixTime) -> String {
+        let totalMilliseconds = Int64((date.secondsSince1970 * 1000).rounded())
         let (seconds, milliseconds) = floorDivide(totalMilliseconds, 1000)
         let (days, secondOfDay) = floorDivide(seconds, 86_400)
         let civil = CivilDate(daysSinceEpoch: days)
@@ -23,7 +17,7 @@ public enum RFC3339 {
     }
 
     /// Parses an RFC 3339 `date-time`; `nil` if `text` is not one or names an impossible date.
-    public static func date(from text: String) -> Date? {
+    public static func date(from text: String) -> UnixTime? {
         var scanner = DigitScanner(Array(text.utf8))
         guard let year = scanner.number(digits: 4), scanner.skip("-"),
               let month = scanner.number(digits: 2), scanner.skip("-"),
@@ -54,7 +48,7 @@ public enum RFC3339 {
 
         let days = CivilDate(year: year, month: month, day: day).daysSinceEpoch
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
-        return Date(timeIntervalSince1970: Double(seconds) + fraction)
+        return UnixTime(secondsSince1970: Double(seconds) + fraction)
     }
 
     private static func pad(_ value: Int64, _ width: Int) -> String {

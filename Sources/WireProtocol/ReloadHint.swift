@@ -1,15 +1,9 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// When a widget wants its next scheduled refresh, returned with `newData`.
 ///
 /// On the wire: `{"after": "<RFC 3339 time>"}`, `"atEnd"` or `"never"`.
 public enum ReloadHint: Hashable, Sendable {
     /// Not before this time.
-    case after(Date)
+    case after(UnixTime)
     /// When the schedule's current interval ends (the default policy).
     case atEnd
     /// Only on pulls and manual refreshes, never on schedule.

@@ -34,6 +34,20 @@ public enum SupervisorToExtension: Hashable, Sendable {
             self.instance = instance
             self.params = params
         }
+
+        /// The whole `update` line, the same JSON as the general encoder's (keys sorted).
+        func encodedLine() -> [UInt8] {
+            var line = JSONLineWriter(capacity: 128 + (instance?.utf8.count ?? 0))
+            line.beginObject()
+            line.field("id", integer: id.rawValue)
+            if let instance { line.field("instance", string: instance) }
+            line.field("maxSize", json: Array("{\"height\":\(maxSize.height),\"width\":\(maxSize.width)}".utf8))
+            line.field("mode", string: mode.rawValue)
+            if let params { line.field("params", json: params.encoded().bytes) }
+            line.field("reason", string: reason.rawValue)
+            line.field("type", string: "update")
+            return line.endMessage()
+        }
     }
 
     /// `{"type":"begin","id":3,"items":[{"type":"public.image","path":"/tmp/a.png"}]}`
@@ -158,6 +172,13 @@ extension SupervisorToExtension: WireMessageGroup {
         case .memoryWarning: "memoryWarning"
         case .terminate: "terminate"
         }
+    }
+
+    /// The message as one line of compact JSON, newline included; `update`, sent for every
+    /// refresh, is written directly.
+    public func encodedLine() -> [UInt8] {
+        if case .update(let update) = self { return update.encodedLine() }
+        return WireCoding.encodeLine(Enveloped(message: self))
     }
 
     public func encodeFields(to encoder: any Encoder) throws {

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// A message the supervisor sends to a host on `<runtime_dir>/host.sock`.
 public enum SupervisorToHost: Hashable, Sendable {
     /// `extensions`: the answer to `list`.
@@ -93,7 +87,7 @@ public enum SupervisorToHost: Hashable, Sendable {
         /// The size the extension would like its content shown at, when it said.
         public var preferredSize: Size?
         /// When the snapshot came from a `timeline`: the entry's date.
-        public var date: Date?
+        public var date: UnixTime?
         /// The instance the snapshot is of, when it is not the widget itself.
         public var instance: String?
 
@@ -101,7 +95,7 @@ public enum SupervisorToHost: Hashable, Sendable {
         public init(
             id: RequestID?, extensionID: String, result: SnapshotResult, snapshot: EncodedJSON?, version: UInt64,
             ageMs: UInt64, stale: Bool, expired: Bool = false, error: String? = nil, mode: DisplayMode? = nil,
-            preferredSize: Size? = nil, date: Date? = nil, instance: String? = nil
+            preferredSize: Size? = nil, date: UnixTime? = nil, instance: String? = nil
         ) {
             self.id = id
             self.extensionID = extensionID

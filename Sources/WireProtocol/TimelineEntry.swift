@@ -1,18 +1,12 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// One future snapshot of a `result`'s `timeline`: the supervisor makes it current at
 /// `date` without launching the extension. On the wire:
 /// `{"date":"2026-11-22T08:00:00Z","snapshot":{...}}`.
 public struct TimelineEntry: Hashable, Sendable {
-    public var date: Date
+    public var date: UnixTime
     public var snapshot: JSONValue
 
     /// Creates the value from its fields.
-    public init(date: Date, snapshot: JSONValue) {
+    public init(date: UnixTime, snapshot: JSONValue) {
         self.date = date
         self.snapshot = snapshot
     }

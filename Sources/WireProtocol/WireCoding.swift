@@ -1,19 +1,6 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// The shared machinery of the four message groups: one line of JSON in, one message out
 /// (with errors that name the message type and field), and back.
 enum WireCoding {
-    static let decoder = JSONDecoder()
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
-        return encoder
-    }()
-
     /// The key every message has.
     enum TypeKey: String, CodingKey {
         case type
@@ -24,7 +11,7 @@ enum WireCoding {
     /// which encode non-finite numbers as `null`.
     static func encodeBytes(_ value: some Encodable) -> [UInt8] {
         do {
-            return Array(try encoder.encode(value))
+            return try JSONCoding.encode(value)
         } catch {
             preconditionFailure("protocol value failed to encode: \(error)")
         }
@@ -41,8 +28,22 @@ enum WireCoding {
     static func decodeLine<Message: WireMessageGroup>(
         _ line: some Collection<UInt8>, as _: Message.Type
     ) throws(ProtocolError) -> Message {
+        try decodeMessage(parseLine(line), as: Message.self)
+    }
+
+    /// The tree of one line, for decoders that look at it before the general one.
+    static func parseLine(_ line: some Collection<UInt8>) throws(ProtocolError) -> JSONNode {
         do {
-            return try decoder.decode(Envelope<Message>.self, from: Data(line)).message
+            return try JSONCoding.parse(line)
+        } catch {
+            throw malformed(error)
+        }
+    }
+
+    /// Decodes a parsed line as a `Message`.
+    static func decodeMessage<Message: WireMessageGroup>(_ node: JSONNode, as _: Message.Type) throws(ProtocolError) -> Message {
+        do {
+            return try decodeValue(Envelope<Message>.self, from: node, at: []).message
         } catch let error as ProtocolError {
             throw error
         } catch let error as DecodingError {

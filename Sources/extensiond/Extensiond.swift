@@ -1,4 +1,3 @@
-import ArgumentParser
 import ControlProtocol
 import ExtensiondConfig
 import Glibc
@@ -8,38 +7,38 @@ import Supervisor
 
 /// `extensiond`: the daemon's command line.
 @main
-struct Extensiond: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "extensiond",
-        abstract: "Launch app extensions on demand in their own cgroups under memory limits.",
-        discussion: """
-            Runs in the foreground (it never forks): under systemd as a Type=notify service, or in a terminal. \
-            Exit codes: 0 stopped cleanly or the config is valid, 1 the config is invalid or the daemon failed, 2 usage error.
-            """,
-        version: extensiondVersion
-    )
+struct Extensiond {
+    let config: String
+    let checkConfig: Bool
+    let foreground: Bool
+    let verbose: Bool
 
-    @Option(name: .long, help: "The config file; drop-ins are read from <name>.d/ beside it.")
-    var config: String = ConfigurationLoader.defaultPath
-
-    @Flag(name: .long, help: "Validate the config (and its drop-ins), print the errors and exit.")
-    var checkConfig = false
-
-    @Flag(name: .long, help: "For a terminal: timestamps and level names instead of journald priority prefixes, and every process's output copied to stderr.")
-    var foreground = false
-
-    @Flag(name: .long, help: "Log debug messages.")
-    var verbose = false
-
-    /// Usage errors exit 2, as supervisorctl's do (ArgumentParser's own default is 64).
+    /// Usage errors exit 2, as supervisorctl's do.
     static func main() {
+        let request: DaemonArguments.Request
         do {
-            var command = try parseAsRoot()
-            try command.run()
+            request = try DaemonArguments.parse(Array(CommandLine.arguments.dropFirst()))
         } catch {
-            guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
-            printError(fullMessage(for: error))
+            printError(DaemonUsage.error(error), newline: false)
             Glibc.exit(2)
+        }
+        switch request {
+        case .help: print(DaemonUsage.help, terminator: "")
+        case .version: print(extensiondVersion)
+        case .dumpHelp:
+            guard let json = try? DaemonUsage.dumpHelp() else { Glibc.exit(1) }
+            print(String(decoding: json, as: UTF8.self))
+        case .run(let arguments):
+            let command = Extensiond(config: arguments.config, checkConfig: arguments.checkConfig,
+                                     foreground: arguments.foreground, verbose: arguments.verbose)
+            do {
+                try command.run()
+            } catch let exit as DaemonExit {
+                Glibc.exit(exit.code)
+            } catch {
+                printError("\(error)")
+                Glibc.exit(1)
+            }
         }
     }
 
@@ -49,7 +48,7 @@ struct Extensiond: ParsableCommand {
             configuration = try ConfigurationLoader.load(path: config)
         } catch {
             Self.printError(error.description)
-            throw ExitCode.failure
+            throw DaemonExit(code: 1)
         }
         if checkConfig {
             do {
@@ -57,7 +56,7 @@ struct Extensiond: ParsableCommand {
                 try Daemon.checkKernelSettings(configuration)
             } catch {
                 Self.printError("\(config): \(error)")
-                throw ExitCode.failure
+                throw DaemonExit(code: 1)
             }
             print("\(config): OK (\(configuration.hosts.count) hosts, \(configuration.apps.count) apps, \(configuration.extensions.count) extensions)")
             return
@@ -77,10 +76,10 @@ struct Extensiond: ParsableCommand {
             let daemon = try Daemon(configuration: configuration, configPath: config, logger: logger, logRing: ring,
                                     echoOutput: foreground && !service, systemdService: service)
             let code = try daemon.run()
-            if code != 0 { throw ExitCode(code) }
+            if code != 0 { throw DaemonExit(code: code) }
         } catch let error as SupervisorError {
             logger.critical("\(error)")
-            throw ExitCode.failure
+            throw DaemonExit(code: 1)
         }
     }
 
@@ -92,9 +91,14 @@ struct Extensiond: ParsableCommand {
         return variables
     }
 
-    private static func printError(_ message: String) {
+    private static func printError(_ message: String, newline: Bool = true) {
         var line = message
-        line += "\n"
+        if newline { line += "\n" }
         _ = line.utf8.withContiguousStorageIfAvailable { write(STDERR_FILENO, $0.baseAddress, $0.count) }
     }
+}
+
+/// Ends the daemon with an exit status, after the message (if any) was printed or logged.
+struct DaemonExit: Error {
+    let code: Int32
 }

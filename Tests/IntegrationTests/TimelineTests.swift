@@ -28,7 +28,7 @@ import WireProtocol
             guard case .snapshot(let pushed) = message, let date = pushed.date else { continue }
             #expect(pushed.version == UInt64(entry) + 1 && pushed.result == .newData)
             #expect(try pushed.snapshot?.decoded() == ["entry": .number(Double(entry))])
-            lateMs.append(arrived.timeIntervalSince(date) * 1000)
+            lateMs.append((arrived.timeIntervalSince1970 - date.secondsSince1970) * 1000)
             if entry == 30 {
                 // Past the 5 s interval, a pull is served from the timeline, not expired.
                 guard case .snapshot(let cached) = try host.pull(Self.widget, id: 2) else { throw TestSupportError("no snapshot") }

@@ -46,7 +46,7 @@ import WireProtocol
         // A timeline of the next ten seconds, one entry a second.
         let timeline = first.timeline ?? []
         #expect(timeline.map { $0.snapshot.objectValue?["text"] } == (1...10).map { .string("Hello from Python, update #1 +\($0)s") })
-        #expect(zip(timeline, timeline.dropFirst()).allSatisfy { abs($1.date.timeIntervalSince($0.date) - 1) < 0.01 })
+        #expect(zip(timeline, timeline.dropFirst()).allSatisfy { abs($1.date.secondsSince1970 - $0.date.secondsSince1970 - 1) < 0.01 })
 
         try peer.send(.memoryWarning(.init(current: 1, high: 1)))
         try peer.send(.update(.init(id: 12, mode: .expanded, maxSize: size, reason: .schedule)))

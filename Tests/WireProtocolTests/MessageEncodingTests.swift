@@ -20,7 +20,7 @@ import WireProtocol
             #"{"type":"result","id":2,"result":"noData","reload":"never"}"#)
         try expectWire(
             ExtensionToSupervisor.result(
-                .init(id: 3, result: .noData, reload: .after(Date(timeIntervalSince1970: 1_795_334_400)))),
+                .init(id: 3, result: .noData, reload: .after(UnixTime(secondsSince1970: 1_795_334_400)))),
             #"{"type":"result","id":3,"result":"noData","reload":{"after":"2026-11-22T08:00:00Z"}}"#)
         try expectWire(
             ExtensionToSupervisor.result(.init(id: 4, result: .failed, error: "offline")),
@@ -97,8 +97,8 @@ import WireProtocol
     }
 
     @Test func timeline() throws {
-        let entries = [TimelineEntry(date: Date(timeIntervalSince1970: 1_795_334_400), snapshot: ["n": 3]),
-                       TimelineEntry(date: Date(timeIntervalSince1970: 1_795_334_401.5), snapshot: ["n": 4])]
+        let entries = [TimelineEntry(date: UnixTime(secondsSince1970: 1_795_334_400), snapshot: ["n": 3]),
+                       TimelineEntry(date: UnixTime(secondsSince1970: 1_795_334_401.5), snapshot: ["n": 4])]
         try expectWire(
             ExtensionToSupervisor.result(.init(id: 1, result: .newData, snapshot: ["n": 2], timeline: entries)),
             #"{"type":"result","id":1,"result":"newData","snapshot":{"n":2},"timeline":[{"date":"2026-11-22T08:00:00Z","snapshot":{"n":3}},{"date":"2026-11-22T08:00:01.500Z","snapshot":{"n":4}}]}"#)
@@ -112,7 +112,7 @@ import WireProtocol
             }
         }
         let date = { (second: Int) in
-            RFC3339.string(from: Date(timeIntervalSince1970: 1_795_334_400 + Double(second)))
+            RFC3339.string(from: UnixTime(secondsSince1970: 1_795_334_400 + Double(second)))
         }
         let entry = { (second: Int) in #"{"date":""# + date(second) + #"","snapshot":1}"# }
         #expect(refusal(#""result":"newData","snapshot":1,"timeline":["# + entry(2) + "," + entry(1) + "]")?.contains("dates must ascend") == true)

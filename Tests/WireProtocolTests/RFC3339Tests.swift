@@ -9,14 +9,14 @@ import WireProtocol
 
 @Suite struct RFC3339Tests {
     @Test func knownTimes() {
-        #expect(RFC3339.string(from: Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00Z")
-        #expect(RFC3339.string(from: Date(timeIntervalSince1970: 1_795_334_400.25)) == "2026-11-22T08:00:00.250Z")
-        #expect(RFC3339.string(from: Date(timeIntervalSince1970: -1)) == "1969-12-31T23:59:59Z")
-        #expect(RFC3339.string(from: Date(timeIntervalSince1970: 951_782_400)) == "2000-02-29T00:00:00Z")
-        #expect(RFC3339.date(from: "2026-11-22T08:00:00Z") == Date(timeIntervalSince1970: 1_795_334_400))
-        #expect(RFC3339.date(from: "2026-11-22t09:30:00+01:30") == Date(timeIntervalSince1970: 1_795_334_400))
-        #expect(RFC3339.date(from: "2026-11-22 03:00:00-05:00") == Date(timeIntervalSince1970: 1_795_334_400))
-        #expect(RFC3339.date(from: "2026-11-22T08:00:00.5z") == Date(timeIntervalSince1970: 1_795_334_400.5))
+        #expect(RFC3339.string(from: UnixTime(secondsSince1970: 0)) == "1970-01-01T00:00:00Z")
+        #expect(RFC3339.string(from: UnixTime(secondsSince1970: 1_795_334_400.25)) == "2026-11-22T08:00:00.250Z")
+        #expect(RFC3339.string(from: UnixTime(secondsSince1970: -1)) == "1969-12-31T23:59:59Z")
+        #expect(RFC3339.string(from: UnixTime(secondsSince1970: 951_782_400)) == "2000-02-29T00:00:00Z")
+        #expect(RFC3339.date(from: "2026-11-22T08:00:00Z") == UnixTime(secondsSince1970: 1_795_334_400))
+        #expect(RFC3339.date(from: "2026-11-22t09:30:00+01:30") == UnixTime(secondsSince1970: 1_795_334_400))
+        #expect(RFC3339.date(from: "2026-11-22 03:00:00-05:00") == UnixTime(secondsSince1970: 1_795_334_400))
+        #expect(RFC3339.date(from: "2026-11-22T08:00:00.5z") == UnixTime(secondsSince1970: 1_795_334_400.5))
     }
 
     @Test func invalidTimesAreRejected() {
@@ -34,10 +34,10 @@ import WireProtocol
         for _ in 0..<10_000 {
             // From year 1 to year 9999.
             let milliseconds = Int64.random(in: -62_135_596_800_000...253_402_300_799_999, using: &random)
-            let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+            let date = UnixTime(secondsSince1970: Double(milliseconds) / 1000)
             let text = RFC3339.string(from: date)
             let parsed = RFC3339.date(from: text)
-            #expect(parsed.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) } == milliseconds, "\(text)")
+            #expect(parsed.map { Int64(($0.secondsSince1970 * 1000).rounded()) } == milliseconds, "\(text)")
         }
     }
 }

@@ -1,0 +1,50 @@
+/// The text of JSON scalars, written the way Foundation's `JSONEncoder` wrote them with
+/// `.withoutEscapingSlashes`, so that every line the daemon writes keeps its bytes.
+enum JSONText {
+    /// A string in quotes: `"` and `\` escaped, control characters as `\n`-style or `\u00XX`
+    /// escapes, everything else (`/` and non-ASCII included) as its UTF-8.
+    static func appendString(_ string: String, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        var string = string
+        string.withUTF8 { utf8 in
+            var runStart = 0
+            for index in utf8.indices {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+                appendEscape(of: byte, to: &output)
+                runStart = index + 1
+            }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+
+    private static func appendEscape(of byte: UInt8, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): output.append(byte)
+        case 0x08: output.append(UInt8(ascii: "b"))
+        case 0x0C: output.append(UInt8(ascii: "f"))
+        case 0x0A: output.append(UInt8(ascii: "n"))
+        case 0x0D: output.append(UInt8(ascii: "r"))
+        case 0x09: output.append(UInt8(ascii: "t"))
+        default:
+            let hex: StaticString = "0123456789abcdef"
+            output.append(contentsOf: "u00".utf8)
+            hex.withUTF8Buffer { digits in
+                output.append(digits[Int(byte >> 4)])
+                output.append(digits[Int(byte & 0xF)])
+            }
+        }
+    }
+
+    /// A finite number in its shortest round-trip form, without a trailing `.0`
+    /// (`1`, `2.5`, `1e+20`, `1e-07`); `nil` for NaN and infinities, which JSON cannot hold.
+    static func number(_ value: some BinaryFloatingPoint & LosslessStringConvertible) -> String? {
+        guard value.isFinite else { return nil }
+        var text = value.description
+        if text.hasSuffix(".0") { text.removeLast(2) }
+        return text
+    }
+}

@@ -1,0 +1,54 @@
+/// ``JSONValue`` straight from a parsed node and straight to bytes: the free-form JSON of
+/// snapshots is the bulk of what the daemon decodes and encodes.
+extension JSONValue: JSONNodeDecodable, JSONNodeEncodable {
+    init(node: JSONNode, codingPath: [any CodingKey]) throws {
+        switch node {
+        case .null: self = .null
+        case .bool(let value): self = .bool(value)
+        case .number: self = .number(try JSONScalar.floatingPoint(Double.self, node, codingPath))
+        case .string(let value): self = .string(value)
+        case .array(let elements):
+            var values: [JSONValue] = []
+            values.reserveCapacity(elements.count)
+            for (index, element) in elements.enumerated() {
+                values.append(try JSONValue(node: element, codingPath: codingPath + [JSONIndexKey(index: index)]))
+            }
+            self = .array(values)
+        case .object(let members):
+            var values: [String: JSONValue] = [:]
+            values.reserveCapacity(members.count)
+            for (key, member) in members where values[key] == nil {
+                values[key] = try JSONValue(node: member, codingPath: codingPath + [JSONIndexKey(stringValue: key)!])
+            }
+            self = .object(values)
+        }
+    }
+
+    var outputNode: JSONOutputNode { .value(self) }
+
+    /// Appends the value as compact JSON with sorted keys; NaN and infinities as `null`.
+    func write(to output: inout [UInt8]) {
+        switch self {
+        case .null: output.append(contentsOf: "null".utf8)
+        case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
+        case .number(let value): output.append(contentsOf: (JSONText.number(value) ?? "null").utf8)
+        case .string(let value): JSONText.appendString(value, to: &output)
+        case .array(let elements):
+            output.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                element.write(to: &output)
+            }
+            output.append(UInt8(ascii: "]"))
+        case .object(let members):
+            output.append(UInt8(ascii: "{"))
+            for (index, key) in members.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                JSONText.appendString(key, to: &output)
+                output.append(UInt8(ascii: ":"))
+                members[key]!.write(to: &output)
+            }
+            output.append(UInt8(ascii: "}"))
+        }
+    }
+}

@@ -1,0 +1,78 @@
+/// Decodes the common shape of a `result` from its parsed tree without the `Decodable`
+/// containers: every update ends with one, and the containers (existential boxes, coding
+/// paths, generic metadata) cost more than the rest of reading it.
+///
+/// It accepts only what it understands completely: each field at most once, `id` a plain
+/// integer, no `timeline`. Anything else returns `nil`, and the caller falls back to the
+/// general decoder, which gives the same result or a precise error.
+enum ResultFastPath {
+    static func result(from node: JSONNode) -> ExtensionToSupervisor.Result? {
+        guard case .object(let members) = node else { return nil }
+        var seen = Set<String>()
+        var id: RequestID?, outcome: UpdateOutcome?, snapshot: JSONNode?
+        var reload: ReloadHint?, error: String?, preferredSize: Size?
+        for (key, value) in members {
+            guard seen.insert(key).inserted else { return nil }
+            if case .null = value, ["reload", "error", "preferredSize"].contains(key) { continue }
+            switch key {
+            case "type":
+                guard case .string(let text) = value, text == "result" else { return nil }
+            case "id":
+                guard case .number(let text) = value, let number = UInt64(text), number <= RequestID.maximum else { return nil }
+                id = RequestID(rawValue: number)
+            case "result":
+                guard case .string(let text) = value, let parsed = UpdateOutcome(rawValue: text) else { return nil }
+                outcome = parsed
+            case "snapshot": snapshot = value
+            case "reload":
+                guard let parsed = reloadHint(value) else { return nil }
+                reload = parsed
+            case "error":
+                guard case .string(let text) = value else { return nil }
+                error = text
+            case "preferredSize":
+                guard let parsed = size(value), parsed.isDisplayable else { return nil }
+                preferredSize = parsed
+            case "timeline": return nil
+            default: continue  // unknown fields are ignored, as by the general decoder
+            }
+        }
+        guard seen.contains("type"), let id, let outcome else { return nil }
+        var decodedSnapshot: JSONValue?
+        if outcome == .newData {
+            guard let snapshot, let value = try? JSONValue(node: snapshot, codingPath: []) else { return nil }
+            decodedSnapshot = value
+        }
+        return ExtensionToSupervisor.Result(id: id, result: outcome, snapshot: decodedSnapshot, reload: reload, error: error, preferredSize: preferredSize)
+    }
+
+    /// `"atEnd"`, `"never"` or `{"after":"<RFC 3339 time>"}`.
+    private static func reloadHint(_ node: JSONNode) -> ReloadHint? {
+        switch node {
+        case .string(let text) where text == "atEnd": return .atEnd
+        case .string(let text) where text == "never": return .never
+        case .object(let members):
+            guard members.count == 1, members[0].key == "after", case .string(let text) = members[0].value,
+                  let date = RFC3339.date(from: text)
+            else { return nil }
+            return .after(date)
+        default: return nil
+        }
+    }
+
+    /// `{"width":W,"height":H}` with plain integers and nothing else.
+    private static func size(_ node: JSONNode) -> Size? {
+        guard case .object(let members) = node, members.count == 2 else { return nil }
+        var width: Int?, height: Int?
+        for (key, value) in members {
+            guard case .number(let text) = value, let number = Int(text) else { return nil }
+            switch key {
+            case "width": width = number
+            case "height": height = number
+            default: return nil
+            }
+        }
+        guard let width, let height else { return nil }
+        return Size(width: width, height: height)
+    }
+}
