@@ -10,8 +10,14 @@ public struct Credentials: Equatable, Sendable {
     public let groups: [gid_t]
 
     /// `nil` when neither user nor group is given: the child keeps the spawner's.
+    ///
+    /// A numeric user with a numeric group (the identities the daemon allocates) needs no
+    /// user database: no NSS lookup on every launch of an app or extension.
     public static func resolve(user: String?, group: String?) throws(SpawnError) -> Credentials? {
         guard user != nil || group != nil else { return nil }
+        if let uid = user.flatMap({ uid_t($0) }), let gid = group.flatMap({ gid_t($0) }) {
+            return Credentials(uid: uid, gid: gid, groups: [gid])
+        }
         let account = try user.map { (name) throws(SpawnError) in try lookUpUser(name) }
         let explicitGroup = try group.map { (name) throws(SpawnError) in try lookUpGroup(name) }
         guard let account else {
