@@ -32,9 +32,9 @@ private struct FlatJSONScanner {
             case "type" where !isPull: isPull = scanner.rawString().map { $0.elementsEqual("pull".utf8) } ?? false
             case "id" where id == nil: id = scanner.integer(max: RequestID.maximum)
             case "extension" where extensionID == nil:
-                extensionID = scanner.rawString().flatMap { String(validating: $0, as: UTF8.self) }
+                extensionID = scanner.rawString().flatMap(String.init(validUTF8:))
             case "mode" where mode == nil:
-                mode = scanner.rawString().flatMap { String(validating: $0, as: UTF8.self) }.flatMap(DisplayMode.init(rawValue:))
+                mode = scanner.rawString().flatMap(String.init(validUTF8:)).flatMap(DisplayMode.init(rawValue:))
             case "maxSize" where maxSize == nil: maxSize = scanner.size()
             default: return false
             }

@@ -90,9 +90,7 @@ struct JSONParser {
             if byte == UInt8(ascii: "\"") {
                 let run = UnsafeBufferPointer(rebasing: bytes[start..<position])
                 position += 1
-                // ASCII needs no validation (and most strings of the protocol are ASCII).
-                if run.allSatisfy({ $0 < 0x80 }) { return String(decoding: run, as: UTF8.self) }
-                guard let text = String(validating: run, as: UTF8.self) else {
+                guard let text = String(validUTF8: run) else {
                     throw JSONSyntaxError(problem: "invalid UTF-8 in a string", offset: start)
                 }
                 return text
