@@ -90,6 +90,14 @@ def cpu_seconds(pid):
         return None
 
 
+def gone(pid):
+    """The process has exited (a zombie not yet reaped by its parent counts as gone)."""
+    try:
+        return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except (OSError, IndexError):
+        return True
+
+
 def vm_oom_kills():
     for line in open("/proc/vmstat"):
         if line.startswith("oom_kill "):
@@ -443,8 +451,7 @@ def main():
                 host_deaths += 1
                 host_pid = tool.host_pid()
             for name in idles + ["grower"]:
-                wait_for(lambda: not os.path.exists(f"/proc/{pids[name]}") or
-                         open(f"/proc/{pids[name]}/stat").read().rsplit(")", 1)[1].split()[0] == "Z", 30, f"{name} gone")
+                wait_for(lambda: gone(pids[name]), 30, f"{name} gone")
         cpu1, pid1_cpu1 = cpu_seconds(tool_pid), cpu_seconds(1)
         result = {
             "label": label, "tool": a.tool, "order": a.order, "episodes": len(episodes),
