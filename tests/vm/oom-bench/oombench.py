@@ -21,8 +21,11 @@ asked to act:
 
 Measured per episode, the same way for every tool, by sampling the tree's memory.current
 every 10 ms and a pidfd per process: crossing = the first sample at or above BUDGET;
-relief = the first moment after it at which a sample is below BUDGET or the growing
-extension has exited (an episode relieved before any sample saw the crossing counts 0);
+relief = the first moment after it at which a sample is RELIEF_MARGIN (16 MiB) below
+BUDGET or the growing extension has exited (the margin, well below the smallest kill,
+keeps the kernel's reclaim at a MemoryHigh= from counting as relief); grower = the
+moment the growing extension exited, also measured from the crossing (an episode
+relieved before any sample saw the crossing counts 0 for both);
 which processes died (2 s after the growing one, so that later kills count too), and
 the kernel's OOM kills (/proc/vmstat oom_kill, and /dev/kmsg for their pids). An episode
 ends at most TIMEOUT s after it started: then the driver kills the growing extension
@@ -337,10 +340,25 @@ class Oomd(SystemdTool):
     def host_properties(self):
         return ("-p", "ManagedOOMPreference=avoid")
 
-    def start_tool(self):
+    def setup(self):
+        # Before the slice: PID 1 activates systemd-oomd.socket (and so the service) as soon
+        # as a unit with ManagedOOM*= settings is loaded, and oomd reads its config at start.
+        self.write_config()
+        super().setup()
+
+    def write_config(self):
+        # oomd runs as systemd-oom: the drop-in must be readable by it whatever the umask.
         os.makedirs("/etc/systemd/oomd.conf.d", exist_ok=True)
-        open("/etc/systemd/oomd.conf.d/oom-bench.conf", "w").write("[OOM]\nDefaultMemoryPressureDurationSec=1s\n")
-        sh("systemctl", "start", self.service)
+        os.chmod("/etc/systemd/oomd.conf.d", 0o755)
+        path = "/etc/systemd/oomd.conf.d/oom-bench.conf"
+        with open(path, "w") as f:
+            f.write("[OOM]\nDefaultMemoryPressureDurationSec=1s\n")
+        os.chmod(path, 0o644)
+
+    def start_tool(self):
+        print("before its start: systemd-oomd " + sh("systemctl", "is-active", "systemd-oomd", check=False) +
+              ", systemd-oomd.socket " + sh("systemctl", "is-active", "systemd-oomd.socket", check=False))
+        sh("systemctl", "restart", self.service)      # (re)reads the drop-in
         time.sleep(2)
         print(sh("oomctl", check=False))
 
@@ -369,6 +387,7 @@ def main():
     p.add_argument("--pause", type=float, default=0.02, help="s")
     p.add_argument("--timeout", type=float, default=60, help="s per episode")
     p.add_argument("--oomd-limit", type=int, default=20, help="%%")
+    p.add_argument("--relief-margin", type=int, default=16, help="MiB below BUDGET that count as relief")
     a = p.parse_args()
     tool = {"extensiond": Extensiond, "earlyoom": Earlyoom, "systemd-oomd": Oomd}[a.tool](a)
     label = a.label or a.tool
@@ -400,6 +419,7 @@ def main():
             t_go = time.monotonic_ns()
             open(GO, "w").close()
             crossing = relief = grower_exit = None
+            relieved_below = budget - a.relief_margin * MIB
             peak = start_usage
             while True:
                 ready = select.select([fds["grower"]], [], [], 0.01)[0]
@@ -407,7 +427,7 @@ def main():
                 peak = max(peak, usage)
                 if crossing is None and usage >= budget:
                     crossing = now
-                if crossing is not None and relief is None and (usage < budget or ready):
+                if crossing is not None and relief is None and (usage < relieved_below or ready):
                     relief = now
                 if ready:
                     grower_exit = now
@@ -415,6 +435,8 @@ def main():
                 if now - t_go > a.timeout * 1e9:
                     break
             if grower_exit is None:
+                if isinstance(tool, Oomd):
+                    print(sh("oomctl", check=False))
                 tool.stop("grower", episode)
             time.sleep(2)        # later kills count too
             died = [n for n, fd in fds.items() if not alive(fd) and n not in dead_before]
@@ -430,6 +452,7 @@ def main():
                 "crossed": crossing is not None,
                 "relief_ms": ((relief - crossing) / 1e6) if crossing is not None and relief is not None else (0.0 if grower_exit else None),
                 "go_to_exit_ms": (grower_exit - t_go) / 1e6 if grower_exit else None,
+                "grower_ms": ((grower_exit - crossing) / 1e6 if crossing is not None else 0.0) if grower_exit else None,
                 "start_mib": start_usage / MIB, "peak_mib": peak / MIB,
                 "died": died, "by_kernel": by_kernel, "kernel_oom_kills": kernel_kills,
                 "surplus": [n for n in died if n != "grower"],

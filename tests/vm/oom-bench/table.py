@@ -28,6 +28,7 @@ for path in sys.argv[1:]:
     unrelieved = sum(1 for e in eps if not e["relieved"])
     before = sum(1 for e in eps if e["relieved"] and not e["crossed"])
     relief = [e["relief_ms"] for e in eps if e["relief_ms"] is not None]
+    grower = [e["grower_ms"] for e in eps if e.get("grower_ms") is not None]
     peak = [e["peak_mib"] for e in eps]
     victims = {}
     for e in eps:
@@ -37,6 +38,7 @@ for path in sys.argv[1:]:
         r["label"], str(n), str(r["host_deaths"]), str(kernel),
         f"{kills} ({kills / n:.2f})" if n else "–", f"{surplus} ({surplus / n:.2f})" if n else "–",
         str(unrelieved), f"{ms(pct(relief, 50))} / {ms(pct(relief, 99))} / {ms(max(relief) if relief else None)}",
+        f"{ms(pct(grower, 50))} / {ms(pct(grower, 99))}",
         str(before), f"{pct(peak, 50):.0f} / {max(peak):.0f}" if peak else "–",
         f"{r['tool_cpu_s']:.2f} ({1000 * r['tool_cpu_s'] / max(n, 1):.0f} ms)" if r.get("tool_cpu_s") is not None else "–",
         f"{(r.get('tool_rss_kib') or 0) / 1024:.1f} / {(r.get('tool_hwm_kib') or 0) / 1024:.1f}",
@@ -45,7 +47,7 @@ for path in sys.argv[1:]:
         ", ".join(f"{k} {v}" for k, v in sorted(victims.items())),
     ])
 header = ["tool", "episodes", "host deaths", "kernel OOM kills", "kills (per episode)",
-          "surplus kills (per episode)", "unrelieved", "crossing→relief ms p50 / p99 / max",
+          "surplus kills (per episode)", "unrelieved", "crossing→relief ms p50 / p99 / max", "crossing→grower dead ms p50 / p99",
           "relieved before a sample crossed", "peak tree MiB p50 / max", "tool CPU s (per episode)",
           "tool RSS / peak MiB", "PID 1 CPU s", "phase s", "victims"]
 print("| " + " | ".join(header) + " |")
