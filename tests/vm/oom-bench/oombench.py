@@ -220,11 +220,28 @@ command = ["/bin/sleep", "1000000"]
         return wait_for(up, 60, "the host")
 
     def start(self, name, episode):
+        # Waits by watching the extension's cgroup and /proc, not by polling the daemon's
+        # status, whose answers would count as the daemon's CPU time.
         self.control("start", names=[name])
+        procs = f"{self.cgroup}/extensions/{name}/cgroup.procs"
+        target = 0 if name == "grower" else self.a.idle
         def up():
-            s = self.status(name)
-            return s.get("pid") if s.get("state") in ("idle", "running") and s.get("pid") else None
+            try:
+                pids = [int(p) for p in open(procs).read().split()]
+            except OSError:
+                return None
+            return pids[0] if pids and rss_mib(pids[0]) >= target else None
         return wait_for(up, 60, f"{name} up")
+
+    def check_idle(self, names):
+        """The growing extension must be idle (ready, nothing in flight) when it grows."""
+        states = {name: self.status(name).get("state") for name in names}
+        if any(state != "idle" for state in states.values()):
+            print(f"    note: not all idle at the start of the episode: {states}")
+
+    def kill_records(self):
+        events = self.control("events", lines=1000, follow=False)["events"]
+        return [dict(e["kill"], name=e.get("name")) for e in events if e.get("kind") == "kill" and "kill" in e]
 
     def stop(self, name, episode):
         try:
@@ -400,6 +417,14 @@ def main():
     host_deaths = 0
     phase_start = time.monotonic()
     try:
+        # Every phase from cold caches: the tree is charged the program files its own
+        # processes read (python3 and its library), as on a machine where those programs
+        # are the tree's own, instead of whichever earlier phase read them first. This
+        # matters to systemd-oomd, which kills only "with reclaim activity": without swap
+        # that is the reclaim of those file pages (pgscan), nothing else being reclaimable.
+        os.sync()
+        with open("/proc/sys/vm/drop_caches", "w") as f:
+            f.write("3\n")
         tool.setup()
         tool_pid = tool.tool_pid()
         host_pid = tool.host_pid()
@@ -410,6 +435,8 @@ def main():
                 os.unlink(GO)
             pids = {name: tool.start(name, episode) for name in order}
             time.sleep(0.5)
+            if isinstance(tool, Extensiond):
+                tool.check_idle(order)
             pids["host"] = host_pid
             fds = {name: os.pidfd_open(pid) for name, pid in pids.items()}
             dead_before = [n for n, fd in fds.items() if not alive(fd)]
@@ -476,6 +503,12 @@ def main():
             for name in idles + ["grower"]:
                 wait_for(lambda: gone(pids[name]), 30, f"{name} gone")
         cpu1, pid1_cpu1 = cpu_seconds(tool_pid), cpu_seconds(1)
+        records = tool.kill_records() if isinstance(tool, Extensiond) else []
+        for r in records:
+            print(f"    extensiond kill {r.get('name')}: trigger->decision {r.get('decisionUs', 0) - r.get('triggerUs', 0)} us, "
+                  f"decision->signal {r.get('signalUs', 0) - r.get('decisionUs', 0)} us, "
+                  f"signal->empty {(r['emptyUs'] - r['signalUs']) if r.get('emptyUs') else None} us, "
+                  f"tree {r.get('treeUsageBytes', 0) >> 20} MiB")
         result = {
             "label": label, "tool": a.tool, "order": a.order, "episodes": len(episodes),
             "phase_s": time.monotonic() - phase_start,
@@ -485,6 +518,7 @@ def main():
             "tool_rss_kib": proc_status(tool_pid, "VmRSS"), "tool_hwm_kib": proc_status(tool_pid, "VmHWM"),
             "tool_still_same_pid": tool.tool_pid() == tool_pid,
             "host_deaths": host_deaths,
+            "daemon_kills": records,
             "budget_mib": a.budget, "hard_mib": a.hard,
             "list": episodes,
         }
