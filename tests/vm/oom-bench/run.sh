@@ -14,7 +14,8 @@ cd /test
 . /test/lib/checks.sh
 
 EPISODES=20
-TOOLS="extensiond earlyoom systemd-oomd extensiond-grower-last"
+# TOOL launches the growing extension first in every episode, TOOL-grower-last last.
+TOOLS="extensiond earlyoom systemd-oomd extensiond-grower-last earlyoom-grower-last systemd-oomd-grower-last"
 [ -f params ] && . ./params
 
 step "guest"
@@ -28,7 +29,7 @@ results=()
 for phase in $TOOLS; do
     step "$phase: $EPISODES episodes"
     case $phase in
-        extensiond-grower-last) args=(--tool extensiond --order grower-last --label "$phase") ;;
+        *-grower-last) args=(--tool "${phase%-grower-last}" --order grower-last --label "$phase") ;;
         *) args=(--tool "$phase") ;;
     esac
     python3 /test/oombench.py "${args[@]}" --episodes "$EPISODES" 2>&1 | tee "/tmp/$phase.out"
