@@ -274,6 +274,7 @@ class SystemdTool:
         sh("systemctl", "start", SLICE)
         print(f"/etc/systemd/system/{SLICE}:\n" + self.slice_config())
         self.start_host()
+        self.host_pid()          # holding its memory: earlyoom's threshold is calibrated on it
         self.start_tool()
 
     def start_host(self):
@@ -437,6 +438,9 @@ def main():
             time.sleep(0.5)
             if isinstance(tool, Extensiond):
                 tool.check_idle(order)
+            if gone(host_pid):        # died outside an episode's window: still a death
+                host_deaths += 1
+                host_pid = tool.host_pid()
             pids["host"] = host_pid
             fds = {name: os.pidfd_open(pid) for name, pid in pids.items()}
             dead_before = [n for n, fd in fds.items() if not alive(fd)]
