@@ -4,14 +4,13 @@
 import json, os
 sock = os.fdopen(int(os.environ["EXTENSIOND_FD"]), "r+b", buffering=0)
 group, container = os.environ["EXTENSIOND_GROUP_CONTAINERS"].split("=", 1)
-reader = sock.makefile("rb")
 def send(message): sock.write((json.dumps(message) + "\n").encode())
 send({"type": "ready", "protocol": 1})
-for line in reader:
+for line in sock:
     message = json.loads(line)
     if message["type"] == "terminate": break
     if message["type"] != "update": continue
     with open(container + "/updates.log", "a") as log: log.write(message["reason"] + "\n")
     send({"type": "defaults", "id": 1, "group": group, "op": "get", "key": "greeting"})
-    answer = json.loads(reader.readline())
+    answer = json.loads(sock.readline())
     send({"type": "result", "id": message["id"], "result": "newData", "snapshot": {"greeting": answer.get("value")}})
