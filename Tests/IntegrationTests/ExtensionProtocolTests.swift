@@ -178,14 +178,17 @@ import WireProtocol
         }
         #expect(!text.isEmpty)
 
+        // Both widgets answer with a timeline (a clock, an entry a second): later entries may
+        // have become current meanwhile, one version up each, without an update.
         let cached = try bed.pull(Self.widget, mode: .expanded)
         #expect(cached.result == "cached" && cached.delivery == "cached")
-        #expect(cached.version == 1 && cached.snapshot == first.snapshot)
+        #expect(cached.version >= first.version)
+        if cached.version == first.version { #expect(cached.snapshot == first.snapshot) }
 
         // The refresh updates the mode last pulled.
         #expect(try bed.control(.refresh(NameSelection([Self.widget]))).ok)
-        #expect(try eventually { try bed.pull(Self.widget, mode: .expanded).version == 2 })
-        #expect(try bed.stats(Self.widget)?.resultsNewData == 2)
+        #expect(try eventually { try bed.stats(Self.widget)?.resultsNewData == 2 })
+        #expect(try bed.pull(Self.widget, mode: .expanded).version > cached.version)
     }
 
     @Test func theSnapshotAndTheRemainingBudgetSurviveARestart() throws {
