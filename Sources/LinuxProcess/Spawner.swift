@@ -79,7 +79,10 @@ public enum Spawner {
         guard status == 0 else {
             throw failure(of: result, request: request, executablePath: executablePath)
         }
-        return SpawnedProcess(descriptor: ProcessDescriptor(adopting: result.pidfd, pid: result.pid))
+        let uid = credentials?.uid ?? geteuid()
+        return SpawnedProcess(
+            descriptor: ProcessDescriptor(adopting: result.pidfd, pid: result.pid),
+            mayLeaveItsGroup: uid == geteuid() || (uid == 0 && cRequest.new_pid_namespace == 0))
     }
 
     private static func environmentEntries(_ environment: [String: String]) throws(SpawnError) -> [String] {

@@ -294,7 +294,8 @@ final class ProcessSupervisor {
     private func killEverything(of run: ProcessRun, process: SupervisedProcess, mainReaped: Bool) -> MonotonicInstant {
         let members = Set((try? run.group.processes()) ?? [])
         let roots = mainReaped ? members : members.union([run.pid])
-        var escaped = ProcessTree.descendants(of: roots).subtracting(members)
+        // Walking /proc costs about a millisecond on the pressure path: only for runs that can leave.
+        var escaped = run.process.mayLeaveItsGroup ? ProcessTree.descendants(of: roots).subtracting(members) : []
         if !mainReaped, !members.contains(run.pid), ProcessTree.entry(of: run.pid)?.isRunning == true { escaped.insert(run.pid) }
 
         // Pidfds first, while the parent links still hold: once the main process dies its
