@@ -79,6 +79,8 @@ extension ExtensionCoordinator {
     /// due meanwhile runs now.
     func setShown(_ shown: Bool, _ id: String, instance: String?) {
         guard let record = records[id], record.isShown(instance: instance) != shown else { return }
+        // Only instances that exist: a host naming made-up ones must not grow the set.
+        if let instance, !record.slots.keys.contains(where: { $0.instance == instance }) { return }
         if let instance {
             if shown { record.hiddenInstances.remove(instance) } else { record.hiddenInstances.insert(instance) }
         } else {

@@ -251,7 +251,8 @@ final class HostServer {
                 }
                 // Once accepted: the extension exists and the instance is within its limit.
                 host.pulled(request.extensionID, SlotKey(mode: request.mode, instance: request.instance))
-                if let instance = request.instance, extensions.records[request.extensionID]?.isShown(instance: instance) == false {
+                // A new instance's slot starts shown: what connected hosts said of it decides.
+                if let instance = request.instance {
                     visibilityChanged(of: [ShownWidget(extensionID: request.extensionID, instance: instance)])
                 }
             } catch {

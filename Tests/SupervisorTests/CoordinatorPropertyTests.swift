@@ -47,8 +47,10 @@ import WireProtocol
                                              revalidated: waits ? nil : { _ in }) { _ in }
             default:
                 let shown = Bool.random(using: &random)
+                // Instances nobody pulled yet have no slot: the coordinator ignores them.
+                let exists = instance == nil || harness.coordinator.records["w"]?.slots.keys.contains { $0.instance == instance } == true
                 harness.coordinator.setShown(shown, "w", instance: instance)
-                visibility.record(shown, of: instance, at: clock.now)
+                if exists { visibility.record(shown, of: instance, at: clock.now) }
             }
         }
         clock.advance(by: .seconds(60))

@@ -142,4 +142,14 @@ import WireProtocol
         #expect(harness.processes.kills.map(\.reason) == [.protocolViolation])
         #expect(outcomes.last == "the extension ended (protocol) before completing")
     }
+
+    /// A host may name any instance in `visible`; only those that exist are remembered.
+    @Test func hidingInstancesThatDoNotExistKeepsNothing() throws {
+        let harness = try CoordinatorHarness([CoordinatorHarness.widget("w")])
+        for index in 0..<1000 { harness.coordinator.setShown(false, "w", instance: "made-up-\(index)") }
+        #expect(harness.coordinator.records["w"]?.hiddenInstances.isEmpty == true)
+        try harness.coordinator.pull("w", mode: .compact, maxSize: Size(width: 1, height: 1), instance: "real") { _ in }
+        harness.coordinator.setShown(false, "w", instance: "real")
+        #expect(harness.coordinator.records["w"]?.hiddenInstances == ["real"])
+    }
 }
