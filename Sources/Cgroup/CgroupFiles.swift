@@ -58,11 +58,14 @@ enum CgroupFiles {
         return counters
     }
 
-    /// Creates a cgroup directory; an existing one is fine.
-    static func makeDirectory(_ path: String) throws(CgroupError) {
-        guard mkdir(path, 0o755) == 0 || errno == EEXIST else {
+    /// Creates a cgroup directory; an existing one is fine. Returns whether it was created.
+    @discardableResult
+    static func makeDirectory(_ path: String) throws(CgroupError) -> Bool {
+        if mkdir(path, 0o755) == 0 { return true }
+        guard errno == EEXIST else {
             throw .systemCall("mkdir", path: path, errno: errno)
         }
+        return false
     }
 
     /// Removes a cgroup directory with any child cgroups, deepest first; a

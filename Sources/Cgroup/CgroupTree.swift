@@ -109,14 +109,16 @@ public struct CgroupTree: Sendable {
         try backend.prepare(supervisor: Self.supervisorName, subtrees: CgroupKind.allCases.map(\.rawValue))
     }
 
-    /// The group of `id` in `kind`'s subtree, created if it does not exist.
+    /// The group of `id` in `kind`'s subtree, created if it does not exist
+    /// (``ControlGroup/isNew`` says which).
     public func group(_ kind: CgroupKind, id: String) throws(CgroupError) -> ControlGroup {
         try Self.validate(id)
-        let group = ControlGroup(name: "\(kind.rawValue)/\(id)", backend: backend)
-        for directory in group.directories {
-            try CgroupFiles.makeDirectory(directory)
+        let name = "\(kind.rawValue)/\(id)"
+        var created = true
+        for directory in backend.directories(of: name) {
+            created = try CgroupFiles.makeDirectory(directory) && created
         }
-        return group
+        return ControlGroup(name: name, backend: backend, isNew: created)
     }
 
     /// Sets a hard limit on the whole tree (`nil` removes it).

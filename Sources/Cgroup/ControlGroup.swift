@@ -10,6 +10,16 @@ public struct ControlGroup: Sendable, CustomStringConvertible {
     /// The path below the tree's root: `extensions/<id>`, `supervisor`, or `""` for the root.
     public let name: String
     let backend: any CgroupBackend
+    /// Whether ``CgroupTree/group(_:id:)`` created the group just now: the kernel gave it
+    /// no limits and zero counters, so ``apply(_:)`` writes only the limits that are set
+    /// and a caller need not read counters it knows to be zero. A launch saves that much.
+    public let isNew: Bool
+
+    init(name: String, backend: any CgroupBackend, isNew: Bool = false) {
+        self.name = name
+        self.backend = backend
+        self.isNew = isNew
+    }
 
     /// The backend in use.
     public var version: CgroupVersion { backend.version }
@@ -22,12 +32,13 @@ public struct ControlGroup: Sendable, CustomStringConvertible {
 
     // MARK: Limits
 
-    /// Sets every limit of `limits`, in one go.
+    /// Sets every limit of `limits`, in one go; on a new group (``isNew``) only those
+    /// that are set, the others being the kernel's "none" already.
     public func apply(_ limits: CgroupLimits) throws(CgroupError) {
-        try setMemoryMax(limits.memoryMax)
-        try setMemoryHigh(limits.memoryHigh)
-        try setMemoryLow(limits.memoryLow)
-        try setPidsMax(limits.pidsMax)
+        if !isNew || limits.memoryMax != nil { try setMemoryMax(limits.memoryMax) }
+        if !isNew || limits.memoryHigh != nil { try setMemoryHigh(limits.memoryHigh) }
+        if !isNew || limits.memoryLow != nil { try setMemoryLow(limits.memoryLow) }
+        if !isNew || limits.pidsMax != nil { try setPidsMax(limits.pidsMax) }
     }
 
     /// Sets the hard limit (`memory_max`; v2 `memory.max`, v1

@@ -19,8 +19,12 @@ final class Isolation {
     /// The Landlock ABI used: the kernel's, or lower when the daemon's environment asks
     /// (`EXTENSIOND_LANDLOCK_ABI`, to see how it behaves on an older kernel).
     let landlockABI: Int
-    /// One ruleset per process, rebuilt when its rules change (a reload).
-    private var rulesets: [String: (rules: [Landlock.Rule], ruleset: Landlock.Ruleset)] = [:]
+    /// One ruleset per process, rebuilt when what its rules derive from changes (a reload,
+    /// a new program): a relaunch then reads neither the program's ELF headers nor paths.
+    private var rulesets: [String: (inputs: SandboxRules.Inputs, rules: [Landlock.Rule], ruleset: Landlock.Ruleset)] = [:]
+    /// Data directories made since start, by extension, with the owner they were given: a
+    /// relaunch checks that the directory is still there instead of making it again.
+    private var dataDirectoryOwners: [String: DirectoryOwner?] = [:]
 
     /// The variable that lowers the Landlock ABI the daemon uses (0: as if the kernel had none).
     static let landlockOverrideVariable = "EXTENSIOND_LANDLOCK_ABI"
@@ -97,6 +101,12 @@ final class Isolation {
             throw .storage("\(error)")
         }
         let directory = stateDirectory + "/data/" + id
+        let directoryOwner = owner.map { DirectoryOwner(uid: $0.uid, gid: $0.gid) }
+        if let made = dataDirectoryOwners[id], made == directoryOwner, access(directory + "/tmp", F_OK) == 0 {
+            return directory
+        }
+        // A ruleset holds the directory it was made with open: one made anew needs a new ruleset.
+        rulesets.removeValue(forKey: id)
         do {
             try FileSystem.ownedDirectory(stateDirectory + "/data", owner: nil, mode: 0o711)
             try FileSystem.ownedDirectory(directory, owner: owner, mode: 0o700)
@@ -104,6 +114,7 @@ final class Isolation {
         } catch {
             throw .storage("data directory of \(id): \(error)")
         }
+        dataDirectoryOwners[id] = directoryOwner
         return directory
     }
 
@@ -112,18 +123,24 @@ final class Isolation {
     ) throws(IsolationError) -> SpawnSandbox {
         var ruleset: Landlock.Ruleset?
         if landlockABI > 0 {
-            let rules = SandboxRules.rules(
+            let inputs = SandboxRules.Inputs(
                 executable: executable, command: process.definition.launch.command,
                 writable: writable + settings.write, readable: settings.read)
-            if let cached = rulesets[process.name], cached.rules == rules {
+            let cached = rulesets[process.name]
+            if let cached, cached.inputs == inputs {
                 ruleset = cached.ruleset
             } else {
-                do {
-                    ruleset = try Landlock.Ruleset(abi: landlockABI, rules: rules)
-                } catch {
-                    throw .sandbox("\(error)")
+                let rules = SandboxRules.rules(inputs)
+                if let cached, cached.rules == rules {
+                    ruleset = cached.ruleset
+                } else {
+                    do {
+                        ruleset = try Landlock.Ruleset(abi: landlockABI, rules: rules)
+                    } catch {
+                        throw .sandbox("\(error)")
+                    }
                 }
-                rulesets[process.name] = (rules, ruleset!)
+                rulesets[process.name] = (inputs, rules, ruleset!)
             }
         } else if self.settings.sandboxRequired {
             throw .sandbox(
@@ -148,7 +165,14 @@ final class Isolation {
     /// A process removed from the configuration: its ruleset is closed.
     func forget(_ name: String) {
         rulesets.removeValue(forKey: name)
+        dataDirectoryOwners.removeValue(forKey: name)
     }
+}
+
+/// The owner a directory was given.
+private struct DirectoryOwner: Equatable {
+    var uid: uid_t
+    var gid: gid_t
 }
 
 /// What ``Isolation/prepare(_:executable:)`` decided for one launch.

@@ -188,7 +188,7 @@ final class ProcessSupervisor {
     }
 
     private func watchOOM(_ process: SupervisedProcess, _ run: ProcessRun) {
-        run.oomKillsAtLaunch = (try? run.group.memoryEvents().oomKills) ?? 0
+        run.oomKillsAtLaunch = run.group.isNew ? 0 : (try? run.group.memoryEvents().oomKills) ?? 0
         guard let source = try? run.group.oomEvents(),
               let watch = try? loop.addIO(fd: source.fileDescriptor, events: source.readiness == .priority ? .priority : .readable, handler: { [unowned self, unowned process] _ in
                   _ = try? source.acknowledge()

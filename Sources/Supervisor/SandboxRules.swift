@@ -12,9 +12,49 @@ enum SandboxRules {
     static let readOnlyDirectories = ["/etc", "/proc", "/sys/fs/cgroup"]
     static let devices = ["/dev/null", "/dev/zero", "/dev/random", "/dev/urandom"]
 
-    /// The rules for a process running `executable` (resolved) from `command`, writing
-    /// `writable` and reading `readable` besides.
-    static func rules(executable: String, command: [String], writable: [String], readable: [String]) -> [Landlock.Rule] {
+    /// What a process's rules are derived from: equal inputs give equal rules, so a relaunch
+    /// compares these instead of reading the program's ELF headers and resolving paths again.
+    /// The program's inode and modification time stand for its contents (its run path).
+    struct Inputs: Equatable {
+        var executable: String
+        var command: [String]
+        var writable: [String]
+        var readable: [String]
+        var program: FileIdentity?
+
+        init(executable: String, command: [String], writable: [String], readable: [String]) {
+            self.executable = executable
+            self.command = command
+            self.writable = writable
+            self.readable = readable
+            program = FileIdentity(of: executable)
+        }
+    }
+
+    /// The identity of a file's current contents, as far as `stat` tells.
+    struct FileIdentity: Equatable {
+        var device: UInt64
+        var inode: UInt64
+        var modified: timespec
+
+        init?(of path: String) {
+            var info = stat()
+            guard stat(path, &info) == 0 else { return nil }
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+            modified = info.st_mtim
+        }
+
+        static func == (lhs: FileIdentity, rhs: FileIdentity) -> Bool {
+            lhs.device == rhs.device && lhs.inode == rhs.inode
+                && lhs.modified.tv_sec == rhs.modified.tv_sec && lhs.modified.tv_nsec == rhs.modified.tv_nsec
+        }
+    }
+
+    /// The rules for a process running `inputs.executable` (resolved) from `inputs.command`,
+    /// writing `inputs.writable` and reading `inputs.readable` besides.
+    static func rules(_ inputs: Inputs) -> [Landlock.Rule] {
+        let executable = inputs.executable
         var rules = systemDirectories.map { Landlock.Rule($0, [.read, .execute], optional: true) }
         rules += readOnlyDirectories.map { Landlock.Rule($0, .read, optional: true) }
         rules += devices.map { Landlock.Rule($0, .device, optional: true) }
@@ -29,11 +69,11 @@ enum SandboxRules {
             rules.append(Landlock.Rule(directory, [.read, .execute], optional: true))
         }
         // Files the command names, such as an interpreter's script.
-        for argument in command.dropFirst() where argument.hasPrefix("/") && isRegularFile(argument) {
+        for argument in inputs.command.dropFirst() where argument.hasPrefix("/") && isRegularFile(argument) {
             rules.append(Landlock.Rule(argument, .read))
         }
-        rules += readable.map { Landlock.Rule($0, .read) }
-        rules += writable.map { Landlock.Rule($0, [.read, .write]) }
+        rules += inputs.readable.map { Landlock.Rule($0, .read) }
+        rules += inputs.writable.map { Landlock.Rule($0, [.read, .write]) }
         return rules
     }
 

@@ -39,6 +39,30 @@ import Glibc
         }
     }
 
+    /// A launch writes only the limits that are set into a group it just created; a group
+    /// that already existed (a relaunch) gets every limit, unset ones removed.
+    @Test func aNewGroupGetsItsSetLimitsAndAReusedOneLosesTheUnsetOnes() throws {
+        let fixture = try LegacyFixture()
+        let first = try fixture.tree.group(.extensions, id: "reused")
+        #expect(first.isNew)
+        try first.apply(CgroupLimits(memoryMax: 24 << 20, memoryHigh: 20 << 20))
+        let directory = first.directories[0]
+        #expect(readTextFile("\(directory)/memory.soft_limit_in_bytes") == "\(20 << 20)\n")
+
+        let again = try fixture.tree.group(.extensions, id: "reused")
+        #expect(!again.isNew)
+        try again.apply(CgroupLimits(memoryMax: 16 << 20))
+        #expect(try again.memoryMax() == 16 << 20)
+        let soft = UInt64(readTextFile("\(directory)/memory.soft_limit_in_bytes")?.filter(\.isNumber) ?? "") ?? 0
+        #expect(soft >= 1 << 62, "the unset memory_high stayed at \(soft)")
+
+        let fresh = try fixture.tree.group(.extensions, id: "fresh")
+        #expect(fresh.isNew)
+        try fresh.apply(CgroupLimits(memoryMax: 16 << 20))
+        #expect(try fresh.memoryMax() == 16 << 20)
+        #expect(try fresh.memoryEvents() == MemoryEvents(oomKills: 0, max: 0))
+    }
+
     @Test func backstopLimitsTheWholeTree() throws {
         let fixture = try LegacyFixture()
         try fixture.tree.setMemoryBackstop(300 << 20)

@@ -69,8 +69,8 @@ import WireProtocol
         return daemon
     }
 
-    private func pull(_ daemon: TestDaemon, _ id: String) throws -> [String: JSONValue] {
-        let response = try daemon.control(.pull(PullRequest(name: id)))
+    private func pull(_ daemon: TestDaemon, _ id: String, mode: DisplayMode = .compact) throws -> [String: JSONValue] {
+        let response = try daemon.control(.pull(PullRequest(name: id, mode: mode)))
         guard case .object(let fields)? = response.pull?.snapshot else {
             throw TestSupportError("pull \(id): \(response.error ?? response.pull?.error ?? "no snapshot")")
         }
@@ -120,6 +120,27 @@ import WireProtocol
         if case .array(let interfaces)? = open["interfaces"] { #expect(interfaces.count > 1) } else { Issue.record("no interfaces") }
         #expect(open["otherData"] == "EACCES" && open["otherDataWrite"] == "EACCES", "a's data directory is a's alone even without the sandbox")
         #expect(open["ownCgroupProcs"] == "EACCES" && open["parentCgroupProcs"] == "EACCES", "cgroups are root's even without the sandbox")
+    }
+
+    /// A relaunch does not make the data directory again (the daemon remembers it), but one
+    /// removed behind the daemon's back is made again, the extension's own, and usable.
+    @Test func aRelaunchGetsItsDataDirectoryBackAfterItWasRemoved() throws {
+        let daemon = try startDaemon()
+        #expect(try pull(daemon, "b.probe")["ownData"] == "b")
+        let data = daemon.stateDirectory + "/data/b.probe"
+        let owner = try #require(FileManager.default.attributesOfItem(atPath: data)[.ownerAccountID] as? Int)
+        #expect(try daemon.supervisorctl(["stop", "b.probe"]).exitCode == 0)
+        try FileManager.default.removeItem(atPath: data)
+
+        // (A pull would be answered from the snapshot kept: start launches it.)
+        #expect(try daemon.supervisorctl(["start", "b.probe"]).exitCode == 0)
+        #expect(eventually { (try? daemon.control(.status(NameSelection(["b.probe"]))).status?.first?.pid) != nil })
+        let attributes = try FileManager.default.attributesOfItem(atPath: data)
+        #expect((attributes[.posixPermissions] as? Int) == 0o700 && (attributes[.ownerAccountID] as? Int) == owner)
+        #expect(FileManager.default.fileExists(atPath: data + "/tmp"))
+        // The other mode has no snapshot yet: the relaunched probe runs and writes its data.
+        let again = try pull(daemon, "b.probe", mode: .expanded)
+        #expect(again["ownData"] == "b", "\(again)")
     }
 
     @Test func cgroupsOfExtensionsAreRootsAndClosed() throws {
