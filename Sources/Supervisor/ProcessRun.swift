@@ -32,7 +32,7 @@ final class ProcessRun {
     /// the group is new), what the kill policy measures its growth from; `nil` for hosts
     /// and apps, and when the usage could not be read.
     var usageAtBandEntry: UInt64?
-    /// `/proc/PID/statm` and the group's usage file, opened at the first status and kept.
+    /// `/proc/PID/statm` and the group's usage file, opened at first use and kept.
     lazy var residentPages = try? CounterFile(path: "/proc/\(pid)/statm")
     lazy var groupUsage = try? CounterFile(path: group.memoryUsagePath)
 
