@@ -36,6 +36,9 @@ public struct KillRecord: Codable, CompleteKeys, Sendable, Equatable {
     /// `idleExtension`, `activeExtension`, `backgroundApp`…
     public var band: String
     public var rssBytes: UInt64?
+    /// How much the victim's memory grew since it last became idle or active (since its
+    /// launch while it started): what the kill policy takes the grower first by.
+    public var growthBytes: UInt64?
     /// Usage of the whole tree and the budget when the kill was decided.
     public var treeUsageBytes: UInt64?
     public var budgetBytes: UInt64?

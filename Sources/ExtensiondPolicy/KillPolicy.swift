@@ -6,10 +6,21 @@
 /// * `critical`: idle extensions, then active extensions, then background apps.
 /// * Hosts are never chosen.
 ///
-/// Within the lowest non-empty band allowed: lower `priority` first, then
-/// least recently used, then largest RSS, then smallest `id`. This is a total
-/// order, so the choice does not depend on the order of the candidates.
+/// Within the lowest non-empty band allowed: lower `priority` first, then the
+/// candidate that grew most, among those that grew by at least
+/// ``growthThreshold``, then least recently used, then largest RSS, then
+/// smallest `id`. This is a total order, so the choice does not depend on the
+/// order of the candidates.
+///
+/// Growth comes before recency because a kill that spares the process taking
+/// the memory only buys time: it keeps growing, and every bystander killed
+/// before it is a surplus kill. Priority comes before growth because it is
+/// what the administrator configured; growth is inferred.
 public enum KillPolicy {
+    /// Growth below this is noise (allocator caches, a thread's stack, a few file
+    /// pages read) and does not make a candidate go first.
+    public static let growthThreshold: UInt64 = 4 << 20
+
     /// The one process to kill at `pressure`, or `nil` when none may be killed.
     public static func victim(
         among candidates: some Sequence<KillCandidate>,
@@ -24,9 +35,17 @@ public enum KillPolicy {
     private static func killsBefore(_ lhs: KillCandidate, _ rhs: KillCandidate) -> Bool {
         if lhs.band != rhs.band { return lhs.band < rhs.band }
         if lhs.priority != rhs.priority { return lhs.priority < rhs.priority }
+        let (lhsGrowth, rhsGrowth) = (significantGrowth(of: lhs), significantGrowth(of: rhs))
+        if lhsGrowth != rhsGrowth { return lhsGrowth > rhsGrowth }
         if lhs.lastUsed != rhs.lastUsed { return lhs.lastUsed < rhs.lastUsed }
         if lhs.residentBytes != rhs.residentBytes { return lhs.residentBytes > rhs.residentBytes }
         return lhs.id < rhs.id
+    }
+
+    /// A candidate's growth when it reaches ``growthThreshold``, else 0: all candidates
+    /// below the threshold rank alike and fall back to the rest of the order.
+    private static func significantGrowth(of candidate: KillCandidate) -> UInt64 {
+        candidate.growthBytes >= growthThreshold ? candidate.growthBytes : 0
     }
 }
 
@@ -42,14 +61,20 @@ public struct KillCandidate: Sendable, Hashable {
     public var lastUsed: Instant
     /// Its resident memory.
     public var residentBytes: UInt64
+    /// How much its memory grew since it entered its band (0 when it shrank, or
+    /// when growth is not measured for its kind).
+    public var growthBytes: UInt64
 
     /// A candidate `id` in `band`.
-    public init(id: String, band: KillBand, priority: Int, lastUsed: Instant, residentBytes: UInt64) {
+    public init(
+        id: String, band: KillBand, priority: Int, lastUsed: Instant, residentBytes: UInt64, growthBytes: UInt64 = 0
+    ) {
         self.id = id
         self.band = band
         self.priority = priority
         self.lastUsed = lastUsed
         self.residentBytes = residentBytes
+        self.growthBytes = growthBytes
     }
 }
 

@@ -49,6 +49,7 @@ final class EventJournal {
         if let kill = event.kill {
             entry.add("EXTENSIOND_KILL_BAND", kill.band)
             if let bytes = kill.rssBytes { entry.add("EXTENSIOND_RSS_BYTES", String(bytes)) }
+            if let bytes = kill.growthBytes { entry.add("EXTENSIOND_GROWTH_BYTES", String(bytes)) }
             if let bytes = kill.treeUsageBytes { entry.add("EXTENSIOND_TREE_USAGE_BYTES", String(bytes)) }
             if let bytes = kill.budgetBytes { entry.add("EXTENSIOND_BUDGET_BYTES", String(bytes)) }
             if let psi = kill.psiSomeAvg10 { entry.add("EXTENSIOND_PSI_SOME_AVG10", String(psi)) }

@@ -15,7 +15,9 @@ enum KillCandidates {
     }
 
     /// The running processes that may be killed at `level`, with their cgroup's usage as
-    /// their memory and the later of their launch and `lastUsed` as their last use.
+    /// their memory, its growth since an extension last became idle or active (or since
+    /// its launch, while it starts), and the later of their launch and `lastUsed` as their
+    /// last use.
     /// Processes the responder has already killed (their exit not yet handled) are left
     /// out, so that a victim is never chosen twice.
     static func killable(
@@ -26,9 +28,10 @@ enum KillCandidates {
             let band = band(kind: process.kind, state: process.state)
             guard band.isKillable(at: level) else { return nil }
             let lastUsed = max(lastUsed(process) ?? run.launchedAt, run.launchedAt)
+            let usage = (try? run.group.memoryUsage()) ?? 0
             return KillCandidate(
                 id: process.name, band: band, priority: process.definition.extensionSpec?.priority ?? 0,
-                lastUsed: lastUsed.policyInstant, residentBytes: (try? run.group.memoryUsage()) ?? 0
+                lastUsed: lastUsed.policyInstant, residentBytes: usage, growthBytes: run.growth(to: usage)
             )
         }
     }

@@ -103,13 +103,14 @@ final class PressureResponder: PressureEnvironment {
                                 signalUs: kill.signal.microseconds, emptyUs: kill.empty?.microseconds)
         record.lastBelowLowUs = kill.lastBelowLow?.microseconds
         record.rssBytes = kill.victim.residentBytes
+        record.growthBytes = kill.victim.growthBytes
         record.treeUsageBytes = kill.treeUsageBytes
         record.budgetBytes = watermarks?.budgetBytes
         record.psiSomeAvg10 = PressureStallAverages.read(PressureStallAverages.systemFile)?.someAverage10
         let budget = watermarks.map { " of \(Self.mebibytes($0.budgetBytes))" } ?? ""
         events.record(.kill, kill.victim.id, reason: kill.reason.rawValue,
                       "\(kill.level) memory pressure (\(kill.cause.map { "\($0.rawValue) trigger" } ?? "still, after the previous kill")), "
-                          + "tree at \(Self.mebibytes(kill.treeUsageBytes))\(budget): killed \(kill.victim.band) holding \(Self.mebibytes(kill.victim.residentBytes))",
+                          + "tree at \(Self.mebibytes(kill.treeUsageBytes))\(budget): killed \(kill.victim.band) holding \(Self.mebibytes(kill.victim.residentBytes)) (grew \(Self.mebibytes(kill.victim.growthBytes)))",
                       kill: record)
     }
 

@@ -28,11 +28,27 @@ final class ProcessRun {
     var onEnd: [() -> Void] = []
     /// The extension's channel on fd 3, for extensions.
     var channel: ExtensionChannel?
-    /// `/proc/PID/statm` and the group's usage file, opened at the first status and kept.
+    /// An extension's group usage when it last became idle or active (0 from its launch:
+    /// the group is new), what the kill policy measures its growth from; `nil` for hosts
+    /// and apps, and when the usage could not be read.
+    var usageAtBandEntry: UInt64?
+    /// `/proc/PID/statm` and the group's usage file, opened at first use and kept.
     lazy var residentPages = try? CounterFile(path: "/proc/\(pid)/statm")
     lazy var groupUsage = try? CounterFile(path: group.memoryUsagePath)
 
     var pid: pid_t { process.pid }
+
+    /// How much the group's usage grew from ``usageAtBandEntry`` to `usage`: 0 when it
+    /// shrank or there is no starting figure.
+    func growth(to usage: UInt64) -> UInt64 {
+        guard let start = usageAtBandEntry, usage > start else { return 0 }
+        return usage - start
+    }
+
+    /// Records the group's usage now as the start of the extension's growth.
+    func noteBandEntry() {
+        usageAtBandEntry = try? groupUsage?.number()
+    }
 
     init(process: SpawnedProcess, group: ControlGroup, launchedAt: MonotonicInstant) {
         self.process = process

@@ -151,6 +151,7 @@ final class ProcessSupervisor {
             throw .spawn(error)
         }
         let run = ProcessRun(process: spawned, group: group, launchedAt: launchedAt)
+        if isExtension { run.usageAtBandEntry = 0 }
         process.run = run
         process.lastError = nil
         process.statistics.launches += 1
@@ -213,7 +214,7 @@ final class ProcessSupervisor {
 
     /// The extension said `ready`: it is idle, and its launch latency is recorded.
     func markReady(_ process: SupervisedProcess) -> Duration? {
-        process.state = .idle
+        enter(.idle, process)
         if let run = process.run { process.statistics.recordLaunch(MonotonicInstant.current().since(run.launchedAt)) }
         return process.statistics.lastLaunchLatency
     }
@@ -221,7 +222,15 @@ final class ProcessSupervisor {
     /// A ready extension begins (`true`) or ends serving a request.
     func markServing(_ process: SupervisedProcess, _ serving: Bool) {
         guard process.isAlive else { return }
-        process.state = serving ? .running : .idle
+        enter(serving ? .running : .idle, process)
+    }
+
+    /// Moves an extension to `state`; when that changes its kill band, its growth is
+    /// measured from here on.
+    private func enter(_ state: ProcessState, _ process: SupervisedProcess) {
+        guard process.state != state else { return }
+        process.state = state
+        process.run?.noteBandEntry()
     }
 
     /// Sends `signal` to the main process of the current run (`supervisorctl signal`);

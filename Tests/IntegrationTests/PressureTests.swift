@@ -1,4 +1,5 @@
 import ControlProtocol
+import ExtensiondPolicy
 import ExtensiondTestSupport
 import Foundation
 import Testing
@@ -26,6 +27,13 @@ import Testing
             #expect(usage >= PressureScenario.low, "\(kill.name ?? "?") killed below the low watermark at \(usage)")
             #expect(record.budgetBytes == PressureScenario.budget)
             #expect(record.band == (kill.name == "grower" ? "activeExtension" : "idleExtension"))
+            // Growth counts from `ready` (the idle ones held their 40M by then), and from
+            // the launch while an extension starts: all the grower holds.
+            if kill.name == "grower" {
+                #expect(record.growthBytes == record.rssBytes)
+            } else {
+                #expect((record.growthBytes ?? .max) < KillPolicy.growthThreshold, "\(kill.name ?? "?") grew \(record.growthBytes ?? 0)")
+            }
         }
         let activeUsage = try #require(kills.last?.kill?.treeUsageBytes)
         #expect(activeUsage >= PressureScenario.critical, "the active extension was killed below critical, at \(activeUsage)")

@@ -216,7 +216,7 @@ import Testing
             for event in object["events"] as? [[String: Any]] ?? [] {
                 #expect(Set(event.keys) == ["sequence", "timeMs", "kind", "name", "reason", "message", "kill"])
                 if let kill = event["kill"] as? [String: Any] {
-                    #expect(Set(kill.keys) == ["band", "rssBytes", "treeUsageBytes", "budgetBytes", "psiSomeAvg10", "triggerUs", "decisionUs",
+                    #expect(Set(kill.keys) == ["band", "rssBytes", "growthBytes", "treeUsageBytes", "budgetBytes", "psiSomeAvg10", "triggerUs", "decisionUs",
                                                "signalUs", "emptyUs", "lastBelowLowUs"])
                 }
             }

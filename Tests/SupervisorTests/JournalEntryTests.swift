@@ -19,6 +19,7 @@ import Testing
     @Test func aPressureKillCarriesItsIdReasonAndTimings() {
         var kill = KillRecord(band: "idleExtension", triggerUs: 1_000, decisionUs: 1_250, signalUs: 1_300, emptyUs: 4_300)
         kill.rssBytes = 50 << 20
+        kill.growthBytes = 20 << 20
         kill.treeUsageBytes = 900 << 20
         kill.budgetBytes = 1 << 30
         kill.psiSomeAvg10 = 1.5
@@ -32,7 +33,7 @@ import Testing
         #expect(entry["EXTENSIOND_TRIGGER_TO_DECISION_US"] == "250" && entry["EXTENSIOND_DECISION_TO_SIGNAL_US"] == "50")
         #expect(entry["EXTENSIOND_SIGNAL_TO_EMPTY_US"] == "3000" && entry["EXTENSIOND_PSI_SOME_AVG10"] == "1.5")
         #expect(entry["EXTENSIOND_BUDGET_BYTES"] == "\(1 << 30)" && entry["EXTENSIOND_SEQUENCE"] == "7")
-        #expect(entry["EXTENSIOND_BELOW_TO_SIGNAL_US"] == "400")
+        #expect(entry["EXTENSIOND_BELOW_TO_SIGNAL_US"] == "400" && entry["EXTENSIOND_GROWTH_BYTES"] == "\(20 << 20)")
     }
 
     @Test func everyKindHasItsOwnValidMessageID() {

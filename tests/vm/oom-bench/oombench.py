@@ -508,11 +508,13 @@ def main():
                 wait_for(lambda: gone(pids[name]), 30, f"{name} gone")
         cpu1, pid1_cpu1 = cpu_seconds(tool_pid), cpu_seconds(1)
         records = tool.kill_records() if isinstance(tool, Extensiond) else []
-        for r in records:
+        # In kill order: a kill whose cgroup took over 100 ms to empty is recorded late.
+        for r in sorted(records, key=lambda r: r.get("signalUs", 0)):
             print(f"    extensiond kill {r.get('name')}: trigger->decision {r.get('decisionUs', 0) - r.get('triggerUs', 0)} us, "
                   f"decision->signal {r.get('signalUs', 0) - r.get('decisionUs', 0)} us, "
                   f"signal->empty {(r['emptyUs'] - r['signalUs']) if r.get('emptyUs') else None} us, "
-                  f"tree {r.get('treeUsageBytes', 0) >> 20} MiB")
+                  f"tree {r.get('treeUsageBytes', 0) >> 20} MiB, holding {(r.get('rssBytes') or 0) >> 20} MiB, "
+                  f"grew {(r.get('growthBytes') or 0) >> 20} MiB")
         result = {
             "label": label, "tool": a.tool, "order": a.order, "episodes": len(episodes),
             "phase_s": time.monotonic() - phase_start,

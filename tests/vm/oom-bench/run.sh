@@ -45,11 +45,13 @@ echo "=== oom-bench table"
 python3 /test/table.py "${results[@]}"
 echo "=== end of table"
 
-if [ -s /tmp/extensiond.json ]; then
-    field() { python3 -c "import json; r = json.load(open('/tmp/extensiond.json')); print($1)"; }
-    expect "extensiond: host deaths" "$(field 'r["host_deaths"]')" 0
-    expect "extensiond: surplus kills (anything but the growing extension)" "$(field 'sum(len(e["surplus"]) for e in r["list"])')" 0
-    expect "extensiond: kernel OOM kills" "$(field 'sum(e["kernel_oom_kills"] for e in r["list"])')" 0
-    expect "extensiond: unrelieved episodes" "$(field 'sum(1 for e in r["list"] if not e["relieved"])')" 0
-fi
+# In both launch orders: the kill order takes the growing extension first (docs/POLICIES.md).
+for phase in extensiond extensiond-grower-last; do
+    [ -s "/tmp/$phase.json" ] || continue
+    field() { python3 -c "import json; r = json.load(open('/tmp/$phase.json')); print($1)"; }
+    expect "$phase: host deaths" "$(field 'r["host_deaths"]')" 0
+    expect "$phase: surplus kills (anything but the growing extension)" "$(field 'sum(len(e["surplus"]) for e in r["list"])')" 0
+    expect "$phase: kernel OOM kills" "$(field 'sum(e["kernel_oom_kills"] for e in r["list"])')" 0
+    expect "$phase: unrelieved episodes" "$(field 'sum(1 for e in r["list"] if not e["relieved"])')" 0
+done
 summary
