@@ -54,17 +54,23 @@ enum WireCoding {
     }
 
     /// Decodes the payload of a message whose type is already known, naming the field on error.
+    /// Specialized for every payload type, so the error mapping is ``payloadError(_:messageType:)``'s.
     static func decodePayload<Payload: Decodable>(
         _: Payload.Type, of messageType: String, from decoder: any Decoder
     ) throws(ProtocolError) -> Payload {
         do {
             return try Payload(from: decoder)
-        } catch let error as ProtocolError {
-            throw error
-        } catch let error as DecodingError {
-            throw fieldError(error, messageType: messageType)
         } catch {
-            throw .invalidField(messageType: messageType, field: "", problem: "\(error)")
+            throw payloadError(error, messageType: messageType)
+        }
+    }
+
+    @inline(never)
+    private static func payloadError(_ error: any Error, messageType: String) -> ProtocolError {
+        switch error {
+        case let error as ProtocolError: error
+        case let error as DecodingError: fieldError(error, messageType: messageType)
+        default: .invalidField(messageType: messageType, field: "", problem: "\(error)")
         }
     }
 
