@@ -73,7 +73,8 @@ let package = Package(
             name: "supervisorctl",
             dependencies: ["ControlProtocol", "HostProtocol", "Sockets", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .target(name: "ExtensionSDK", dependencies: ["WireProtocol"]),
+        .systemLibrary(name: "CMalloc"),
+        .target(name: "ExtensionSDK", dependencies: ["WireProtocol", "CMalloc"]),
         .target(name: "HostClient", dependencies: ["HostProtocol"]),
         .executableTarget(name: "DemoPanel", dependencies: ["HostClient", "HostProtocol"]),
         .executableTarget(name: "DemoWidget", dependencies: ["ExtensionSDK"]),
