@@ -5,7 +5,8 @@
 //   model            ExtensiondConfig (uses the policy's values), TOML (the config files' parser)
 //   Linux adapters   CLinux (C shim), CSystemd (libsystemd), Cgroup, LinuxProcess, Sockets, EventLoop,
 //                    Journal
-//   protocols        WireProtocol (extension + host sockets), ControlProtocol (supervisorctl),
+//   protocols        WireProtocol (extension socket, shared types), HostProtocol (host socket),
+//                    ControlProtocol (supervisorctl),
 //                    PrometheusText (the metrics exposition format)
 //   daemon wiring    Supervisor, extensiond
 //   clients          supervisorctl, ExtensionSDK, demos
@@ -47,7 +48,9 @@ let package = Package(
 
         // Protocols.
         .target(name: "WireProtocol"),
-        .target(name: "ControlProtocol", dependencies: ["WireProtocol"]),
+        // Apart from WireProtocol so that SDK widgets do not carry the host protocol's code.
+        .target(name: "HostProtocol", dependencies: ["WireProtocol"]),
+        .target(name: "ControlProtocol", dependencies: ["HostProtocol"]),
         .target(name: "PrometheusText"),
 
         // Daemon wiring.
@@ -55,7 +58,7 @@ let package = Package(
             name: "Supervisor",
             dependencies: [
                 "ExtensiondConfig", "ExtensiondPolicy", "Cgroup", "LinuxProcess", "EventLoop", "Sockets",
-                "WireProtocol", "ControlProtocol", "PrometheusText", "Journal",
+                "WireProtocol", "HostProtocol", "ControlProtocol", "PrometheusText", "Journal",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
@@ -68,16 +71,17 @@ let package = Package(
         // Clients.
         .executableTarget(
             name: "supervisorctl",
-            dependencies: ["ControlProtocol", "WireProtocol", "Sockets", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["ControlProtocol", "HostProtocol", "Sockets", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .target(name: "ExtensionSDK", dependencies: ["WireProtocol"]),
-        .target(name: "HostClient", dependencies: ["WireProtocol"]),
-        .executableTarget(name: "DemoPanel", dependencies: ["HostClient", "WireProtocol"]),
+        .systemLibrary(name: "CMalloc"),
+        .target(name: "ExtensionSDK", dependencies: ["WireProtocol", "CMalloc"]),
+        .target(name: "HostClient", dependencies: ["HostProtocol"]),
+        .executableTarget(name: "DemoPanel", dependencies: ["HostClient", "HostProtocol"]),
         .executableTarget(name: "DemoWidget", dependencies: ["ExtensionSDK"]),
-        .executableTarget(name: "DemoApp", dependencies: ["HostClient", "WireProtocol"]),
+        .executableTarget(name: "DemoApp", dependencies: ["HostClient", "HostProtocol"]),
 
         // Test support: a real daemon in a throw-away cgroup, runtime and state dir.
-        .target(name: "ExtensiondTestSupport", dependencies: ["ControlProtocol", "WireProtocol"]),
+        .target(name: "ExtensiondTestSupport", dependencies: ["ControlProtocol", "HostProtocol"]),
 
         // Structure-aware fuzzing of a real daemon (`make fuzz`).
         .executableTarget(name: "extensiond-fuzz", dependencies: ["ExtensiondTestSupport"], path: "fuzz"),
@@ -87,11 +91,11 @@ let package = Package(
         .testTarget(name: "ExtensiondPolicyTests", dependencies: ["ExtensiondPolicy", "ExtensiondTestSupport"]),
         .testTarget(name: "CgroupTests", dependencies: ["Cgroup", "ExtensiondTestSupport"]),
         .testTarget(name: "LinuxProcessTests", dependencies: ["LinuxProcess", "Cgroup", "ExtensiondTestSupport"]),
-        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "ExtensionSDK", "ExtensiondTestSupport"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["ExtensiondTestSupport", "ControlProtocol", "WireProtocol"]),
+        .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "HostProtocol", "ExtensionSDK", "ExtensiondTestSupport"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["ExtensiondTestSupport", "ControlProtocol", "HostProtocol"]),
         .testTarget(name: "SupervisorTests", dependencies: [
             "Supervisor", "Cgroup", "ExtensiondPolicy", "ExtensiondConfig", "EventLoop", "ControlProtocol", "ExtensiondTestSupport", "WireProtocol",
-            "PrometheusText", "Journal",
+            "HostProtocol", "PrometheusText", "Journal",
             .product(name: "Logging", package: "swift-log"),
         ]),
     ]

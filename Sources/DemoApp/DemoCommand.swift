@@ -1,4 +1,4 @@
-import WireProtocol
+import HostProtocol
 
 /// What the demo app does for a URL of its scheme besides showing it, as a containing app
 /// does for its widget: `demo://reset` sets the widget's shared counter back to 0 and

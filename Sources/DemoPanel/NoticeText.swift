@@ -1,4 +1,4 @@
-import WireProtocol
+import HostProtocol
 
 /// How the panel shows what the supervisor tells it: one readable line per message.
 enum NoticeText {

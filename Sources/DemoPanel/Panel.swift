@@ -1,6 +1,6 @@
 import Glibc
 import HostClient
-import WireProtocol
+import HostProtocol
 
 /// The panel's loop, on one thread: poll(2) on the socket and stdin with the time left
 /// until the next periodic refresh as the timeout.

@@ -1,6 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,7 +26,7 @@ struct DemoWidget: Widget {
         let load = LoadAverage.read()
         let timeline = (1...Self.timelineSeconds).map { offset in
             let seconds = now + time_t(offset)
-            return TimelineItem(date: Date(timeIntervalSince1970: Double(seconds)),
+            return TimelineItem(date: UnixTime(secondsSince1970: Double(seconds)),
                                 snapshot: snapshot(at: LocalTime.at(seconds), mode: mode, load: load, reason: reason))
         }
         return .newData(snapshot(at: LocalTime.at(now), mode: mode, load: load, reason: reason), timeline: timeline)

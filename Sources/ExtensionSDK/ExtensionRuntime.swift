@@ -48,8 +48,10 @@ public enum ExtensionRuntime {
                 return
             case .memoryWarning(let warning):
                 handler.memoryWarning(warning, context: context)
+                FreedMemory.release()
             case .update, .begin:
                 if let answer = handler.answer(message, context: context) { try connection.send(answer) }
+                FreedMemory.release()
             case .openURLResult, .defaultsResult:
                 continue  // The answer to a request that was given up; nothing waits for it.
             }

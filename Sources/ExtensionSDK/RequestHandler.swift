@@ -40,7 +40,7 @@ struct WidgetHandler<W: Widget>: RequestHandler {
                 return .init(id: id, result: .failed, error: "timeline dates must ascend")
             }
             do {
-                let entries = try timeline.map { TimelineEntry(date: UnixTime(secondsSince1970: $0.date.timeIntervalSince1970), snapshot: try JSONValue(encoding: $0.snapshot)) }
+                let entries = try timeline.map { TimelineEntry(date: $0.date, snapshot: try JSONValue(encoding: $0.snapshot)) }
                 return .init(id: id, result: .newData, snapshot: try JSONValue(encoding: snapshot), reload: reload,
                              preferredSize: preferredSize, timeline: entries.isEmpty ? nil : entries)
             } catch {

@@ -9,7 +9,9 @@ import Glibc
 final class SupervisorConnection {
     private let descriptor: Int32
     private var framer = LineFramer()
-    private var readBuffer = [UInt8](repeating: 0, count: 16 * 1024)
+    /// One page: what the supervisor sends an extension is mostly short, and the buffer
+    /// stays allocated while the extension idles; a longer line takes a few more reads.
+    private var readBuffer = [UInt8](repeating: 0, count: 4096)
     private var queued: [SupervisorToExtension] = []
     private var nextRequestID: RequestID = 1
 

@@ -1,5 +1,5 @@
 import Glibc
-import WireProtocol
+import HostProtocol
 
 /// A host on `host.sock`, for tests: sends ``HostToSupervisor`` messages (or raw bytes)
 /// and reads ``SupervisorToHost`` messages with a timeout. Blocking, one thread.

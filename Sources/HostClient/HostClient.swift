@@ -7,7 +7,7 @@
 /// `reloadExtensions`, `setHasContent`; docs/PROTOCOL.md §3). Message types and their encoding belong to
 /// WireProtocol; what a host does with the messages belongs to the host. It uses only the
 /// C library, so that hosts stay as lean as extensions.
-import WireProtocol
+import HostProtocol
 
 /// Where a host finds `host.sock`.
 public enum HostSocket {

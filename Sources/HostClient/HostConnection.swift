@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import WireProtocol
+import HostProtocol
 
 /// A host's connection to `host.sock`: blocking writes, and reads that the caller can
 /// multiplex with poll(2) on ``descriptor``; ``request(_:)`` waits for one answer.

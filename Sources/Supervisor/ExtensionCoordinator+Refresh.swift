@@ -1,6 +1,6 @@
 import EventLoop
 import ExtensiondPolicy
-import WireProtocol
+import HostProtocol
 
 /// Executing the refresh engines' actions (one engine per display mode), and their timers.
 extension ExtensionCoordinator {

@@ -1,6 +1,6 @@
 import ExtensiondConfig
 import ExtensiondPolicy
-import WireProtocol
+import HostProtocol
 
 /// Runs the extension side of the product: launching on demand, `ready` within
 /// `start_timeout`, one request at a time, the idle exit, and the refresh engine of

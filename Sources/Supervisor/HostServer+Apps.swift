@@ -1,4 +1,4 @@
-import WireProtocol
+import HostProtocol
 
 /// The containing app's side of `host.sock` (docs/PROTOCOL.md §3, "The containing app"):
 /// an app uses the shared defaults of its own groups, reloads its own widgets within their

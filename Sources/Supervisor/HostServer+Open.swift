@@ -1,4 +1,4 @@
-import WireProtocol
+import HostProtocol
 
 extension HostServer {
     /// A host's `open` of a link in an extension's snapshot: the URL goes to the extension's

@@ -1,4 +1,4 @@
-import WireProtocol
+import HostProtocol
 
 /// A widget, or one of its instances, as a host's `visible` names it.
 struct ShownWidget: Hashable {

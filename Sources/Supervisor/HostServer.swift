@@ -3,7 +3,7 @@ import ExtensiondConfig
 import ExtensiondPolicy
 import Glibc
 import Sockets
-import WireProtocol
+import HostProtocol
 
 /// Serves `host.sock`: hosts list extensions, pull snapshots, subscribe to pushes and
 /// run actions. A malformed message gets an `error` and ends that connection only.

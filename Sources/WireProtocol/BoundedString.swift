@@ -1,7 +1,7 @@
 /// String fields with a length bound, so that what a peer makes the supervisor hold (and
 /// pass on to others) is limited, with an error that names the field.
 extension KeyedDecodingContainer {
-    func decodeBoundedString(forKey key: Key, maxBytes: Int) throws -> String {
+    package func decodeBoundedString(forKey key: Key, maxBytes: Int) throws -> String {
         let value = try decode(String.self, forKey: key)
         guard value.utf8.count <= maxBytes else {
             throw DecodingError.dataCorruptedError(
@@ -10,7 +10,7 @@ extension KeyedDecodingContainer {
         return value
     }
 
-    func decodeBoundedStringIfPresent(forKey key: Key, maxBytes: Int) throws -> String? {
+    package func decodeBoundedStringIfPresent(forKey key: Key, maxBytes: Int) throws -> String? {
         try contains(key) ? decodeBoundedString(forKey: key, maxBytes: maxBytes) : nil
     }
 }

@@ -14,3 +14,11 @@ public struct UnixTime: Hashable, Comparable, Sendable {
         lhs.secondsSince1970 < rhs.secondsSince1970
     }
 }
+
+extension UnixTime {
+    /// `duration` after `time` (before it when negative): `.now + .seconds(30)`.
+    public static func + (time: UnixTime, duration: Duration) -> UnixTime {
+        let (seconds, attoseconds) = duration.components
+        return UnixTime(secondsSince1970: time.secondsSince1970 + Double(seconds) + Double(attoseconds) * 1e-18)
+    }
+}

@@ -1,6 +1,6 @@
 /// The shared machinery of the four message groups: one line of JSON in, one message out
 /// (with errors that name the message type and field), and back.
-enum WireCoding {
+package enum WireCoding {
     /// The key every message has.
     enum TypeKey: String, CodingKey {
         case type
@@ -18,14 +18,14 @@ enum WireCoding {
     }
 
     /// `value` as one line: compact JSON and a newline.
-    static func encodeLine(_ value: some Encodable) -> [UInt8] {
+    package static func encodeLine(_ value: some Encodable) -> [UInt8] {
         var bytes = encodeBytes(value)
         bytes.append(UInt8(ascii: "\n"))
         return bytes
     }
 
     /// Decodes one line (without its newline) as a `Message`.
-    static func decodeLine<Message: WireMessageGroup>(
+    package static func decodeLine<Message: WireMessageGroup>(
         _ line: some Collection<UInt8>, as _: Message.Type
     ) throws(ProtocolError) -> Message {
         try decodeMessage(parseLine(line), as: Message.self)
@@ -54,17 +54,23 @@ enum WireCoding {
     }
 
     /// Decodes the payload of a message whose type is already known, naming the field on error.
-    static func decodePayload<Payload: Decodable>(
+    /// Specialized for every payload type, so the error mapping is ``payloadError(_:messageType:)``'s.
+    package static func decodePayload<Payload: Decodable>(
         _: Payload.Type, of messageType: String, from decoder: any Decoder
     ) throws(ProtocolError) -> Payload {
         do {
             return try Payload(from: decoder)
-        } catch let error as ProtocolError {
-            throw error
-        } catch let error as DecodingError {
-            throw fieldError(error, messageType: messageType)
         } catch {
-            throw .invalidField(messageType: messageType, field: "", problem: "\(error)")
+            throw payloadError(error, messageType: messageType)
+        }
+    }
+
+    @inline(never)
+    private static func payloadError(_ error: any Error, messageType: String) -> ProtocolError {
+        switch error {
+        case let error as ProtocolError: error
+        case let error as DecodingError: fieldError(error, messageType: messageType)
+        default: .invalidField(messageType: messageType, field: "", problem: "\(error)")
         }
     }
 
@@ -164,10 +170,14 @@ private struct Envelope<Message: WireMessageGroup>: Decodable {
 }
 
 /// Writes `type` and the message's fields into one object.
-struct Enveloped<Message: WireMessageGroup>: Encodable {
+package struct Enveloped<Message: WireMessageGroup>: Encodable {
     let message: Message
 
-    func encode(to encoder: any Encoder) throws {
+    package init(message: Message) {
+        self.message = message
+    }
+
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: WireCoding.TypeKey.self)
         try container.encode(message.type, forKey: .type)
         try message.encodeFields(to: encoder)

@@ -2,7 +2,7 @@
 /// reported with the field's name (JSONDecoder's own integer errors carry no coding path).
 /// Exact for every integer up to 2^53, the range JSON numbers keep across languages.
 extension KeyedDecodingContainer {
-    func decodeWireInteger<Integer: FixedWidthInteger>(
+    package func decodeWireInteger<Integer: FixedWidthInteger>(
         _: Integer.Type, forKey key: Key, in range: ClosedRange<Integer> = .min ... .max
     ) throws -> Integer {
         let number = try reportingInteger(Integer.self) { try decode(Double.self, forKey: key) }
@@ -15,7 +15,7 @@ extension KeyedDecodingContainer {
 }
 
 extension SingleValueDecodingContainer {
-    func decodeWireInteger<Integer: FixedWidthInteger>(
+    package func decodeWireInteger<Integer: FixedWidthInteger>(
         _: Integer.Type, in range: ClosedRange<Integer> = .min ... .max
     ) throws -> Integer {
         let number = try reportingInteger(Integer.self) { try decode(Double.self) }

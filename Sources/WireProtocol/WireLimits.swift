@@ -14,12 +14,12 @@ public enum WireLimits {
 
 extension KeyedDecodingContainer {
     /// A widget instance's name, at most ``WireLimits/maxIdentifierBytes``, if present.
-    func decodeInstance(forKey key: Key) throws -> String? {
+    package func decodeInstance(forKey key: Key) throws -> String? {
         try decodeBoundedStringIfPresent(forKey: key, maxBytes: WireLimits.maxIdentifierBytes)
     }
 
     /// A widget instance's `params`, at most ``WireLimits/maxParamsBytes`` encoded, if present.
-    func decodeParams(forKey key: Key) throws -> JSONValue? {
+    package func decodeParams(forKey key: Key) throws -> JSONValue? {
         guard let params = try decodeIfPresent(JSONValue.self, forKey: key) else { return nil }
         guard params.encoded().bytes.count <= WireLimits.maxParamsBytes else {
             throw DecodingError.dataCorruptedError(
@@ -30,7 +30,7 @@ extension KeyedDecodingContainer {
 
     /// A list of extension ids, at most ``WireLimits/maxExtensionsPerRequest`` of them, each
     /// at most ``WireLimits/maxIdentifierBytes``.
-    func decodeExtensionIDs(forKey key: Key) throws -> [String] {
+    package func decodeExtensionIDs(forKey key: Key) throws -> [String] {
         var list = try nestedUnkeyedContainer(forKey: key)
         var ids: [String] = []
         while !list.isAtEnd {

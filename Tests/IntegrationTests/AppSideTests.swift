@@ -2,7 +2,7 @@ import ControlProtocol
 import ExtensiondTestSupport
 import Foundation
 import Testing
-import WireProtocol
+import HostProtocol
 
 /// The containing app's side of `host.sock`, against a real daemon: the app writes the
 /// shared defaults its widget reads, reloads its widget within the refresh budget, and

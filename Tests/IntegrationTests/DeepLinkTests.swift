@@ -2,7 +2,7 @@ import ControlProtocol
 import ExtensiondTestSupport
 import Foundation
 import Testing
-import WireProtocol
+import HostProtocol
 
 /// A host's `open` of a widget's link against a real daemon: the URL reaches the widget's
 /// own app (launched with it), never the widget, and another app's scheme is refused.

@@ -1,7 +1,7 @@
 import ExtensiondTestSupport
 import Foundation
 import Testing
-import WireProtocol
+import HostProtocol
 
 /// The demo host panel and the demo app, run as real processes against a fake host.sock.
 @Suite struct DemoProgramTests {

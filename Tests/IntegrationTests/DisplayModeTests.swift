@@ -1,7 +1,7 @@
 import ExtensiondTestSupport
 import Foundation
 import Testing
-import WireProtocol
+import HostProtocol
 
 /// Per-size snapshots against a real daemon: each declared mode has its own snapshot (kept
 /// across a restart) and preferred size, and a mode a widget does not declare is refused.

@@ -2,7 +2,7 @@ import ControlProtocol
 import ExtensiondTestSupport
 import Foundation
 import Testing
-import WireProtocol
+import HostProtocol
 
 /// Hosts on `host.sock` against a real daemon and real extensions: list, pull, single
 /// flight across connections, subscriptions, actions, malformed input, enable/disable.

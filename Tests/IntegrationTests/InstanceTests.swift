@@ -1,7 +1,7 @@
 import ExtensiondTestSupport
 import Foundation
 import Testing
-import WireProtocol
+import HostProtocol
 
 /// Instances against a real daemon: one extension backs two widgets with different
 /// settings, each with its own snapshot, and both spend one refresh budget.

@@ -1,7 +1,7 @@
 import ExtensiondTestSupport
 import Foundation
 import Testing
-import WireProtocol
+import HostProtocol
 
 /// `visible` against a real daemon: a widget its hosts hide is not refreshed by the schedule
 /// and spends no budget; shown again with an expired snapshot it is refreshed once; the

@@ -4,7 +4,7 @@ import ExtensiondConfig
 import ExtensiondPolicy
 import ExtensiondTestSupport
 import Logging
-import WireProtocol
+import HostProtocol
 @testable import Supervisor
 
 /// An ``ExtensionCoordinator`` on a ``VirtualClock`` and ``SimulatedExtensions``, with its

@@ -4,7 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Testing
-import WireProtocol
+import HostProtocol
 
 @Suite struct EncodedJSONTests {
     @Test func snapshotLineEmbedsThePreEncodedBytesVerbatim() {

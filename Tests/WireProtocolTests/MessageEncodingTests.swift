@@ -4,7 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Testing
-import WireProtocol
+import HostProtocol
 
 /// Every message type against its literal JSON, field names exactly as in docs/PROTOCOL.md.
 @Suite struct MessageEncodingTests {

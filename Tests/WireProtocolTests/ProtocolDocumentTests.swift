@@ -4,7 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Testing
-import WireProtocol
+import HostProtocol
 
 /// Every line of the example session in docs/PROTOCOL.md decodes as a message of its
 /// direction and encodes back to the same JSON, so the document and the code agree.

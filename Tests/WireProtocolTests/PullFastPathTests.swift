@@ -1,6 +1,6 @@
 import ExtensiondTestSupport
 import Testing
-@testable import WireProtocol
+@testable import HostProtocol
 
 /// The `pull` fast path never disagrees with the general decoder: it either declines or
 /// gives the same message.

@@ -69,14 +69,35 @@ enum JSONScalar {
 
     /// An integer, exact: digits are converted as such, and a number with a fraction or an
     /// exponent only when its value is a whole number in range (`1.0`, `1e2`).
+    ///
+    /// Specialized for each of the ten integer types of each container, so only the range
+    /// check is generic: the parsing is ``wholeNumber(_:)``'s, once in the binary (every SDK
+    /// widget carries this coder).
     static func integer<Value: FixedWidthInteger>(_: Value.Type, _ node: JSONNode, _ codingPath: @autoclosure () -> [any CodingKey]) throws -> Value {
         guard case .number(let text) = node else { throw mismatch(Value.self, node, codingPath()) }
-        if let value = Value(text, radix: 10) { return value }
-        if text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }),
-           let number = Double(text), let value = Value(exactly: number) {
-            return value
+        switch wholeNumber(text) {
+        case .signed(let number): if let value = Value(exactly: number) { return value }
+        case .unsigned(let number): if let value = Value(exactly: number) { return value }
+        case nil: break
         }
         throw unrepresentable(text, Value.self, codingPath())
+    }
+
+    /// A whole number within 64 bits, signed when it fits.
+    enum WholeNumber {
+        case signed(Int64)
+        case unsigned(UInt64)
+    }
+
+    /// `text` as a whole number: its digits, or a fraction or exponent whose value is whole
+    /// (`nil` when it is not whole or lies beyond 64 bits).
+    static func wholeNumber(_ text: String) -> WholeNumber? {
+        if let number = Int64(text, radix: 10) { return .signed(number) }
+        if let number = UInt64(text, radix: 10) { return .unsigned(number) }
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }),
+              let number = Double(text) else { return nil }
+        if let whole = Int64(exactly: number) { return .signed(whole) }
+        return UInt64(exactly: number).map { .unsigned($0) }
     }
 
     private static func unrepresentable(_ text: String, _ type: Any.Type, _ codingPath: [any CodingKey]) -> DecodingError {
