@@ -25,12 +25,15 @@ final class PressureScenario {
     let daemon: TestDaemon
     private var daemonProcess: TestProcess?
 
-    /// The processes of DESIGN §3 with a budget of 256M, in a fresh sandbox (hard limit
-    /// above the budget, so that the daemon's own backstop at the budget is what the
-    /// kernel enforces). `grower` takes `step` MiB every `pause` seconds up to `total` MiB.
+    /// The processes of DESIGN §3 with a budget of 256M (or `budget`), in a fresh sandbox
+    /// (hard limit above the budget, so that the daemon's own backstop at the budget is what
+    /// the kernel enforces). `grower` takes `step` MiB every `pause` seconds up to `total` MiB.
     /// `extraConfig` is given the path of the holding script.
-    convenience init(growerStep step: Int, pause: Double, total: Int, extraConfig: (_ holdScript: String) -> String = { _ in "" }) throws {
-        try self.init(budget: "256M") { daemon, hold in
+    convenience init(
+        growerStep step: Int, pause: Double, total: Int, budget: String = "256M",
+        extraConfig: (_ holdScript: String) -> String = { _ in "" }
+    ) throws {
+        try self.init(budget: budget) { daemon, hold in
             let grow = try daemon.directory.write("grow.py", Self.growScript)
             return Self.standardProcesses(hold: hold, grow: grow, growerStep: step, pause: pause, total: total) + extraConfig(hold)
         }
