@@ -3,8 +3,7 @@
 // The layout of Sources/ is the architecture (see docs/ARCHITECTURE.md):
 //   pure policy      ExtensiondPolicy
 //   model            ExtensiondConfig (uses the policy's values), TOML (the config files' parser)
-//   Linux adapters   CLinux (C shim), CSystemd (libsystemd), Cgroup, LinuxProcess, Sockets, EventLoop,
-//                    Journal
+//   Linux adapters   CLinux (C shim), Cgroup, LinuxProcess, Sockets, EventLoop, Journal
 //   protocols        WireProtocol (extension + host sockets), ControlProtocol (supervisorctl),
 //                    PrometheusText (the metrics exposition format)
 //   daemon wiring    Supervisor, extensiond
@@ -26,17 +25,12 @@ let package = Package(
     ],
     targets: [
         // Linux adapters.
-        .systemLibrary(
-            name: "CSystemd",
-            pkgConfig: "libsystemd",
-            providers: [.apt(["libsystemd-dev"])]
-        ),
         .target(name: "CLinux"),
         .target(name: "Cgroup", dependencies: ["CLinux", "LinuxProcess"]),
         .target(name: "LinuxProcess", dependencies: ["CLinux"]),
         .target(name: "Sockets"),
-        .target(name: "EventLoop", dependencies: ["CSystemd", "CLinux", "Sockets"]),
-        .target(name: "Journal", dependencies: ["CSystemd"]),
+        .target(name: "EventLoop", dependencies: ["CLinux", "LinuxProcess", "Sockets"]),
+        .target(name: "Journal", dependencies: ["CLinux", "Sockets"]),
 
         // Pure model and policy: no I/O, no clocks of their own.
         // Cross-module optimisation lets the daemon specialise the generic refresh engine
@@ -82,6 +76,7 @@ let package = Package(
         // Structure-aware fuzzing of a real daemon (`make fuzz`).
         .executableTarget(name: "extensiond-fuzz", dependencies: ["ExtensiondTestSupport"], path: "fuzz"),
 
+        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "Journal", "LinuxProcess", "Sockets", "ExtensiondTestSupport"]),
         .testTarget(name: "TOMLTests", dependencies: ["TOML", "ExtensiondTestSupport"]),
         .testTarget(name: "ExtensiondConfigTests", dependencies: ["ExtensiondConfig", "ExtensiondTestSupport"]),
         .testTarget(name: "ExtensiondPolicyTests", dependencies: ["ExtensiondPolicy", "ExtensiondTestSupport"]),
