@@ -10,6 +10,9 @@
 //   clients          supervisorctl, ExtensionSDK, demos
 import PackageDescription
 
+/// The installed programs link libstdc++ statically: linker/libstdc++.so says why and how.
+let staticLibstdcxx: [LinkerSetting] = [.unsafeFlags(["-L", Context.packageDirectory + "/linker"])]
+
 let package = Package(
     name: "extensiond",
     products: [
@@ -56,13 +59,15 @@ let package = Package(
         ),
         .executableTarget(
             name: "extensiond",
-            dependencies: ["Supervisor", "ExtensiondConfig", "ControlProtocol", "WireProtocol", "Journal"]
+            dependencies: ["Supervisor", "ExtensiondConfig", "ControlProtocol", "WireProtocol", "Journal"],
+            linkerSettings: staticLibstdcxx
         ),
 
         // Clients.
         .executableTarget(
             name: "supervisorctl",
-            dependencies: ["ControlProtocol", "WireProtocol", "Sockets", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["ControlProtocol", "WireProtocol", "Sockets", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            linkerSettings: staticLibstdcxx
         ),
         .target(name: "ExtensionSDK", dependencies: ["WireProtocol"]),
         .target(name: "HostClient", dependencies: ["WireProtocol"]),
