@@ -43,20 +43,22 @@ public final class EventLoop {
         epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard epoll >= 0 else { throw SystemError("epoll_create1") }
         timerFD = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
+        guard timerFD >= 0 else {
+            let error = SystemError("timerfd_create")
+            close(epoll)
+            throw error
+        }
         sigemptyset(&signalMask)
         signalFD = signalfd(-1, &signalMask, Int32(SFD_NONBLOCK | SFD_CLOEXEC))
-        guard timerFD >= 0, signalFD >= 0 else {
-            let error = SystemError(timerFD < 0 ? "timerfd_create" : "signalfd")
-            for fd in [timerFD, signalFD, epoll] where fd >= 0 { close(fd) }
+        guard signalFD >= 0 else {
+            let error = SystemError("signalfd")
+            close(timerFD)
+            close(epoll)
             throw error
         }
-        do throws(SystemError) {
-            try add(fd: timerFD, token: Self.timerToken, events: .readable)
-            try add(fd: signalFD, token: Self.signalToken, events: .readable)
-        } catch {
-            for fd in [timerFD, signalFD, epoll] { close(fd) }
-            throw error
-        }
+        // Initialized from here on: a throw runs deinit, which closes the three.
+        try add(fd: timerFD, token: Self.timerToken, events: .readable)
+        try add(fd: signalFD, token: Self.signalToken, events: .readable)
     }
 
     deinit {
