@@ -21,7 +21,9 @@ public final class EventLoop {
     /// Every registered source by token, unretained: a source removes itself when freed.
     private var sources: [UInt64: Unmanaged<EventSource>] = [:]
     private var nextToken = firstSourceToken
-    private var timers = TimerHeap()
+    /// The armed timers twice: by deadline (which may fire) and by latest time (when to wake).
+    private var timersByDeadline = TimerHeap(by: .deadline)
+    private var timersByLatest = TimerHeap(by: .latest)
     /// What the timerfd is set to (`nil`: disarmed), so it is re-armed only on a change.
     private var armedAt: UInt64?
     var signalMask = sigset_t()
@@ -88,7 +90,7 @@ public final class EventLoop {
     }
 
     /// One wait and the callbacks of what it returned: due timers first, in the order of
-    /// their latest firing time, then descriptors in the order epoll reported them.
+    /// their deadlines, then descriptors in the order epoll reported them.
     private func iterate() throws(SystemError) {
         armTimerFD()
         let count = epoll_wait(epoll, events, Int32(Self.batchSize), -1)
@@ -133,13 +135,15 @@ public final class EventLoop {
         }
     }
 
-    /// Fires the timers due by `now` that were armed when the iteration began; a timer a
-    /// callback reschedules to a time already past fires in the next iteration.
+    /// Fires the timers whose deadline has come by `now`, in deadline order: those whose
+    /// latest time woke the loop, and with them every other timer whose window has begun.
+    /// Only timers armed when the iteration began fire: a timer a callback reschedules to a
+    /// time already past fires in the next iteration.
     private func fireTimers(dueBy now: UInt64) {
-        guard let first = timers.first, first.latest <= now else { return }
+        guard let first = timersByDeadline.first, first.deadline <= now else { return }
         var due: [(token: UInt64, generation: Int)] = []
-        while let timer = timers.first, timer.latest <= now {
-            timers.remove(timer)
+        while let timer = timersByDeadline.first, timer.deadline <= now {
+            disarm(timer)
             due.append((timer.token, timer.generation))
         }
         for (token, generation) in due where exitCode == nil {
@@ -150,7 +154,7 @@ public final class EventLoop {
     }
 
     private func armTimerFD() {
-        let wanted = timers.first?.latest
+        let wanted = timersByLatest.first?.latest
         guard wanted != armedAt else { return }
         armedAt = wanted
         var setting = itimerspec()
@@ -181,7 +185,7 @@ public final class EventLoop {
         sources[source.token] = nil
         switch source.role {
         case .io, .child: removeFromEpoll(source)
-        case .timer: timers.remove(source)
+        case .timer: disarm(source)
         case .signal(let signal, _): stopWatching(signal)
         }
     }
@@ -205,13 +209,19 @@ public final class EventLoop {
         }
     }
 
-    /// Puts a timer in the heap to fire in [deadline, deadline + accuracy].
+    /// Puts a timer in the heaps to fire in [deadline, deadline + accuracy].
     func arm(_ timer: EventSource, deadline: UInt64, accuracy: UInt64) {
-        timers.remove(timer)
+        disarm(timer)
         timer.generation += 1
         timer.deadline = deadline
         let (latest, overflow) = deadline.addingReportingOverflow(accuracy)
         timer.latest = overflow ? .max : latest
-        timers.insert(timer)
+        timersByDeadline.insert(timer)
+        timersByLatest.insert(timer)
+    }
+
+    private func disarm(_ timer: EventSource) {
+        timersByDeadline.remove(timer)
+        timersByLatest.remove(timer)
     }
 }

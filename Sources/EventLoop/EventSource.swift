@@ -18,10 +18,11 @@ public final class EventSource {
     /// later cancel never touches a descriptor number the caller has closed and reused.
     var isInEpoll = false
 
-    // A timer's state: fires once, in [deadline, latest], while it is in the heap.
+    // A timer's state: fires once, in [deadline, latest], while it is in the loop's heaps.
     var deadline: UInt64 = 0
     var latest: UInt64 = 0
-    var heapIndex = -1
+    var deadlineIndex = -1
+    var latestIndex = -1
     /// Counts reschedules: a timer rescheduled by an earlier callback of the same
     /// iteration is not fired for its old deadline.
     var generation = 0

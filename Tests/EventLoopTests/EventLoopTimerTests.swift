@@ -84,6 +84,23 @@ import Testing
         _ = timer
     }
 
+    /// Coalescing: a wake-up for one timer fires every other timer whose window has begun.
+    @Test func aTimerWhoseWindowHasBegunFiresWithTheOneThatWokeTheLoop() throws {
+        let loop = try EventLoop()
+        let start = loop.now
+        var firedAt: [String: MonotonicInstant] = [:]
+        let lenient = try loop.addTimer(at: start + .milliseconds(5), accuracy: .seconds(10)) { firedAt["lenient"] = loop.now }
+        let strict = try loop.addTimer(at: start + .milliseconds(30), accuracy: .zero) {
+            firedAt["strict"] = loop.now
+            loop.exit()
+        }
+        _ = try loop.run()
+        #expect(firedAt.keys.sorted() == ["lenient", "strict"])
+        #expect(firedAt["lenient"] == firedAt["strict"])
+        #expect(try #require(firedAt["strict"]).since(start) >= .milliseconds(30))
+        _ = (lenient, strict)
+    }
+
     @Test func exitStopsTheRestOfTheIteration() throws {
         let loop = try EventLoop()
         let start = loop.now
