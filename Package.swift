@@ -3,14 +3,17 @@
 // The layout of Sources/ is the architecture (see docs/ARCHITECTURE.md):
 //   pure policy      ExtensiondPolicy
 //   model            ExtensiondConfig (uses the policy's values), TOML (the config files' parser)
-//   Linux adapters   CLinux (C shim), CSystemd (libsystemd), Cgroup, LinuxProcess, Sockets, EventLoop,
-//                    Journal
+//   Linux adapters   CLinux (C shim), CMalloc (malloc_trim), Cgroup, LinuxProcess, Sockets,
+//                    EventLoop, Journal
 //   protocols        WireProtocol (extension socket, shared types), HostProtocol (host socket),
 //                    ControlProtocol (supervisorctl),
 //                    PrometheusText (the metrics exposition format)
 //   daemon wiring    Supervisor, extensiond
 //   clients          supervisorctl, ExtensionSDK, demos
 import PackageDescription
+
+/// The installed programs link libstdc++ statically: linker/libstdc++.so says why and how.
+let staticLibstdcxx: [LinkerSetting] = [.unsafeFlags(["-L", Context.packageDirectory + "/linker"])]
 
 let package = Package(
     name: "extensiond",
@@ -27,17 +30,12 @@ let package = Package(
     ],
     targets: [
         // Linux adapters.
-        .systemLibrary(
-            name: "CSystemd",
-            pkgConfig: "libsystemd",
-            providers: [.apt(["libsystemd-dev"])]
-        ),
         .target(name: "CLinux"),
         .target(name: "Cgroup", dependencies: ["CLinux", "LinuxProcess"]),
         .target(name: "LinuxProcess", dependencies: ["CLinux"]),
         .target(name: "Sockets"),
-        .target(name: "EventLoop", dependencies: ["CSystemd", "CLinux", "Sockets"]),
-        .target(name: "Journal", dependencies: ["CSystemd"]),
+        .target(name: "EventLoop", dependencies: ["CLinux", "LinuxProcess", "Sockets"]),
+        .target(name: "Journal", dependencies: ["CLinux", "Sockets"]),
 
         // Pure model and policy: no I/O, no clocks of their own.
         // Cross-module optimisation lets the daemon specialise the generic refresh engine
@@ -65,13 +63,15 @@ let package = Package(
         ),
         .executableTarget(
             name: "extensiond",
-            dependencies: ["Supervisor", "ExtensiondConfig", "ControlProtocol", "WireProtocol", "Journal"]
+            dependencies: ["Supervisor", "ExtensiondConfig", "ControlProtocol", "WireProtocol", "Journal"],
+            linkerSettings: staticLibstdcxx
         ),
 
         // Clients.
         .executableTarget(
             name: "supervisorctl",
-            dependencies: ["ControlProtocol", "HostProtocol", "Sockets", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["ControlProtocol", "HostProtocol", "Sockets", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            linkerSettings: staticLibstdcxx
         ),
         .systemLibrary(name: "CMalloc"),
         .target(name: "ExtensionSDK", dependencies: ["WireProtocol", "CMalloc"]),
@@ -86,6 +86,7 @@ let package = Package(
         // Structure-aware fuzzing of a real daemon (`make fuzz`).
         .executableTarget(name: "extensiond-fuzz", dependencies: ["ExtensiondTestSupport"], path: "fuzz"),
 
+        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "Journal", "LinuxProcess", "Sockets", "ExtensiondTestSupport"]),
         .testTarget(name: "TOMLTests", dependencies: ["TOML", "ExtensiondTestSupport"]),
         .testTarget(name: "ExtensiondConfigTests", dependencies: ["ExtensiondConfig", "ExtensiondTestSupport"]),
         .testTarget(name: "ExtensiondPolicyTests", dependencies: ["ExtensiondPolicy", "ExtensiondTestSupport"]),

@@ -1,6 +1,3 @@
-// sd-daemon.h also includes <sys/socket.h>; clang may credit the socket constants to
-// CSystemd instead of Glibc, so both are imported for them to resolve either way.
-import CSystemd
 import Glibc
 import Sockets
 

@@ -1,97 +1,227 @@
-/// The daemon's single-threaded event loop: sd-event underneath, Swift closures on top.
+/// The daemon's single-threaded event loop: epoll underneath, Swift closures on top.
 ///
 /// This module owns the loop, event sources (fds, timers, signals, child pidfds),
 /// non-blocking UNIX sockets and systemd notification. It must not know about
 /// extensions, hosts or policies: it only turns kernel events into callbacks.
-import CSystemd
+import CLinux
 import Glibc
 import Sockets
 
-/// One sd-event loop. Every callback runs on the thread that calls ``run()``.
+/// One epoll loop. Every callback runs on the thread that calls ``run()``.
+///
+/// Timers share one timerfd, armed at the earliest time a timer must fire; signals share
+/// one signalfd; a child is watched through its pidfd. An idle loop sleeps in
+/// `epoll_wait` and makes no other system call.
 public final class EventLoop {
-    let event: OpaquePointer
-    /// A timer that never fires, added at once: sd-event opens a clock's timerfd with its
-    /// first timer, and a daemon out of descriptors must still be able to arm timers.
-    private var clockHolder: EventSource?
+    private let epoll: Int32
+    /// Opened in `init`, not with the first timer: a daemon out of descriptors must still
+    /// be able to arm timers.
+    private let timerFD: Int32
+    let signalFD: Int32
+    /// Every registered source by token, unretained: a source removes itself when freed.
+    private var sources: [UInt64: Unmanaged<EventSource>] = [:]
+    private var nextToken = firstSourceToken
+    /// The armed timers twice: by deadline (which may fire) and by latest time (when to wake).
+    private var timersByDeadline = TimerHeap(by: .deadline)
+    private var timersByLatest = TimerHeap(by: .latest)
+    /// What the timerfd is set to (`nil`: disarmed), so it is re-armed only on a change.
+    private var armedAt: UInt64?
+    var signalMask = sigset_t()
+    var signalSources: [Int32: UInt64] = [:]
+    /// The iteration's time, read once after each wake-up.
+    private var cachedNow: UInt64?
+    private(set) var exitCode: Int32?
+    private let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: EventLoop.batchSize)
+    /// The watchdog's timer holds the loop: it is dropped when ``run()`` returns.
+    var watchdog: EventSource?
 
-    /// Creates a loop. `SIGCHLD` must be blocked before any child source is added;
-    /// ``blockChildSignal()`` does it and should run before threads exist.
+    private static let batchSize = 64
+    private static let timerToken: UInt64 = 0
+    private static let signalToken: UInt64 = 1
+    private static let firstSourceToken: UInt64 = 2
+
+    /// Creates a loop with its epoll, timer and signal descriptors.
     public init() throws(SystemError) {
-        var event: OpaquePointer?
-        try SystemError.check(sd_event_new(&event), "sd_event_new")
-        self.event = event!
-        clockHolder = try addTimer(at: MonotonicInstant(microseconds: .max - 1), accuracy: .seconds(3600)) {}
+        epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard epoll >= 0 else { throw SystemError("epoll_create1") }
+        timerFD = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
+        guard timerFD >= 0 else {
+            let error = SystemError("timerfd_create")
+            close(epoll)
+            throw error
+        }
+        sigemptyset(&signalMask)
+        signalFD = signalfd(-1, &signalMask, Int32(SFD_NONBLOCK | SFD_CLOEXEC))
+        guard signalFD >= 0 else {
+            let error = SystemError("signalfd")
+            close(timerFD)
+            close(epoll)
+            throw error
+        }
+        // Initialized from here on: a throw runs deinit, which closes the three.
+        try add(fd: timerFD, token: Self.timerToken, events: .readable)
+        try add(fd: signalFD, token: Self.signalToken, events: .readable)
     }
 
-    deinit { sd_event_unref(event) }
-
-    /// Blocks SIGCHLD in the calling thread, as child sources require.
-    public static func blockChildSignal() {
-        var set = sigset_t()
-        sigemptyset(&set)
-        sigaddset(&set, SIGCHLD)
-        pthread_sigmask(SIG_BLOCK, &set, nil)
+    deinit {
+        events.deallocate()
+        for fd in [timerFD, signalFD, epoll] { close(fd) }
     }
 
     /// Runs until ``exit(code:)``; returns the exit code.
     public func run() throws(SystemError) -> Int32 {
-        let result = sd_event_loop(event)
-        try SystemError.check(result, "sd_event_loop")
-        return result
+        defer { watchdog = nil }
+        while exitCode == nil {
+            try iterate()
+        }
+        return exitCode ?? 0
     }
 
-    /// Asks the loop to stop after the current iteration.
+    /// Asks the loop to stop: no further callback of this iteration runs, and ``run()``
+    /// returns `code`.
     public func exit(code: Int32 = 0) {
-        sd_event_exit(event, code)
+        exitCode = code
     }
 
-    /// Sends `WATCHDOG=1` at half of `$WATCHDOG_USEC` when systemd asks for it.
-    /// Returns whether the watchdog is active.
-    @discardableResult
-    public func enableWatchdog() -> Bool {
-        sd_event_set_watchdog(event, 1) > 0
-    }
-
-    /// The loop's cached monotonic time of the current iteration.
+    /// The loop's cached monotonic time of the current iteration (the clock before the
+    /// first one).
     public var now: MonotonicInstant {
-        var usec: UInt64 = 0
-        sd_event_now(event, CLOCK_MONOTONIC, &usec)
-        return MonotonicInstant(microseconds: usec)
-    }
-}
-
-/// A point on CLOCK_MONOTONIC, in microseconds, as sd-event measures time.
-public struct MonotonicInstant: Sendable, Hashable, Comparable {
-    public var microseconds: UInt64
-
-    public init(microseconds: UInt64) { self.microseconds = microseconds }
-
-    /// Reads CLOCK_MONOTONIC now (outside the loop's cached time).
-    public static func current() -> MonotonicInstant {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return MonotonicInstant(microseconds: UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec) / 1_000)
+        MonotonicInstant(microseconds: cachedNow ?? MonotonicInstant.current().microseconds)
     }
 
-    public static func < (lhs: MonotonicInstant, rhs: MonotonicInstant) -> Bool {
-        lhs.microseconds < rhs.microseconds
+    /// One wait and the callbacks of what it returned: due timers first, in the order of
+    /// their deadlines, then descriptors in the order epoll reported them.
+    private func iterate() throws(SystemError) {
+        armTimerFD()
+        let count = epoll_wait(epoll, events, Int32(Self.batchSize), -1)
+        guard count >= 0 else {
+            if errno == EINTR { return }
+            throw SystemError("epoll_wait")
+        }
+        let now = MonotonicInstant.current().microseconds
+        cachedNow = now
+        fireTimers(dueBy: now)
+        for index in 0..<Int(count) where exitCode == nil {
+            let event = events[index]
+            switch event.data.u64 {
+            case Self.timerToken: drainTimerFD()
+            case Self.signalToken: readSignals()
+            case let token: dispatch(token, events: event.events)
+            }
+        }
     }
 
-    public static func + (lhs: MonotonicInstant, rhs: Duration) -> MonotonicInstant {
-        MonotonicInstant(microseconds: lhs.microseconds &+ UInt64(max(0, rhs.wholeMicroseconds)))
+    /// The registered source of `token`. The caller's reference keeps a source that its own
+    /// callback frees alive until the callback returns.
+    func source(for token: UInt64) -> EventSource? {
+        sources[token]?.takeUnretainedValue()
     }
 
-    /// The time from `earlier` to `self`; zero if `earlier` is later.
-    public func since(_ earlier: MonotonicInstant) -> Duration {
-        guard microseconds > earlier.microseconds else { return .zero }
-        return .microseconds(Int64(microseconds - earlier.microseconds))
+    private func dispatch(_ token: UInt64, events: UInt32) {
+        guard let source = source(for: token) else { return }
+        switch source.role {
+        case .io(_, let handler):
+            handler(IOEvents(rawValue: events))
+        case .child(let pidfd, let handler):
+            var code: Int32 = 0
+            var status: Int32 = 0
+            let outcome = ext_pidfd_wait(pidfd, 1, &code, &status)
+            guard outcome != 1 else { return }
+            // Reaped (or not ours to reap): a pidfd stays readable, so it leaves the set.
+            removeFromEpoll(source)
+            if outcome == 0 { handler(ChildExit(code: code, status: status)) }
+        case .timer, .signal:
+            break
+        }
     }
-}
 
-extension Duration {
-    /// The duration in whole microseconds, rounded down.
-    public var wholeMicroseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+    /// Fires the timers whose deadline has come by `now`, in deadline order: those whose
+    /// latest time woke the loop, and with them every other timer whose window has begun.
+    /// Only timers armed when the iteration began fire: a timer a callback reschedules to a
+    /// time already past fires in the next iteration.
+    private func fireTimers(dueBy now: UInt64) {
+        guard let first = timersByDeadline.first, first.deadline <= now else { return }
+        var due: [(token: UInt64, generation: Int)] = []
+        while let timer = timersByDeadline.first, timer.deadline <= now {
+            disarm(timer)
+            due.append((timer.token, timer.generation))
+        }
+        for (token, generation) in due where exitCode == nil {
+            guard let timer = source(for: token), timer.generation == generation,
+                  case .timer(_, let handler) = timer.role else { continue }
+            handler()
+        }
+    }
+
+    private func armTimerFD() {
+        let wanted = timersByLatest.first?.latest
+        guard wanted != armedAt else { return }
+        armedAt = wanted
+        var setting = itimerspec()
+        if let wanted {
+            // 0 would disarm: a timer due at the clock's origin fires at its first tick.
+            let time = max(wanted, 1)
+            setting.it_value = timespec(tv_sec: Int(time / 1_000_000), tv_nsec: Int(time % 1_000_000) * 1_000)
+        }
+        timerfd_settime(timerFD, Int32(TFD_TIMER_ABSTIME), &setting, nil)
+    }
+
+    private func drainTimerFD() {
+        var expirations: UInt64 = 0
+        _ = read(timerFD, &expirations, MemoryLayout<UInt64>.size)
+        armedAt = nil
+    }
+
+    // MARK: Registration, for EventSource and the add functions.
+
+    func register(_ role: EventSource.Role) -> EventSource {
+        let source = EventSource(loop: self, token: nextToken, role: role)
+        nextToken += 1
+        sources[source.token] = .passUnretained(source)
+        return source
+    }
+
+    func unregister(_ source: EventSource) {
+        sources[source.token] = nil
+        switch source.role {
+        case .io, .child: removeFromEpoll(source)
+        case .timer: disarm(source)
+        case .signal(let signal, _): stopWatching(signal)
+        }
+    }
+
+    func add(fd: Int32, token: UInt64, events: IOEvents) throws(SystemError) {
+        var event = epoll_event(events: events.rawValue, data: epoll_data_t(u64: token))
+        guard epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event) == 0 else { throw SystemError("watch fd \(fd)") }
+    }
+
+    func modify(fd: Int32, token: UInt64, events: IOEvents) {
+        var event = epoll_event(events: events.rawValue, data: epoll_data_t(u64: token))
+        epoll_ctl(epoll, EPOLL_CTL_MOD, fd, &event)
+    }
+
+    private func removeFromEpoll(_ source: EventSource) {
+        guard source.isInEpoll else { return }
+        source.isInEpoll = false
+        switch source.role {
+        case .io(let fd, _), .child(let fd, _): epoll_ctl(epoll, EPOLL_CTL_DEL, fd, nil)
+        case .timer, .signal: break
+        }
+    }
+
+    /// Puts a timer in the heaps to fire in [deadline, deadline + accuracy].
+    func arm(_ timer: EventSource, deadline: UInt64, accuracy: UInt64) {
+        disarm(timer)
+        timer.generation += 1
+        timer.deadline = deadline
+        let (latest, overflow) = deadline.addingReportingOverflow(accuracy)
+        timer.latest = overflow ? .max : latest
+        timersByDeadline.insert(timer)
+        timersByLatest.insert(timer)
+    }
+
+    private func disarm(_ timer: EventSource) {
+        timersByDeadline.remove(timer)
+        timersByLatest.remove(timer)
     }
 }

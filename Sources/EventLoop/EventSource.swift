@@ -1,51 +1,64 @@
-import CSystemd
+import CLinux
 import Glibc
 import Sockets
 
 /// A registered source of events. The callback fires while the source is alive;
 /// dropping the last reference (or ``cancel()``) removes it from the loop.
+///
+/// A source keeps its loop alive; the loop holds its sources only by their tokens, so
+/// a source cancelled or freed by a callback is skipped by the rest of that iteration.
 public final class EventSource {
-    fileprivate var source: OpaquePointer?
-    fileprivate let handler: Handler
+    let loop: EventLoop
+    /// The source's key in the loop (and the `data` of its epoll registration); never reused.
+    let token: UInt64
+    let role: Role
+    /// Registered until cancelled; a fired timer or child source stays registered, disabled.
+    private(set) var isRegistered = true
+    /// Whether its fd is in the epoll set: removed once a child has been reaped, so that a
+    /// later cancel never touches a descriptor number the caller has closed and reused.
+    var isInEpoll = false
 
-    fileprivate enum Handler {
-        case io((IOEvents) -> Void)
-        case timer(() -> Void)
-        case signal((Int32) -> Void)
-        case child((ChildExit) -> Void)
+    // A timer's state: fires once, in [deadline, latest], while it is in the loop's heaps.
+    var deadline: UInt64 = 0
+    var latest: UInt64 = 0
+    var deadlineIndex = -1
+    var latestIndex = -1
+    /// Counts reschedules: a timer rescheduled by an earlier callback of the same
+    /// iteration is not fired for its old deadline.
+    var generation = 0
+
+    enum Role {
+        case io(fd: Int32, (IOEvents) -> Void)
+        case timer(accuracy: UInt64, () -> Void)
+        case signal(Int32, (Int32) -> Void)
+        case child(pidfd: Int32, (ChildExit) -> Void)
     }
 
-    fileprivate init(handler: Handler) { self.handler = handler }
+    init(loop: EventLoop, token: UInt64, role: Role) {
+        self.loop = loop
+        self.token = token
+        self.role = role
+    }
 
     deinit { cancel() }
 
     /// Removes the source from the loop; its callback will not fire again.
     public func cancel() {
-        if let source {
-            sd_event_source_disable_unref(source)
-            self.source = nil
-        }
+        guard isRegistered else { return }
+        isRegistered = false
+        loop.unregister(self)
     }
 
     /// Re-arms a timer source to fire once at `deadline`.
     public func reschedule(at deadline: MonotonicInstant) {
-        guard let source else { return }
-        sd_event_source_set_time(source, deadline.microseconds)
-        sd_event_source_set_enabled(source, Int32(SD_EVENT_ONESHOT))
+        guard isRegistered, case .timer(let accuracy, _) = role else { return }
+        loop.arm(self, deadline: deadline.microseconds, accuracy: accuracy)
     }
 
     /// Changes the epoll events an I/O source waits for.
     public func setIOEvents(_ events: IOEvents) {
-        guard let source else { return }
-        sd_event_source_set_io_events(source, events.rawValue)
-    }
-
-    fileprivate var userdata: UnsafeMutableRawPointer {
-        Unmanaged.passUnretained(self).toOpaque()
-    }
-
-    fileprivate static func from(_ userdata: UnsafeMutableRawPointer?) -> EventSource {
-        Unmanaged<EventSource>.fromOpaque(userdata!).takeUnretainedValue()
+        guard isRegistered, case .io(let fd, _) = role else { return }
+        loop.modify(fd: fd, token: token, events: events)
     }
 }
 
@@ -74,69 +87,5 @@ public struct ChildExit: Sendable, Equatable {
 
     public var description: String {
         exited ? "exited with status \(status)" : "killed by signal \(status)"
-    }
-}
-
-extension EventLoop {
-    /// Calls `handler` whenever `fd` has any of `events`. The fd stays owned by the caller.
-    public func addIO(fd: Int32, events: IOEvents, handler: @escaping (IOEvents) -> Void) throws(SystemError) -> EventSource {
-        let box = EventSource(handler: .io(handler))
-        try SystemError.check(
-            sd_event_add_io(event, &box.source, fd, events.rawValue, { _, _, revents, userdata in
-                if case .io(let handler) = EventSource.from(userdata).handler { handler(IOEvents(rawValue: revents)) }
-                return 0
-            }, box.userdata),
-            "watch fd \(fd)"
-        )
-        return box
-    }
-
-    /// Calls `handler` once at `deadline` (CLOCK_MONOTONIC). `accuracy` lets sd-event
-    /// coalesce wake-ups; keep it small only where latency matters.
-    public func addTimer(at deadline: MonotonicInstant, accuracy: Duration = .milliseconds(1), handler: @escaping () -> Void) throws(SystemError) -> EventSource {
-        let box = EventSource(handler: .timer(handler))
-        try SystemError.check(
-            sd_event_add_time(event, &box.source, CLOCK_MONOTONIC, deadline.microseconds, UInt64(accuracy.wholeMicroseconds), { _, _, userdata in
-                if case .timer(let handler) = EventSource.from(userdata).handler { handler() }
-                return 0
-            }, box.userdata),
-            "add timer"
-        )
-        return box
-    }
-
-    /// Calls `handler` once after `delay`.
-    public func addTimer(after delay: Duration, accuracy: Duration = .milliseconds(1), handler: @escaping () -> Void) throws(SystemError) -> EventSource {
-        try addTimer(at: now + delay, accuracy: accuracy, handler: handler)
-    }
-
-    /// Calls `handler` on every delivery of `signal` (blocked and read through signalfd).
-    public func addSignal(_ signal: Int32, handler: @escaping (Int32) -> Void) throws(SystemError) -> EventSource {
-        let box = EventSource(handler: .signal(handler))
-        try SystemError.check(
-            sd_event_add_signal(event, &box.source, signal | Int32(SD_EVENT_SIGNAL_PROCMASK), { _, info, userdata in
-                if case .signal(let handler) = EventSource.from(userdata).handler { handler(Int32(info!.pointee.ssi_signo)) }
-                return 0
-            }, box.userdata),
-            "watch signal \(signal)"
-        )
-        return box
-    }
-
-    /// Calls `handler` once when the child behind `pidfd` exits, and reaps it.
-    /// The pidfd stays owned by the caller.
-    public func addChildExit(pidfd: Int32, handler: @escaping (ChildExit) -> Void) throws(SystemError) -> EventSource {
-        let box = EventSource(handler: .child(handler))
-        try SystemError.check(
-            sd_event_add_child_pidfd(event, &box.source, pidfd, WEXITED, { _, info, userdata in
-                if case .child(let handler) = EventSource.from(userdata).handler {
-                    let info = info!.pointee
-                    handler(ChildExit(code: info.si_code, status: info._sifields._sigchld.si_status))
-                }
-                return 0
-            }, box.userdata),
-            "watch child pidfd \(pidfd)"
-        )
-        return box
     }
 }

@@ -1,11 +1,14 @@
-import CSystemd
-import Glibc
 import Sockets
 
-/// Sets properties of the daemon's own unit through the service manager, as
-/// `systemctl set-property --runtime` does: under systemd the service's cgroup is
-/// systemd's, which rewrites its limits on every `daemon-reload`, so a limit written to
-/// the cgroup file directly would silently vanish; one set through systemd stays.
+/// Sets properties of the daemon's own unit through the service manager with
+/// `systemctl set-property --runtime`: under systemd the service's cgroup is systemd's,
+/// which rewrites its limits on every `daemon-reload`, so a limit written to the cgroup
+/// file directly would silently vanish; one set through systemd stays.
+///
+/// systemctl rather than a D-Bus client of the daemon's own: it is part of every systemd
+/// that runs the unit, speaks to it over its private socket (or the bus) with its own error
+/// messages, and is started only at a start or reload that changes the limit, so a few
+/// milliseconds of fork and exec there buy the daemon no D-Bus marshalling to keep.
 public struct SystemdUnitProperties: Sendable {
     /// The unit, e.g. `extensiond.service`.
     public let unit: String
@@ -16,56 +19,12 @@ public struct SystemdUnitProperties: Sendable {
 
     /// `MemoryHigh=` of the unit for this boot; `nil` sets it back to `infinity`.
     ///
-    /// - Throws: ``SystemError`` naming the call and systemd's answer.
+    /// - Throws: ``SystemError`` naming the command and what systemctl said.
     public func setMemoryHigh(_ bytes: UInt64?) throws(SystemError) {
-        try set("MemoryHigh", bytes ?? UInt64.max)
-    }
-
-    /// `org.freedesktop.systemd1.Manager.SetUnitProperties(unit, runtime = true, [(name, t value)])`
-    /// on systemd's private socket (root only; no D-Bus broker needed), else the system bus.
-    private func set(_ property: String, _ value: UInt64) throws(SystemError) {
-        let operation = "SetUnitProperties \(unit) \(property)=\(value == .max ? "infinity" : "\(value)")"
-        let bus = try Self.connect(operation)
-        defer { sd_bus_flush_close_unref(bus) }
-        var message: OpaquePointer?
-        try SystemError.check(sd_bus_message_new_method_call(
-            bus, &message, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
-            "org.freedesktop.systemd1.Manager", "SetUnitProperties"), operation)
-        defer { sd_bus_message_unref(message) }
-        var runtime: Int32 = 1
-        var number = value
-        try SystemError.check(sd_bus_message_append_basic(message, Self.type("s"), unit), operation)
-        try SystemError.check(sd_bus_message_append_basic(message, Self.type("b"), &runtime), operation)
-        try SystemError.check(sd_bus_message_open_container(message, Self.type("a"), "(sv)"), operation)
-        try SystemError.check(sd_bus_message_open_container(message, Self.type("r"), "sv"), operation)
-        try SystemError.check(sd_bus_message_append_basic(message, Self.type("s"), property), operation)
-        try SystemError.check(sd_bus_message_open_container(message, Self.type("v"), "t"), operation)
-        try SystemError.check(sd_bus_message_append_basic(message, Self.type("t"), &number), operation)
-        for _ in 0..<3 { try SystemError.check(sd_bus_message_close_container(message), operation) }
-        var error = sd_bus_error()
-        defer { sd_bus_error_free(&error) }
-        var reply: OpaquePointer?
-        let result = sd_bus_call(bus, message, Self.timeoutMicroseconds, &error, &reply)
-        sd_bus_message_unref(reply)
-        if result < 0 {
-            let answer = error.message.map { ": " + String(cString: $0) } ?? ""
-            throw SystemError(operation + answer, errno: -result)
-        }
+        try BoundedCommand.run("systemctl", ["set-property", "--runtime", unit, "MemoryHigh=\(bytes.map(String.init) ?? "infinity")"],
+                               timeout: Self.timeout)
     }
 
     /// A call at start or reload waits at most this long for systemd.
-    private static let timeoutMicroseconds: UInt64 = 5_000_000
-
-    private static func connect(_ operation: String) throws(SystemError) -> OpaquePointer? {
-        var bus: OpaquePointer?
-        if sd_bus_new(&bus) >= 0, sd_bus_set_address(bus, "unix:path=/run/systemd/private") >= 0, sd_bus_start(bus) >= 0 {
-            return bus
-        }
-        sd_bus_unref(bus)
-        bus = nil
-        try SystemError.check(sd_bus_open_system(&bus), operation + " (no systemd bus)")
-        return bus
-    }
-
-    private static func type(_ code: Unicode.Scalar) -> CChar { CChar(UInt8(ascii: code)) }
+    private static let timeout: Duration = .seconds(5)
 }

@@ -1,8 +1,7 @@
 /// System calls on sockets and their errors, for the daemon and its command-line client.
 ///
 /// This module owns `SystemError` and the blocking and non-blocking set-up of UNIX and TCP
-/// sockets. It must not link libsystemd or know the event loop: `supervisorctl` uses it
-/// without either.
+/// sockets. It must not know the event loop: `supervisorctl` uses it without one.
 import Glibc
 
 /// A failed system call: what was attempted and the errno it gave.
@@ -18,10 +17,5 @@ public struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         "\(operation): \(String(cString: strerror(errno)))"
-    }
-
-    /// Throws for sd-* style results (negative errno).
-    package static func check(_ result: Int32, _ operation: @autoclosure () -> String) throws(SystemError) {
-        if result < 0 { throw SystemError(operation(), errno: -result) }
     }
 }

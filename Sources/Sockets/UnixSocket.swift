@@ -24,6 +24,25 @@ public enum UnixSocket {
         }
     }
 
+    /// Calls `body` with a `sockaddr_un` for the abstract address `name` (Linux's namespace
+    /// of socket names that are not files; written `@name`), as long as the name exactly.
+    package static func withAbstractAddress<R>(_ name: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) throws(SystemError) -> R {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(name.utf8)
+        guard bytes.count <= maxPathLength else {
+            throw SystemError("abstract socket name @\(name) is longer than \(maxPathLength) bytes", errno: ENAMETOOLONG)
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw[0] = 0
+            raw.baseAddress!.advanced(by: 1).copyMemory(from: bytes, byteCount: bytes.count)
+        }
+        let length = MemoryLayout<sockaddr_un>.offset(of: \.sun_path)! + 1 + bytes.count
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(length)) }
+        }
+    }
+
     /// Binds and listens on `path` with the given file mode, non-blocking and close-on-exec.
     /// A stale socket file (nobody accepting) is replaced; a live one is an error.
     public static func listen(path: String, mode: mode_t) throws(SystemError) -> Int32 {

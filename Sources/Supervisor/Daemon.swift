@@ -50,7 +50,6 @@ public final class Daemon {
     /// events to `journal` (the system's by default).
     public init(configuration: Configuration, configPath: String, logger: Logger, logRing: DaemonLogRing = DaemonLogRing(),
                 echoOutput: Bool = false, systemdService: Bool = false, journal: JournalWriting = SystemdJournal()) throws(SupervisorError) {
-        EventLoop.blockChildSignal()
         Self.raiseFileLimit()
         Self.raiseSchedulingPriority(logger: logger)
         let settings = configuration.supervisor

@@ -2,7 +2,8 @@
 #define EXTENSIOND_CLINUX_H
 /*
  * What Swift must not do itself: the code between fork and exec, and the raw
- * system calls that glibc does not wrap (or wraps only in newer versions).
+ * system calls that glibc does not wrap (or wraps only in newer versions) or that
+ * Swift's Glibc module does not import (epoll, timerfd, signalfd, memfd, SCM_RIGHTS).
  *
  * This target owns no policy: it starts a child exactly as asked and reports
  * precisely which step failed.
@@ -10,6 +11,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
 #include <sys/types.h>
 
 /* The step of a spawn that failed; reported with the errno of that step. */
@@ -117,6 +121,13 @@ int ext_inotify_watch(const char *path);
    Returns 0 with *code and *status set (CLD_EXITED, CLD_KILLED, ...), 1 when
    nohang and the process still runs, -1 on error. */
 int ext_pidfd_wait(int pidfd, int nohang, int *code, int *status);
+
+/* A close-on-exec memfd holding `data`, sealed against any change (the journal takes an
+   entry too big for a datagram only from such a file). Returns the fd, or -1 with errno. */
+int ext_sealed_memfd(const char *name, const void *data, size_t length);
+/* Sends an empty datagram carrying `fd` (SCM_RIGHTS) to the UNIX socket address `address`
+   (`address_length` bytes) through `socket`. Returns 0, or -1 with errno. */
+int ext_send_descriptor(int socket, const void *address, unsigned address_length, int fd, int flags);
 
 /*
  * Reads a whole file (procfs and cgroupfs report size 0) into a malloc'ed,

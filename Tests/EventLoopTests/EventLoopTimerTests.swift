@@ -1,0 +1,152 @@
+import EventLoop
+import Glibc
+import Testing
+
+/// The loop's timers: one timerfd, the earliest deadline first, rescheduling (also from a
+/// timer's own callback), and what a callback does to the rest of its iteration.
+@Suite struct EventLoopTimerTests {
+    @Test func timersFireInOrderAndOneReschedulesItselfFromItsCallback() throws {
+        let loop = try EventLoop()
+        var fired: [String] = []
+        let start = loop.now
+        let late = try loop.addTimer(at: start + .milliseconds(40), accuracy: .zero) {
+            fired.append("late")
+            loop.exit(code: 3)
+        }
+        var again: EventSource?
+        again = try loop.addTimer(at: start + .milliseconds(10), accuracy: .zero) {
+            fired.append("early")
+            if fired.count == 1 { again?.reschedule(at: loop.now + .milliseconds(10)) }
+        }
+        #expect(try loop.run() == 3)
+        #expect(fired == ["early", "early", "late"])
+        #expect(MonotonicInstant.current().since(start) >= .milliseconds(40))
+        _ = (late, again)
+    }
+
+    @Test func aTimerCancelledOrRescheduledByAnEarlierCallbackOfTheIterationDoesNotFireForItsOldDeadline() throws {
+        let loop = try EventLoop()
+        let start = loop.now
+        var fired: [String] = []
+        var cancelled: EventSource?
+        var moved: EventSource?
+        let first = try loop.addTimer(at: start + .milliseconds(1), accuracy: .zero) {
+            fired.append("first")
+            cancelled?.cancel()
+            moved?.reschedule(at: loop.now + .milliseconds(30))
+        }
+        cancelled = try loop.addTimer(at: start + .milliseconds(2), accuracy: .zero) { fired.append("cancelled") }
+        var movedAt: MonotonicInstant?
+        moved = try loop.addTimer(at: start + .milliseconds(3), accuracy: .zero) {
+            fired.append("moved")
+            movedAt = loop.now
+            loop.exit()
+        }
+        // All three are due when the first iteration begins.
+        usleep(10_000)
+        #expect(try loop.run() == 0)
+        #expect(fired == ["first", "moved"])
+        #expect(try #require(movedAt).since(start) >= .milliseconds(30))
+        _ = first
+    }
+
+    @Test func aTimerFreedByAnEarlierCallbackIsSkipped() throws {
+        let loop = try EventLoop()
+        let start = loop.now
+        var fired: [String] = []
+        var freed: EventSource?
+        let first = try loop.addTimer(at: start + .milliseconds(1), accuracy: .zero) {
+            fired.append("first")
+            freed = nil
+        }
+        freed = try loop.addTimer(at: start + .milliseconds(2), accuracy: .zero) { fired.append("freed") }
+        let stop = try loop.addTimer(at: start + .milliseconds(20), accuracy: .zero) { loop.exit() }
+        usleep(5_000)
+        _ = try loop.run()
+        #expect(fired == ["first"])
+        #expect(freed == nil)
+        _ = (first, stop)
+    }
+
+    @Test func aTimerFiresNoLaterThanItsAccuracyAllows() throws {
+        let loop = try EventLoop()
+        let start = loop.now
+        var firedAt: MonotonicInstant?
+        let timer = try loop.addTimer(at: start + .milliseconds(20), accuracy: .milliseconds(30)) {
+            firedAt = loop.now
+            loop.exit()
+        }
+        _ = try loop.run()
+        let elapsed = try #require(firedAt).since(start)
+        #expect(elapsed >= .milliseconds(20))
+        // The latest allowed (50 ms), plus scheduling slack on a shared machine.
+        #expect(elapsed < .milliseconds(250))
+        _ = timer
+    }
+
+    /// Coalescing: a wake-up for one timer fires every other timer whose window has begun.
+    @Test func aTimerWhoseWindowHasBegunFiresWithTheOneThatWokeTheLoop() throws {
+        let loop = try EventLoop()
+        let start = loop.now
+        var firedAt: [String: MonotonicInstant] = [:]
+        let lenient = try loop.addTimer(at: start + .milliseconds(5), accuracy: .seconds(10)) { firedAt["lenient"] = loop.now }
+        let strict = try loop.addTimer(at: start + .milliseconds(30), accuracy: .zero) {
+            firedAt["strict"] = loop.now
+            loop.exit()
+        }
+        _ = try loop.run()
+        #expect(firedAt.keys.sorted() == ["lenient", "strict"])
+        #expect(firedAt["lenient"] == firedAt["strict"])
+        #expect(try #require(firedAt["strict"]).since(start) >= .milliseconds(30))
+        _ = (lenient, strict)
+    }
+
+    @Test func exitStopsTheRestOfTheIteration() throws {
+        let loop = try EventLoop()
+        let start = loop.now
+        var fired = 0
+        let timers = try (1...3).map { index in
+            try loop.addTimer(at: start + .microseconds(Int64(index)), accuracy: .zero) {
+                fired += 1
+                loop.exit(code: 9)
+            }
+        }
+        usleep(2_000)
+        #expect(try loop.run() == 9)
+        #expect(fired == 1)
+        _ = timers
+    }
+
+    @Test func nowIsTheTimeTheIterationBegan() throws {
+        let loop = try EventLoop()
+        var seen: (MonotonicInstant, MonotonicInstant, MonotonicInstant)?
+        let timer = try loop.addTimer(after: .milliseconds(1), accuracy: .zero) {
+            let first = loop.now
+            usleep(3_000)
+            seen = (first, loop.now, .current())
+            loop.exit()
+        }
+        _ = try loop.run()
+        let (first, second, clock) = try #require(seen)
+        #expect(first == second)
+        #expect(clock.since(first) >= .milliseconds(3))
+        _ = timer
+    }
+
+    /// A timer far away arms the timerfd once; cancelling the earliest re-arms it for the next.
+    @Test func cancellingTheEarliestTimerLetsTheNextOneDecide() throws {
+        let loop = try EventLoop()
+        let start = loop.now
+        var fired: [String] = []
+        let earliest = try loop.addTimer(at: start + .milliseconds(5), accuracy: .zero) { fired.append("earliest") }
+        let next = try loop.addTimer(at: start + .milliseconds(15), accuracy: .zero) {
+            fired.append("next")
+            loop.exit()
+        }
+        let far = try loop.addTimer(at: start + .seconds(3600), accuracy: .zero) { fired.append("far") }
+        earliest.cancel()
+        _ = try loop.run()
+        #expect(fired == ["next"])
+        _ = (next, far)
+    }
+}
