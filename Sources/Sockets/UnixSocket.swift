@@ -7,37 +7,32 @@ public enum UnixSocket {
 
     /// Calls `body` with a `sockaddr_un` for `path`.
     package static func withAddress<R>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) throws(SystemError) -> R {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count <= maxPathLength else {
-            throw SystemError("socket path \(path) is longer than \(maxPathLength) bytes", errno: ENAMETOOLONG)
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                body($0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
+        try withAddress(Array(path.utf8), abstract: false, naming: "socket path \(path)", body)
     }
 
     /// Calls `body` with a `sockaddr_un` for the abstract address `name` (Linux's namespace
     /// of socket names that are not files; written `@name`), as long as the name exactly.
     package static func withAbstractAddress<R>(_ name: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) throws(SystemError) -> R {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(name.utf8)
+        try withAddress(Array(name.utf8), abstract: true, naming: "abstract socket name @\(name)", body)
+    }
+
+    /// A path is NUL-terminated and passed with the whole structure's size; an abstract
+    /// name follows a NUL and its length is exactly what it holds.
+    private static func withAddress<R>(
+        _ bytes: [UInt8], abstract: Bool, naming description: @autoclosure () -> String,
+        _ body: (UnsafePointer<sockaddr>, socklen_t) -> R
+    ) throws(SystemError) -> R {
         guard bytes.count <= maxPathLength else {
-            throw SystemError("abstract socket name @\(name) is longer than \(maxPathLength) bytes", errno: ENAMETOOLONG)
+            throw SystemError("\(description()) is longer than \(maxPathLength) bytes", errno: ENAMETOOLONG)
         }
+        var address = sockaddr_un()  // all zeros: the path's terminator, the name's leading NUL
+        address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw[0] = 0
-            raw.baseAddress!.advanced(by: 1).copyMemory(from: bytes, byteCount: bytes.count)
+            raw.baseAddress!.advanced(by: abstract ? 1 : 0).copyMemory(from: bytes, byteCount: bytes.count)
         }
-        let length = MemoryLayout<sockaddr_un>.offset(of: \.sun_path)! + 1 + bytes.count
+        let length = abstract
+            ? MemoryLayout<sockaddr_un>.offset(of: \.sun_path)! + 1 + bytes.count
+            : MemoryLayout<sockaddr_un>.size
         return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(length)) }
         }

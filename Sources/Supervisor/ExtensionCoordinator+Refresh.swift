@@ -81,7 +81,10 @@ extension ExtensionCoordinator {
         if let timer = slot.refreshTimer {
             timer.reschedule(at: deadline)
         } else {
-            slot.refreshTimer = clock.timer(at: deadline, accuracy: .milliseconds(50)) { [unowned self, unowned record, unowned slot] in
+            // 1 ms: a timer alone fires at the end of its window, and a timeline entry is due
+            // at its date (with 50 ms, pushes came 49 ms late); scheduled refreshes carry
+            // their own random spread, so a wider window would save no wake-up worth having.
+            slot.refreshTimer = clock.timer(at: deadline, accuracy: .milliseconds(1)) { [unowned self, unowned record, unowned slot] in
                 // A disabled extension is not refreshed in the background (enabling it re-arms
                 // the timer), but an update already in flight still meets its deadline.
                 guard record.enabled || slot.engine.updateInFlight != nil else { return }
