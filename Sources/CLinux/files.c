@@ -1,10 +1,12 @@
-/* Whole-file reads and single-write control-file writes for procfs and cgroupfs. */
+/* Whole-file reads and single-write control-file writes for procfs and cgroupfs; file identities. */
 #define _GNU_SOURCE
 #include "CLinux.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 char *ext_read_file(const char *path, size_t *length)
@@ -60,5 +62,20 @@ int ext_write_file(const char *path, const char *data, size_t length)
         errno = EIO;
         return -1;
     }
+    return 0;
+}
+
+int ext_file_identity(const char *path, struct ext_file_identity *identity)
+{
+    struct statx info;
+    if (statx(AT_FDCWD, path, 0, STATX_INO | STATX_MTIME | STATX_BTIME, &info) != 0)
+        return -1;
+    identity->device = makedev(info.stx_dev_major, info.stx_dev_minor);
+    identity->inode = info.stx_ino;
+    int born = (info.stx_mask & STATX_BTIME) != 0;
+    identity->born_seconds = born ? info.stx_btime.tv_sec : 0;
+    identity->born_nanoseconds = born ? info.stx_btime.tv_nsec : 0;
+    identity->modified_seconds = info.stx_mtime.tv_sec;
+    identity->modified_nanoseconds = info.stx_mtime.tv_nsec;
     return 0;
 }

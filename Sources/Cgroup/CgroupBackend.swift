@@ -21,6 +21,8 @@ protocol CgroupBackend: Sendable {
     func setPidsMax(_ limit: Int?, of group: String) throws(CgroupError)
     /// The processes of the group and of any cgroup below it.
     func processes(of group: String) throws(CgroupError) -> [pid_t]
+    /// The threads of the group and of any cgroup below it.
+    func threads(of group: String) throws(CgroupError) -> [pid_t]
     /// Kills every process of the group; returns the pids it signalled.
     func kill(_ group: String) throws(CgroupError) -> [pid_t]
     func memoryEvents(of group: String) throws(CgroupError) -> MemoryEvents
@@ -60,14 +62,15 @@ extension CgroupBackend {
         return signalled.sorted()
     }
 
-    /// The pids of every `cgroup.procs` in the subtrees of `directories`.
-    func listProcesses(inSubtreesOf directories: [String]) throws(CgroupError) -> [pid_t] {
-        var pids = Set<pid_t>()
+    /// The ids in every `file` (`cgroup.procs`, `cgroup.threads`, `tasks`) of the subtrees
+    /// of `directories`.
+    func listIDs(in file: String, inSubtreesOf directories: [String]) throws(CgroupError) -> [pid_t] {
+        var ids = Set<pid_t>()
         for directory in directories {
             for cgroup in try CgroupFiles.tree(directory) {
-                pids.formUnion(try CgroupFiles.readProcesses("\(cgroup)/cgroup.procs"))
+                ids.formUnion(try CgroupFiles.readIDs("\(cgroup)/\(file)"))
             }
         }
-        return pids.sorted()
+        return ids.sorted()
     }
 }

@@ -31,13 +31,13 @@ enum CgroupFiles {
         return value
     }
 
-    /// The pids listed in a `cgroup.procs` file.
-    static func readProcesses(_ path: String) throws(CgroupError) -> [pid_t] {
+    /// The ids listed in a `cgroup.procs`, `cgroup.threads` or `tasks` file.
+    static func readIDs(_ path: String) throws(CgroupError) -> [pid_t] {
         let text = try read(path)
         var pids: [pid_t] = []
         for line in text.split(separator: "\n") {
             guard let pid = pid_t(line) else {
-                throw .malformed(path: path, content: text, expected: "one pid per line")
+                throw .malformed(path: path, content: text, expected: "one id per line")
             }
             pids.append(pid)
         }

@@ -56,7 +56,11 @@ struct LegacyBackend: CgroupBackend {
     }
 
     func processes(of group: String) throws(CgroupError) -> [pid_t] {
-        try listProcesses(inSubtreesOf: directories(of: group))
+        try listIDs(in: "cgroup.procs", inSubtreesOf: directories(of: group))
+    }
+
+    func threads(of group: String) throws(CgroupError) -> [pid_t] {
+        try listIDs(in: "tasks", inSubtreesOf: directories(of: group))
     }
 
     func kill(_ group: String) throws(CgroupError) -> [pid_t] {

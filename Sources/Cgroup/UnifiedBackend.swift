@@ -33,7 +33,7 @@ struct UnifiedBackend: CgroupBackend {
     /// memory and pids for the root's and the subtrees' children.
     func prepare(supervisor: String, subtrees: [String]) throws(CgroupError) {
         try CgroupFiles.makeDirectory(join(root, supervisor))
-        for pid in try CgroupFiles.readProcesses("\(root)/cgroup.procs") {
+        for pid in try CgroupFiles.readIDs("\(root)/cgroup.procs") {
             do throws(CgroupError) {
                 try CgroupFiles.write("\(pid)", to: "\(join(root, supervisor))/cgroup.procs")
             } catch .systemCall(_, _, ESRCH) {
@@ -57,7 +57,11 @@ struct UnifiedBackend: CgroupBackend {
     }
 
     func processes(of group: String) throws(CgroupError) -> [pid_t] {
-        try listProcesses(inSubtreesOf: directories(of: group))
+        try listIDs(in: "cgroup.procs", inSubtreesOf: directories(of: group))
+    }
+
+    func threads(of group: String) throws(CgroupError) -> [pid_t] {
+        try listIDs(in: "cgroup.threads", inSubtreesOf: directories(of: group))
     }
 
     /// `cgroup.kill` (Linux 5.14+) kills the whole subtree atomically, fork

@@ -29,7 +29,7 @@ public final class FakeCgroupTree {
     public func addCgroup(_ name: String) {
         mkdir("\(root)/\(name)", 0o755)
         let files = [
-            "cgroup.procs": "", "cgroup.subtree_control": "", "cgroup.kill": "",
+            "cgroup.procs": "", "cgroup.threads": "", "cgroup.subtree_control": "", "cgroup.kill": "",
             "cgroup.events": "populated 0\nfrozen 0\n", "memory.max": "max\n", "memory.high": "max\n", "memory.low": "0\n",
             "memory.current": "0\n", "memory.peak": "0\n", "pids.max": "max\n", "memory.pressure": "",
             "memory.events": "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\noom_group_kill 0\n",

@@ -105,8 +105,6 @@ final class Isolation {
         if let made = dataDirectoryOwners[id], made == directoryOwner, access(directory + "/tmp", F_OK) == 0 {
             return directory
         }
-        // A ruleset holds the directory it was made with open: one made anew needs a new ruleset.
-        rulesets.removeValue(forKey: id)
         do {
             try FileSystem.ownedDirectory(stateDirectory + "/data", owner: nil, mode: 0o711)
             try FileSystem.ownedDirectory(directory, owner: owner, mode: 0o700)
@@ -131,7 +129,7 @@ final class Isolation {
                 ruleset = cached.ruleset
             } else {
                 let rules = SandboxRules.rules(inputs)
-                if let cached, cached.rules == rules {
+                if let cached, cached.rules == rules, cached.inputs.grantsSameDirectories(as: inputs) {
                     ruleset = cached.ruleset
                 } else {
                     do {

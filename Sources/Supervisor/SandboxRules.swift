@@ -14,13 +14,16 @@ enum SandboxRules {
 
     /// What a process's rules are derived from: equal inputs give equal rules, so a relaunch
     /// compares these instead of reading the program's ELF headers and resolving paths again.
-    /// The program's inode and modification time stand for its contents (its run path).
+    /// The program's identity stands for its contents (its run path). A granted directory's
+    /// identity is part of the inputs because a ruleset holds the directory it was made with:
+    /// one removed and made again needs a new ruleset, or the process cannot use it.
     struct Inputs: Equatable {
         var executable: String
         var command: [String]
         var writable: [String]
         var readable: [String]
         var program: FileIdentity?
+        var directories: [FileIdentity?]
 
         init(executable: String, command: [String], writable: [String], readable: [String]) {
             self.executable = executable
@@ -28,26 +31,25 @@ enum SandboxRules {
             self.writable = writable
             self.readable = readable
             program = FileIdentity(of: executable)
-        }
-    }
-
-    /// The identity of a file's current contents, as far as `stat` tells.
-    struct FileIdentity: Equatable {
-        var device: UInt64
-        var inode: UInt64
-        var modified: timespec
-
-        init?(of path: String) {
-            var info = stat()
-            guard stat(path, &info) == 0 else { return nil }
-            device = UInt64(info.st_dev)
-            inode = UInt64(info.st_ino)
-            modified = info.st_mtim
+            directories = (writable + readable).map { FileIdentity(of: $0) }
         }
 
-        static func == (lhs: FileIdentity, rhs: FileIdentity) -> Bool {
-            lhs.device == rhs.device && lhs.inode == rhs.inode
-                && lhs.modified.tv_sec == rhs.modified.tv_sec && lhs.modified.tv_nsec == rhs.modified.tv_nsec
+        static func == (lhs: Inputs, rhs: Inputs) -> Bool {
+            lhs.executable == rhs.executable && lhs.command == rhs.command && lhs.writable == rhs.writable
+                && lhs.readable == rhs.readable && lhs.program == rhs.program && lhs.grantsSameDirectories(as: rhs)
+        }
+
+        /// Whether the granted directories are the same files as in `other`, whatever was
+        /// made or removed in them: then a ruleset made for `other` serves these too.
+        func grantsSameDirectories(as other: Inputs) -> Bool {
+            directories.count == other.directories.count
+                && zip(directories, other.directories).allSatisfy { pair in
+                    switch pair {
+                    case (nil, nil): true
+                    case (let mine?, let theirs?): mine.isSameFile(as: theirs)
+                    default: false
+                    }
+                }
         }
     }
 

@@ -88,6 +88,41 @@ import Glibc
         #expect(group.directories.allSatisfy { !directoryExists($0) })
     }
 
+    /// A killed process leaves `cgroup.procs` once all its threads have begun to exit, but
+    /// its memory is freed by the last thread out; waiting must cover that thread too, or
+    /// the pressure policy sees the victim's memory still charged and kills again. Here
+    /// the main thread exits first, so a thread that is not the leader frees the memory.
+    /// On Linux 6.1 with cgroup v2 the process listing was empty with the memory still
+    /// charged in 23 of 30 kills; v1 on this machine's kernel showed no such gap, so here
+    /// the test checks the guarantee rather than reproducing the race.
+    @Test func aKilledGroupIsEmptyOnlyOnceItsMemoryIsFreed() throws {
+        let fixture = try LegacyFixture()
+        let group = try fixture.tree.group(.extensions, id: "threads")
+        try group.setMemoryMax(160 << 20)
+        let script = """
+            import ctypes, threading, time
+            held = b"x" * (96 << 20)
+            threading.Thread(target=lambda: time.sleep(3600), daemon=True).start()
+            print("holding", flush=True)
+            ctypes.CDLL(None).syscall(60, 0)
+            """
+        for _ in 0..<3 {
+            let output = DescriptorPair.socketPair()
+            let holder = try Spawner.spawn(SpawnRequest(
+                executable: "/usr/bin/python3", arguments: ["-c", script], cgroup: group.spawnPlacement, standardOutput: output.childEnd
+            ))
+            defer { reap(holder) }
+            #expect(output.readLines(1) == ["holding"])
+            #expect(try group.memoryUsage() >= 96 << 20)
+            #expect(try group.isEmpty() == false)
+
+            try group.kill()
+            #expect(try group.waitUntilEmpty(timeout: .seconds(5)))
+            let usage = try group.memoryUsage()
+            #expect(usage < 16 << 20, "\(usage >> 20) MiB still charged to a group that looked empty")
+        }
+    }
+
     @Test func removingAPopulatedGroupFailsAndWaitingIsBounded() throws {
         let fixture = try LegacyFixture()
         let group = try fixture.tree.group(.hosts, id: "busy")

@@ -123,14 +123,17 @@ import WireProtocol
     }
 
     /// A relaunch does not make the data directory again (the daemon remembers it), but one
-    /// removed behind the daemon's back is made again, the extension's own, and usable.
-    @Test func aRelaunchGetsItsDataDirectoryBackAfterItWasRemoved() throws {
+    /// removed behind the daemon's back is made again, the extension's own, and usable; so is
+    /// its group container. (The relaunch must not reuse a ruleset that holds the removed ones.)
+    @Test func aRelaunchGetsItsDataDirectoryAndContainerBackAfterTheyWereRemoved() throws {
         let daemon = try startDaemon()
-        #expect(try pull(daemon, "b.probe")["ownData"] == "b")
+        let first = try pull(daemon, "b.probe")
+        #expect(first["ownData"] == "b" && first["ownContainer"] == "ok", "\(first)")
         let data = daemon.stateDirectory + "/data/b.probe"
         let owner = try #require(FileManager.default.attributesOfItem(atPath: data)[.ownerAccountID] as? Int)
         #expect(try daemon.supervisorctl(["stop", "b.probe"]).exitCode == 0)
         try FileManager.default.removeItem(atPath: data)
+        try FileManager.default.removeItem(atPath: daemon.stateDirectory + "/groups/group.b")
 
         // (A pull would be answered from the snapshot kept: start launches it.)
         #expect(try daemon.supervisorctl(["start", "b.probe"]).exitCode == 0)
@@ -140,7 +143,7 @@ import WireProtocol
         #expect(FileManager.default.fileExists(atPath: data + "/tmp"))
         // The other mode has no snapshot yet: the relaunched probe runs and writes its data.
         let again = try pull(daemon, "b.probe", mode: .expanded)
-        #expect(again["ownData"] == "b", "\(again)")
+        #expect(again["ownData"] == "b" && again["ownContainer"] == "ok", "\(again)")
     }
 
     @Test func cgroupsOfExtensionsAreRootsAndClosed() throws {

@@ -4,10 +4,11 @@ import Testing
 @testable import Supervisor
 
 /// A relaunch reuses a sandbox's rules while what they derive from is unchanged; a program
-/// replaced at the same path (a new run path, say) makes them be derived again.
+/// replaced at the same path (a new run path, say) makes them be derived again, and a
+/// granted directory made again makes a new ruleset.
 @Suite struct SandboxRuleInputsTests {
-    private func inputs(_ program: String) -> SandboxRules.Inputs {
-        SandboxRules.Inputs(executable: program, command: [program, "--flag"], writable: ["/srv/data"], readable: [])
+    private func inputs(_ program: String, writable: [String] = ["/srv/data"]) -> SandboxRules.Inputs {
+        SandboxRules.Inputs(executable: program, command: [program, "--flag"], writable: writable, readable: [])
     }
 
     @Test func equalWhileTheProgramIsTheSame() throws {
@@ -40,5 +41,33 @@ import Testing
         var granted = inputs(program)
         granted.readable = ["/srv/shared"]
         #expect(granted != inputs(program))
+    }
+
+    @Test func aGrantedDirectoryKeepsItsIdentityWhileItsEntriesChange() throws {
+        let directory = try TemporaryDirectory()
+        let program = try directory.write("widget", "#!/bin/sh\n", mode: 0o755)
+        let data = directory.file("data")
+        #expect(mkdir(data, 0o700) == 0)
+        let before = inputs(program, writable: [data])
+        try directory.write("data/state.json", "{}")
+        #expect(inputs(program, writable: [data]) == before)
+    }
+
+    /// ext4 hands a directory made right after another was removed the same inode number:
+    /// the birth time tells them apart.
+    @Test func aGrantedDirectoryRemovedAndMadeAgainIsAnotherDirectory() throws {
+        let directory = try TemporaryDirectory()
+        let program = try directory.write("widget", "#!/bin/sh\n", mode: 0o755)
+        let data = directory.file("data")
+        #expect(mkdir(data, 0o700) == 0)
+        let before = inputs(program, writable: [data])
+        #expect(rmdir(data) == 0 && mkdir(data, 0o700) == 0)
+        let after = inputs(program, writable: [data])
+        #expect(after != before)
+        #expect(!after.grantsSameDirectories(as: before))
+
+        // Gone: not the same either.
+        #expect(rmdir(data) == 0)
+        #expect(inputs(program, writable: [data]) != after)
     }
 }

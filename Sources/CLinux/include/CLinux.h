@@ -140,4 +140,19 @@ char *ext_read_file(const char *path, size_t *length);
    cgroupfs and procfs require. Returns 0, or -1 with errno set. */
 int ext_write_file(const char *path, const char *data, size_t length);
 
+/* Which file a path names (statx, following symbolic links): a file removed and made
+   again is told apart by its birth time even where the file system reuses the inode
+   number at once. `born_*` are 0 where the file system keeps no birth time. */
+struct ext_file_identity {
+    uint64_t device;
+    uint64_t inode;
+    int64_t born_seconds;
+    uint32_t born_nanoseconds;
+    int64_t modified_seconds;
+    uint32_t modified_nanoseconds;
+};
+
+/* Returns 0, or -1 with errno set. */
+int ext_file_identity(const char *path, struct ext_file_identity *identity);
+
 #endif

@@ -234,10 +234,14 @@ command = ["/bin/sleep", "1000000"]
         return wait_for(up, 60, f"{name} up")
 
     def check_idle(self, names):
-        """The growing extension must be idle (ready, nothing in flight) when it grows."""
-        states = {name: self.status(name).get("state") for name in names}
-        if any(state != "idle" for state in states.values()):
-            print(f"    note: not all idle at the start of the episode: {states}")
+        """The growing extension must be idle (ready, nothing in flight) when it grows: one
+        still starting counts as active, which `low` does not kill. Waits for that (python
+        starts slowly in an emulated VM) and says so."""
+        states = lambda: {name: self.status(name).get("state") for name in names}
+        first = states()
+        if any(state != "idle" for state in first.values()):
+            print(f"    note: not all idle at the start of the episode: {first}; waiting", flush=True)
+            wait_for(lambda: all(state == "idle" for state in states().values()), 30, "every extension idle")
 
     def kill_records(self):
         events = self.control("events", lines=1000, follow=False)["events"]
