@@ -52,7 +52,8 @@ struct Supervisorctl: ParsableCommand {
     /// printing what went wrong; returns the exit status.
     static func execute(_ arguments: [String]) -> ExitStatus {
         do {
-            var command = try parseAsRoot(ShorthandArguments.expand(arguments))
+            let expanded = ShorthandArguments.expand(arguments)
+            var command = try parseDirectly(expanded) ?? parseAsRoot(expanded)
             try command.run()
             return .success
         } catch let error as ClientError {
@@ -70,6 +71,28 @@ struct Supervisorctl: ParsableCommand {
             printError(fullMessage(for: error))
             return code == .validationFailure ? .usage : ExitStatus(rawValue: code.rawValue) ?? .failed
         }
+    }
+}
+
+extension Supervisorctl {
+    /// An ordinary command line parsed by its command alone. Parsing from the root first
+    /// builds every command's arguments to look for a completion-script request: a quarter
+    /// of `status`'s CPU. Anything else (help, version, completion scripts, a command with
+    /// subcommands, a mistake) goes through the root, which words usage and errors for the
+    /// whole tool.
+    static func parseDirectly(_ arguments: [String]) -> (any ParsableCommand)? {
+        let (global, line) = GlobalOptions.split(arguments)
+        guard let name = line.first,
+              let type = configuration.subcommands.first(where: { $0._commandName == name }),
+              type.configuration.subcommands.isEmpty,
+              !arguments.contains(where: needsTheRoot)
+        else { return nil }
+        return try? type.parse(Array(line.dropFirst()) + global)
+    }
+
+    private static func needsTheRoot(_ argument: String) -> Bool {
+        ["-h", "--help", "help", "--version", "-i", "--interactive"].contains(argument)
+            || argument.hasPrefix("--generate-completion") || argument.hasPrefix("--experimental")
     }
 }
 
