@@ -144,24 +144,45 @@ public struct ProcessStatus: Codable, Sendable, Equatable {
     }
 
     /// Every key, `null` included, like ``CompleteKeys``, but written out: `status` encodes
-    /// one per process, and the reflection ``CompleteKeys`` uses cost most of its time.
+    /// one per process, and the reflection ``CompleteKeys`` uses cost most of its time. The
+    /// optional fields go through the container's own methods for their types, not the
+    /// generic `encode` (a dynamic cast and a nested encoder per field).
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(name, forKey: .name)
-        try container.encode(kind, forKey: .kind)
+        try container.encode(kind.rawValue, forKey: .kind)
         try container.encode(autostart, forKey: .autostart)
         try container.encode(state, forKey: .state)
-        try container.encode(pid, forKey: .pid)
-        try container.encode(uptimeMs, forKey: .uptimeMs)
-        try container.encode(rssBytes, forKey: .rssBytes)
-        try container.encode(memoryCurrentBytes, forKey: .memoryCurrentBytes)
-        try container.encode(memoryLimitBytes, forKey: .memoryLimitBytes)
-        try container.encode(lastResult, forKey: .lastResult)
-        try container.encode(lastUpdateAgeMs, forKey: .lastUpdateAgeMs)
-        try container.encode(updateLatencyP50Us, forKey: .updateLatencyP50Us)
-        try container.encode(updateLatencyP99Us, forKey: .updateLatencyP99Us)
-        try container.encode(error, forKey: .error)
-        try container.encode(visible, forKey: .visible)
+        try container.encodeOrNull(pid.map(Int64.init), forKey: .pid)
+        try container.encodeOrNull(uptimeMs, forKey: .uptimeMs)
+        try container.encodeOrNull(rssBytes, forKey: .rssBytes)
+        try container.encodeOrNull(memoryCurrentBytes, forKey: .memoryCurrentBytes)
+        try container.encodeOrNull(memoryLimitBytes, forKey: .memoryLimitBytes)
+        try container.encodeOrNull(lastResult, forKey: .lastResult)
+        try container.encodeOrNull(lastUpdateAgeMs, forKey: .lastUpdateAgeMs)
+        try container.encodeOrNull(updateLatencyP50Us, forKey: .updateLatencyP50Us)
+        try container.encodeOrNull(updateLatencyP99Us, forKey: .updateLatencyP99Us)
+        try container.encodeOrNull(error, forKey: .error)
+        try container.encodeOrNull(visible, forKey: .visible)
+    }
+}
+
+extension KeyedEncodingContainer {
+    /// `value`, or `null` for `nil`, each through the container's method for its type.
+    fileprivate mutating func encodeOrNull(_ value: Int64?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+
+    fileprivate mutating func encodeOrNull(_ value: UInt64?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+
+    fileprivate mutating func encodeOrNull(_ value: String?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+
+    fileprivate mutating func encodeOrNull(_ value: Bool?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
     }
 }
 

@@ -30,7 +30,7 @@ enum JSONOutputNode {
             output.append(UInt8(ascii: "]"))
         case .object(let object):
             output.append(UInt8(ascii: "{"))
-            for (index, key) in object.members.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
+            for (index, key) in object.members.keys.sorted(by: JSONText.keyPrecedes).enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
                 JSONText.appendString(key, to: &output)
                 output.append(UInt8(ascii: ":"))

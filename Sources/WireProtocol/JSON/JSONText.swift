@@ -22,6 +22,12 @@ enum JSONText {
         output.append(UInt8(ascii: "\""))
     }
 
+    /// The order of object keys: by their UTF-8 bytes, as Foundation's `.sortedKeys`.
+    static func keyPrecedes(_ lhs: String, _ rhs: String) -> Bool {
+        var (lhs, rhs) = (lhs, rhs)
+        return lhs.withUTF8 { left in rhs.withUTF8 { right in left.lexicographicallyPrecedes(right) } }
+    }
+
     private static func appendEscape(of byte: UInt8, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\\"))
         switch byte {

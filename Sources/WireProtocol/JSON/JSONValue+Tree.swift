@@ -42,7 +42,7 @@ extension JSONValue: JSONNodeDecodable, JSONNodeEncodable {
             output.append(UInt8(ascii: "]"))
         case .object(let members):
             output.append(UInt8(ascii: "{"))
-            for (index, key) in members.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
+            for (index, key) in members.keys.sorted(by: JSONText.keyPrecedes).enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
                 JSONText.appendString(key, to: &output)
                 output.append(UInt8(ascii: ":"))
