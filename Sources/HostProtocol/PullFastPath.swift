@@ -118,12 +118,7 @@ private struct FlatJSONScanner {
     }
 
     private mutating func skipWhitespace() {
-        while position < bytes.count {
-            switch bytes[position] {
-            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "\n"): position += 1
-            default: return
-            }
-        }
+        position = JSONWhitespace.end(in: bytes, from: position)
     }
 }
 

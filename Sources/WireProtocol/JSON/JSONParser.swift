@@ -236,12 +236,7 @@ struct JSONParser {
     }
 
     private mutating func skipWhitespace() {
-        while position < bytes.count {
-            switch bytes[position] {
-            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"): position += 1
-            default: return
-            }
-        }
+        position = JSONWhitespace.end(in: bytes, from: position)
     }
 
     private func error(_ problem: String) -> JSONSyntaxError {
