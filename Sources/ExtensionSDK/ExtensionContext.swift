@@ -13,6 +13,10 @@ public final class ExtensionContext {
     public internal(set) var instance: String?
     /// During a widget's update: that instance's settings, as its host gave them.
     public internal(set) var params: JSONValue?
+    /// The largest display mode the widget offers now (WidgetKit's
+    /// `widgetLargestAvailableDisplayMode`): `.compact` tells hosts to offer no "Show more".
+    /// Sent with every result while set; hosts hear of it in `list`.
+    public var largestAvailableMode: DisplayMode?
 
     let connection: SupervisorConnection
 

@@ -17,7 +17,9 @@ struct WidgetHandler<W: Widget>: RequestHandler {
             defer { context.instance = nil; context.params = nil }
             let result = widget.update(
                 mode: update.mode, maxSize: update.maxSize, reason: update.reason, context: context)
-            return .result(Self.message(for: result, id: update.id))
+            var message = Self.message(for: result, id: update.id)
+            message.largestMode = context.largestAvailableMode
+            return .result(message)
         case .begin(let begin):
             return .complete(.init(id: begin.id, items: []))
         default:
