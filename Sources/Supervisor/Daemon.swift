@@ -101,6 +101,7 @@ public final class Daemon {
             self.hosts?.extensionTerminated(name, reason: reason)
         }
         extensions.onHasContentChanged = { [unowned self] id, value in self.hosts?.hasContentChanged(id, to: value) }
+        extensions.onGalleryChanged = { [unowned self] in self.hosts?.listChanged() }
         supervisor.onLaunched = { [unowned self] process in
             self.extensions.launched(process.name)
             self.pressure.launched(process)
@@ -239,8 +240,7 @@ public final class Daemon {
     }
 
     private func applyHostRules() {
-        hosts?.hosts = Dictionary(configuration.hosts.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        hosts?.externalHosts = configuration.supervisor.externalHosts
+        hosts?.configure(configuration)
     }
 
     /// With `echoOutput`, follows each process's output log (once per process).
@@ -333,7 +333,6 @@ public final class Daemon {
         let changes = registry.changes(to: next)
         configuration = next
         supervisor.isolation.apply(next)
-        applyHostRules()
         do {
             try control?.apply(ControlAccess(next.supervisor))
         } catch {
@@ -344,6 +343,7 @@ public final class Daemon {
             supervisor.stop(removed, reason: .removed) { [unowned self, unowned removed] in self.registry.retired(removed) }
         }
         extensions.configure(next.extensions, apps: next.apps, types: next.types)
+        applyHostRules()
         routeOutput()
         echoOutputOfNewProcesses()
         try? cgroups.setBackstop(for: next.supervisor.memoryBudget)

@@ -39,10 +39,12 @@ final class ExtensionCoordinator {
     var onTerminated: ((String, StopReason) -> Void)?
     /// An extension's `hasContent` changed (`hasContentChanged` for hosts).
     var onHasContentChanged: ((String, Bool) -> Void)?
+    /// What `list` tells changed (a widget's largest mode): hosts that listed hear it again.
+    var onGalleryChanged: (() -> Void)?
 
     /// The user's `enable`/`disable` choices (persisted). An extension without one takes
     /// its configured `enabled`, so a config change still applies to it.
-    private var enabledChoices: [String: Bool] = [:]
+    private(set) var enabledChoices: [String: Bool] = [:]
     /// What each extension last said with `setHasContent` (persisted: hosts keep hiding an
     /// extension without content across restarts).
     private var hasContentDeclared: [String: Bool] = [:]
@@ -133,7 +135,7 @@ final class ExtensionCoordinator {
     }
 
     /// Answers every pull waiting on `slots` with `reason` as the failure.
-    private func answerWaitingPulls(_ record: ExtensionRecord, _ slots: [ModeSlot], because reason: String) {
+    func answerWaitingPulls(_ record: ExtensionRecord, _ slots: [ModeSlot], because reason: String) {
         for slot in slots {
             let last = slot.engine.state(at: now)
             let outcome = PullOutcome(result: .failed, delivery: .updated,

@@ -38,6 +38,12 @@ final class ExtensionRecord {
     var shownVersion = ShownVersion(shown: 0, offset: 0)
     /// Why the last write of its state failed; nil once one succeeds.
     var storageError: String?
+    /// The largest mode its last result said it offers (`largestMode`), for hosts' `list`.
+    var largestMode: DisplayMode?
+    /// Slots a host just switched the widget to: their next update says `modeChange`.
+    var modeChanged: Set<SlotKey> = []
+    /// It was warned that a `preferredSize` exceeded its place (once per daemon run).
+    var warnedOversize = false
 
     init(spec: ExtensionSpec, slots: [ModeSlot], enabled: Bool, now: MonotonicInstant) {
         id = spec.id
@@ -85,6 +91,14 @@ final class ExtensionRecord {
     /// A slot for an instance a host pulled for the first time.
     func add(_ slot: ModeSlot) {
         slots[slot.key] = slot
+    }
+
+    /// Forgets every slot of `instance` and returns them.
+    func removeSlots(of instance: String) -> [ModeSlot] {
+        let removed = slots.values.filter { $0.instance == instance }
+        for slot in removed { slots[slot.key] = nil }
+        hiddenInstances.remove(instance)
+        return removed
     }
 
     /// What `state_dir` keeps: the widget's own modes (instances live as long as the

@@ -58,7 +58,7 @@ struct ExtensionStore {
     }
 
     /// The value saved at `path`; `nil` when there is no such file.
-    private func load<Value: Decodable>(_: Value.Type, from path: String) throws(UnreadableStoreFile) -> Value? {
+    func load<Value: Decodable>(_: Value.Type, from path: String) throws(UnreadableStoreFile) -> Value? {
         guard let bytes = FileSystem.read(path) else { return nil }
         do {
             return try JSONCoding.decode(Value.self, from: bytes)
@@ -67,7 +67,7 @@ struct ExtensionStore {
         }
     }
 
-    private static func encode(_ value: some Encodable) -> [UInt8] {
+    static func encode(_ value: some Encodable) -> [UInt8] {
         (try? JSONCoding.encode(value)) ?? []
     }
 
