@@ -34,6 +34,7 @@ public final class Daemon {
     private var control: ControlServer?
     private(set) var hosts: HostServer?
     private var metrics: MetricsServer?
+    private var dropIns: DropInWatcher?
     private var signalSources: [EventSource] = []
     private var stopping = false
     /// Copy every process's output to stderr, prefixed with its name (a developer's terminal).
@@ -174,6 +175,7 @@ public final class Daemon {
                 self.hostPeer(pid)
             }
             applyHostRules()
+            watchDropIns()
             if let address = settings.metricsListen {
                 metrics = try MetricsServer(loop: loop, address: address) { [unowned self] in
                     ExpositionText.render(self.metricFamilies())
@@ -239,6 +241,23 @@ public final class Daemon {
         }
     }
 
+    /// A drop-in that appears, changes or disappears is applied as `supervisorctl update`
+    /// would (changed extensions relaunch on demand); a broken one keeps the configuration.
+    private func watchDropIns() {
+        let directory = ConfigurationLoader.dropInDirectory(for: configPath)
+        do {
+            dropIns = try DropInWatcher(loop: loop, directory: directory) { [unowned self] in
+                do {
+                    try self.reload(restartingChanged: true)
+                } catch {
+                    self.events.record(.error, nil, reason: "drop-in", "\(directory) changed; not applied: \(error)")
+                }
+            }
+        } catch {
+            events.record(.error, nil, "drop-ins are applied by reload only: \(error)")
+        }
+    }
+
     private func applyHostRules() {
         hosts?.configure(configuration)
     }
@@ -278,6 +297,7 @@ public final class Daemon {
         control = nil
         hosts?.close()
         hosts = nil
+        dropIns = nil
         metrics?.close()
         metrics = nil
         let alive = (registry.ordered + registry.retiring).filter(\.isAlive)
