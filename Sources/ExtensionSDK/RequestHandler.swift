@@ -14,7 +14,8 @@ struct WidgetHandler<W: Widget>: RequestHandler {
         case .update(let update):
             context.instance = update.instance
             context.params = update.params
-            defer { context.instance = nil; context.params = nil }
+            context.displayModeChanged = update.modeChanged
+            defer { context.instance = nil; context.params = nil; context.displayModeChanged = false }
             let result = widget.update(
                 mode: update.mode, maxSize: update.maxSize, reason: update.reason, context: context)
             var message = Self.message(for: result, id: update.id)

@@ -13,6 +13,7 @@ extension ExtensionCoordinator {
         for mode in record.modes {
             let slot = try instanceSlot(record, mode: mode, name)
             slot.params = params
+            slot.addedPlaceLimit = placeLimits[mode]
             if let limit = placeLimits[mode] {
                 slot.maxSize = limit
                 slot.placeLimit = limit

@@ -22,8 +22,8 @@ extension ExtensionCoordinator {
             record.lastPulledMode = mode
         }
         // A place's maximum is the update's `maxSize` (docs/PROTOCOL.md, "Places").
-        slot.maxSize = placeLimit ?? maxSize
-        slot.placeLimit = placeLimit
+        slot.placeLimit = placeLimit ?? slot.addedPlaceLimit
+        slot.maxSize = slot.placeLimit ?? maxSize
         record.lastUsed = clock.now
         nextPullToken += 1
         let token = PullToken(nextPullToken)

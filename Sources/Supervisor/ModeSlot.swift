@@ -19,6 +19,8 @@ final class ModeSlot {
     /// The maximum of the place the slot is shown in (`[places]`), when a host named one:
     /// a larger `preferredSize` is clamped to it.
     var placeLimit: Size?
+    /// The maximum of the place a user added the instance to: its bound when a pull names none.
+    var addedPlaceLimit: Size?
     /// Wall-clock milliseconds minus monotonic ones when its timeline came (or when the slot
     /// was made): timeline dates go both ways with it, so a pull and a push of one entry
     /// name the same `date`.

@@ -84,9 +84,6 @@ public enum UpdateReason: String, WireEnum {
     case schedule
     /// `supervisorctl refresh`.
     case manual
-    /// A host switched the widget itself to the other display mode (WidgetKit's
-    /// `widgetActiveDisplayModeDidChange`): the first update in the new mode says so.
-    case modeChange
 }
 
 /// An extension's answer to an `update`, as in NCUpdateResult.

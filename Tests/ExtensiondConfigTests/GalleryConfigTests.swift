@@ -61,22 +61,23 @@ import Testing
     }
 
     @Test(arguments: [
-        (#"display_name = """#, "expected a non-empty string", 16),
-        (#"display_name = { "zh-CN" = "天气" }"#, #"missing "default""#, 16),
+        (#"display_name = """#, "expected a non-empty string", 1),
+        (#"display_name = { "zh-CN" = "天气" }"#, #"missing "default""#, 1),
         (#"display_name = { default = "W", "not a tag" = "x" }"#, #""not a tag" is not a language tag"#, 33),
-        (#"preview = "card""#, "expected an inline table (a card or a snapshot), found a string", 11),
-        (#"preview = { when = 2026-11-22 }"#, "a local date has no JSON form", 20),
+        (#"preview = "card""#, "expected an inline table (a card or a snapshot), found a string", 1),
+        (#"preview = { when = 2026-11-22 }"#, "a local date has no JSON form", 13),
         (#"parameters = [{ name = "city", type = "choice", choices = ["Paris"], default = "Oslo" }]"#,
-         #"the default "Oslo" is not one of the choices"#, 81),
-        (#"parameters = [{ name = "days", type = "number", min = 1, max = 7, default = 9 }]"#, "the default 9.0 is outside min...max", 76),
+         #"the default "Oslo" is not one of the choices"#, 70),
+        (#"parameters = [{ name = "days", type = "number", min = 1, max = 7, default = 9 }]"#, "the default 9.0 is outside min...max", 67),
         (#"parameters = [{ name = "days", type = "number", min = 8, max = 7, default = 7 }]"#, "min (8.0) must not be above max (7.0)", 49),
-        (#"parameters = [{ name = "on", type = "toggle", default = "yes" }]"#, "expected a boolean", 57),
-        (#"parameters = [{ name = "on", type = "slider", default = 1 }]"#, #""slider" is not a parameter type"#, 38),
-        (#"parameters = [{ name = "on", type = "toggle" }]"#, #"missing required key "default""#, 14),
-        (#"parameters = [{ name = "a b", type = "toggle", default = true }]"#, #""a b" is not a parameter name"#, 23),
-        (#"parameters = [{ name = "on", type = "toggle", default = true, colour = 1 }]"#, #"unknown key "colour""#, 64),
-        (#"parameters = [{ name = "t", type = "text", default = "long", max_length = 2 }]"#, "longer than max_length (2)", 53),
+        (#"parameters = [{ name = "on", type = "toggle", default = "yes" }]"#, "expected a boolean", 47),
+        (#"parameters = [{ name = "on", type = "slider", default = 1 }]"#, #""slider" is not a parameter type"#, 30),
+        (#"parameters = [{ name = "on", type = "toggle" }]"#, #"missing required key "default""#, 15),
+        (#"parameters = [{ name = "a b", type = "toggle", default = true }]"#, #""a b" is not a parameter name"#, 17),
+        (#"parameters = [{ name = "on", type = "toggle", default = true, colour = 1 }]"#, #"unknown key "colour""#, 63),
+        (#"parameters = [{ name = "t", type = "text", default = "long", max_length = 2 }]"#, "longer than max_length (2)", 44),
     ])
+    /// Each error points at the key (or inline table) at fault.
     func badGalleryKeysAreRefusedWhereWritten(line: String, message: String, column: Int) throws {
         let error = try #require(try ConfigDirectory().errors(minimalConfig + line + "\n").first)
         #expect(error.line == 8, "\(error)")
@@ -107,8 +108,8 @@ import Testing
     }
 
     @Test(arguments: [
-        ("compact = \"320\"", #""320" is not a size"#, 11), ("compact = \"0x10\"", "each 1 to 16384", 11),
-        ("expanded = \"99999x10\"", "each 1 to 16384", 12), ("huge = \"1x1\"", #"unknown key "huge""#, 1),
+        ("compact = \"320\"", #""320" is not a size"#, 1), ("compact = \"0x10\"", "each 1 to 16384", 1),
+        ("expanded = \"99999x10\"", "each 1 to 16384", 1), ("huge = \"1x1\"", #"unknown key "huge""#, 1),
     ])
     func badPlacesAreRefusedWhereWritten(line: String, message: String, column: Int) throws {
         let error = try #require(try ConfigDirectory().errors(minimalConfig + "\n[places.home]\n" + line + "\n").first)
