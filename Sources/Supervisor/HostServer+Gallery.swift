@@ -1,4 +1,5 @@
 import ExtensiondConfig
+import ExtensiondPolicy
 import HostProtocol
 import WireProtocol
 
@@ -6,11 +7,6 @@ import WireProtocol
 /// (only what it may use, translated for it, with the user's arrangement), the requests of
 /// hosts with `manage = true`, places, and the bounds on the instances hosts make up.
 extension HostServer {
-    /// Made-up instances (used by hosts, never added) one connection, and one user, may use
-    /// of one widget: neither can take the ``ExtensionCoordinator/maxInstances`` slots alone.
-    static let instancesPerConnection = 16
-    static let instancesPerUser = 32
-
     // MARK: list
 
     /// The `extensions` answer for `host`: the extensions it may pull or manage.
@@ -105,20 +101,22 @@ extension HostServer {
     // MARK: Made-up instances
 
     /// Whether `host` may use instance `name` of `id` (an `error` told it why not): an added
-    /// instance always; a new one while its connection and its user are within their share.
+    /// instance always; a new one while its connection and its user are within their share
+    /// (``InstanceShare``).
     func admitsInstance(_ name: String?, of id: String, for host: HostConnection, id requestID: RequestID?) -> Bool {
         guard let name, !gallery.isAdded(id, name), !host.instances(of: id).contains(name) else { return true }
-        let own = host.instances(of: id).filter { !gallery.isAdded(id, $0) }
+        let own = host.instances(of: id).filter { !gallery.isAdded(id, $0) }.count
         let sameUser = connections.values.filter { $0.uid == host.uid }.flatMap { $0.instances(of: id) }
-        let userCount = Set(sameUser).filter { !gallery.isAdded(id, $0) }.count
-        let refusal: String? =
-            if own.count >= Self.instancesPerConnection {
-                "this connection uses \(own.count) instances of \"\(id)\" already, the most one connection may"
-            } else if userCount >= Self.instancesPerUser {
-                "the connections of uid \(host.uid.map(String.init) ?? "?") use \(userCount) instances of \"\(id)\" already, the most one user may"
-            } else { nil }
-        guard let refusal else { return true }
-        host.send(.error(.init(id: requestID, error: refusal)))
+        let user = Set(sameUser).filter { !gallery.isAdded(id, $0) }.count
+        switch InstanceShare.standard.refusal(own: own, user: user) {
+        case nil:
+            return true
+        case .connection(let count):
+            host.send(.error(.init(id: requestID, error: "this connection uses \(count) instances of \"\(id)\" already, the most one connection may")))
+        case .user(let count):
+            let uid = host.uid.map(String.init) ?? "?"
+            host.send(.error(.init(id: requestID, error: "the connections of uid \(uid) use \(count) instances of \"\(id)\" already, the most one user may")))
+        }
         return false
     }
 
