@@ -3,19 +3,8 @@
 extension SupervisorToHost {
     /// `{"type":"enableResult","id":1,"success":true}` — and likewise `addInstanceResult`,
     /// `removeInstanceResult`, `arrangeResult`: whether the request of that `id` was done;
-    /// `error` says why not.
-    public struct ManageResult: Codable, Hashable, Sendable {
-        public var id: RequestID
-        public var success: Bool
-        public var error: String?
-
-        /// Creates the value from its fields.
-        public init(id: RequestID, success: Bool, error: String? = nil) {
-            self.id = id
-            self.success = success
-            self.error = error
-        }
-    }
+    /// `error` says why not. The fields of `openResult`.
+    public typealias ManageResult = OpenResult
 
     /// One setting of a widget's instances, as a form draws it: `type` is `text` (with
     /// `maxLength`), `choice` (with `choices`), `number` (with `min`, `max` and an optional
