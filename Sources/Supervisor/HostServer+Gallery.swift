@@ -9,6 +9,15 @@ import WireProtocol
 extension HostServer {
     // MARK: list
 
+    func answerList(_ request: HostToSupervisor.List, from host: HostConnection) {
+        guard placeLimits(request.place, for: host, id: request.id) != nil else { return }
+        host.listed = ListedState(locale: request.locale, place: request.place)
+        var answer = listing(for: host, id: nil)
+        host.listed?.last = answer
+        answer.id = request.id
+        host.send(.extensions(answer))
+    }
+
     /// The `extensions` answer for `host`: the extensions it may pull or manage.
     func listing(for host: HostConnection, id: RequestID?) -> SupervisorToHost.Extensions {
         let locale = host.listed?.locale

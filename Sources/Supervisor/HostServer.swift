@@ -242,10 +242,7 @@ final class HostServer {
         }
 
         switch message {
-        case .list(let request):
-            guard placeLimits(request.place, for: host, id: request.id) != nil else { return }
-            host.listed = ListedState(locale: request.locale, place: request.place)
-            host.send(.extensions(listing(for: host, id: request.id)))
+        case .list(let request): answerList(request, from: host)
         case .pull(let request):
             guard let limits = placeLimits(request.place, for: host, id: request.id),
                   admitsInstance(request.instance, of: request.extensionID, for: host, id: request.id) else { return }
