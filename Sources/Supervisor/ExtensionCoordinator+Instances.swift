@@ -11,7 +11,8 @@ extension ExtensionCoordinator {
         guard let record = records[id] else { throw .unknown(id) }
         guard record.spec.point == .widget else { throw .wrongPoint(id, record.spec.point) }
         for mode in record.modes {
-            let slot = try instanceSlot(record, mode: mode, name)
+            let slot = try instanceSlot(record, mode: mode, name, added: true)
+            slot.isAdded = true
             slot.params = params
             slot.addedPlaceLimit = placeLimits[mode]
             if let limit = placeLimits[mode] {

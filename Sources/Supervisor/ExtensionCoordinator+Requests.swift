@@ -59,16 +59,19 @@ extension ExtensionCoordinator {
         return mode
     }
 
-    /// Instances an extension may have at once (each mode of each holds a snapshot).
+    /// Instances hosts may make up of an extension at once (each mode of each holds a
+    /// snapshot); the ones users add are bounded by ``Gallery/maxAddedInstances``.
     static let maxInstances = 64
 
     /// The slot of `mode` of the instance `name`, made at its first pull with a fresh
     /// engine: its snapshot, freshness and timeline are its own, its budget the extension's.
-    func instanceSlot(_ record: ExtensionRecord, mode: DisplayMode, _ name: String) throws(RequestRejection) -> ModeSlot {
+    func instanceSlot(_ record: ExtensionRecord, mode: DisplayMode, _ name: String, added: Bool = false) throws(RequestRejection) -> ModeSlot {
         let key = SlotKey(mode: mode, instance: name)
         if let slot = record.slots[key] { return slot }
         let known = record.slots.keys.contains { $0.instance == name }
-        guard known || record.instanceCount < Self.maxInstances else { throw .tooManyInstances(record.id, Self.maxInstances) }
+        guard known || added || record.madeUpInstanceCount < Self.maxInstances else {
+            throw .tooManyInstances(record.id, Self.maxInstances)
+        }
         let slot = ModeSlot(mode: mode, instance: name,
                             engine: RefreshEngine(parameters: RefreshParameters(record.spec.refresh), now: now), preferredSize: nil,
                             wallOffsetMs: wallOffsetMs)

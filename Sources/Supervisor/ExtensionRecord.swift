@@ -80,8 +80,9 @@ final class ExtensionRecord {
     /// The declared modes.
     var modes: [DisplayMode] { orderedSlots.filter { $0.instance == nil }.map(\.mode) }
 
-    /// Instances hosts pulled, each counted once whatever its modes.
-    var instanceCount: Int { Set(slots.keys.compactMap(\.instance)).count }
+    /// Instances hosts made up (pulled without a user adding them), each counted once
+    /// whatever its modes.
+    var madeUpInstanceCount: Int { Set(slots.values.filter { !$0.isAdded }.compactMap(\.instance)).count }
 
     /// After a reconfiguration: `slots` exactly, the removed ones retired by the caller.
     func replaceSlots(_ slots: [ModeSlot]) {

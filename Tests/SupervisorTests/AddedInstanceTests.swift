@@ -23,6 +23,16 @@ import WireProtocol
         #expect(answered?.result == .newData)
     }
 
+    @Test func madeUpInstancesLeaveRoomForAddedOnes() throws {
+        let harness = try CoordinatorHarness([CoordinatorHarness.widget("w")])
+        for index in 0..<ExtensionCoordinator.maxInstances {
+            _ = try harness.coordinator.subscribe("w", instance: "made-up-\(index)", params: nil)
+        }
+        #expect(throws: RequestRejection.self) { try harness.coordinator.subscribe("w", instance: "one-more", params: nil) }
+        try harness.coordinator.addInstance("w", "paris", params: [:], placeLimits: [:])
+        #expect(harness.coordinator.hasInstance("w", "paris"))
+    }
+
     @Test func aRemovedInstanceIsForgottenWithItsScheduleAndItsWaitingPulls() throws {
         let widget = CoordinatorHarness.widget("w") { $0.interval = .seconds(60); $0.minInterval = .seconds(60) }
         let harness = try CoordinatorHarness([widget])
