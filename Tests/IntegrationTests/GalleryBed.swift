@@ -21,14 +21,15 @@ final class GalleryBed {
         parameters = [{ name = "city", type = "choice", choices = ["Paris", "Beijing"], default = "Beijing" }]
         """
 
-    init(refresh: String = "pull_cooldown = \"0s\"", hostLines: String = "") throws {
+    /// `extra` tables follow the others (such as `[defaults]`).
+    init(refresh: String = "pull_cooldown = \"0s\"", hostLines: String = "", extra: String = "") throws {
         bed = try ExtensionTestBed()
         let relay = try bed.daemon.directory.write("relay.py", AppSideTests.relayApp)
         let updates = bed.countFile(Self.widget)
         try bed.start(ExtensionTestBed.extensionTable(
             Self.widget, command: try bed.command(.gallery, countFile: updates), settings: Self.galleryKeys, refresh: refresh)
             + ExtensionTestBed.extensionTable(Self.other, point: "action", command: try bed.command(.action))
-            + Self.hostAndPlaces(relay: relay, shared: bed.daemon.sharedDirectory, hostLines: hostLines))
+            + Self.hostAndPlaces(relay: relay, shared: bed.daemon.sharedDirectory, hostLines: hostLines) + extra)
     }
 
     static func hostAndPlaces(relay: String, shared: String, hostLines: String) -> String {

@@ -45,6 +45,21 @@ import Testing
         #expect(!unknown.success && unknown.error == "unknown extension \"nope\"")
     }
 
+    @Test func withEveryWidgetOffTheUserAddsEachAsOnIOS() throws {
+        let gallery = try GalleryBed(extra: "[defaults]\nenabled = false\n")
+        let host = try gallery.daemon.connectHost()
+        #expect(try host.list(id: 1).extensions.allSatisfy { !$0.enabled })
+        guard case .error(let refused) = try host.request(.pull(.init(id: 2, extensionID: Self.widget, mode: .compact, maxSize: Size(width: 320, height: 110))))
+        else { throw TestSupportError("a disabled widget was pulled") }
+        #expect(refused.error.contains("disabled"))
+        let manager = try gallery.connectManager()
+        #expect(try manager.request(.addInstance(.init(id: 3, extensionID: Self.widget, instance: "paris", params: ["city": "Paris"])))
+                == .addInstanceResult(.init(id: 3, success: true)))
+        #expect(try host.list(id: 4).extensions.first { $0.id == Self.widget }?.enabled == true)
+        #expect(try host.pullSnapshot(.init(id: 5, extensionID: Self.widget, mode: .compact, maxSize: Size(width: 320, height: 110),
+                                            wait: true, instance: "paris")).result == .newData)
+    }
+
     @Test func anAddedInstanceIsUpdatedWithItsParamsUntilItIsRemoved() throws {
         let gallery = try GalleryBed(refresh: "interval = \"1s\"\nmin_interval = \"1s\"\npull_cooldown = \"0s\"\ndaily_budget = 1000\nbudget_burst = 100")
         let manager = try gallery.connectManager()
