@@ -13,7 +13,7 @@ extension HostServer {
         guard placeLimits(request.place, for: host, id: request.id) != nil else { return }
         host.listed = ListedState(locale: request.locale, place: request.place)
         var answer = listing(for: host, id: nil)
-        host.listed?.last = answer
+        host.listed?.lastHash = answer.hashValue
         answer.id = request.id
         host.send(.extensions(answer))
     }
@@ -46,8 +46,8 @@ extension HostServer {
     func listChanged() {
         for host in connections.values where host.listed != nil {
             let listing = listing(for: host, id: nil)
-            guard listing != host.listed?.last else { continue }
-            host.listed?.last = listing
+            guard listing.hashValue != host.listed?.lastHash else { continue }
+            host.listed?.lastHash = listing.hashValue
             host.send(.extensions(listing))
         }
     }
@@ -214,11 +214,12 @@ extension HostServer {
 
 }
 
-/// What a host asked `list` for, and what it was told last.
+/// What a host asked `list` for, and what it was told last (its hash: a list with previews
+/// may be large, and every connection may have listed).
 struct ListedState {
     var locale: String?
     var place: String?
-    var last: SupervisorToHost.Extensions?
+    var lastHash: Int?
 }
 
 extension WidgetParameter {

@@ -6,7 +6,8 @@ import Sockets
 import HostProtocol
 
 /// Serves `host.sock`: hosts list extensions, pull snapshots, subscribe to pushes and
-/// run actions. A malformed message gets an `error` and ends that connection only.
+/// run actions; a gallery manages them (`+Gallery`). A malformed message gets an `error`
+/// and ends that connection only; one of an unknown type gets an `error` and is skipped.
 ///
 /// A host that reads slowly costs the daemon a bounded amount (``HostLimits``):
 /// past ``HostLimits/coalesceAfter`` queued bytes its pushes wait, the latest per
