@@ -2,7 +2,7 @@ import ControlProtocol
 import ExtensiondConfig
 
 /// `avail`, `reread`, `update` and `reload`: the config file against the running config.
-extension Daemon {
+extension ControlCommands {
     func handleConfigCommand(_ request: ControlRequest, _ session: ControlSession) {
         do throws(ConfigurationErrors) {
             switch request {

@@ -1,11 +1,43 @@
 import ControlProtocol
 import EventLoop
+import ExtensiondConfig
 import Glibc
 
 /// The daemon's answers to `supervisorctl`: the commands on processes. The others are in
 /// ``handleLogCommand(_:_:)``, ``handleConfigCommand(_:_:)``,
 /// ``handleExtensionCommand(_:_:)`` and ``handleGroupCommand(_:_:)``.
-extension Daemon {
+final class ControlCommands {
+    let loop: EventLoop
+    let events: EventLog
+    let registry: ProcessRegistry
+    let cgroups: CgroupRoot
+    let supervisor: ProcessSupervisor
+    let extensions: ExtensionCoordinator
+    let pressure: MemoryPressure
+    let logRing: DaemonLogRing
+    /// What the daemon does with its configuration and URLs: it owns them.
+    private unowned let daemon: ControlledDaemon
+
+    init(loop: EventLoop, events: EventLog, registry: ProcessRegistry, cgroups: CgroupRoot, supervisor: ProcessSupervisor,
+         extensions: ExtensionCoordinator, pressure: MemoryPressure, logRing: DaemonLogRing, daemon: ControlledDaemon) {
+        self.loop = loop
+        self.events = events
+        self.registry = registry
+        self.cgroups = cgroups
+        self.supervisor = supervisor
+        self.extensions = extensions
+        self.pressure = pressure
+        self.logRing = logRing
+        self.daemon = daemon
+    }
+
+    var configuration: Configuration { daemon.configuration }
+    var summary: String { daemon.summary }
+    func readConfiguration() throws(ConfigurationErrors) -> Configuration { try daemon.readConfiguration() }
+    func reload(restartingChanged: Bool = false) throws(ConfigurationErrors) -> ConfigChanges { try daemon.reload(restartingChanged: restartingChanged) }
+    @discardableResult
+    func open(_ url: String, from source: String) throws(OpenURLError) -> String { try daemon.open(url, from: source, onlyIn: nil) }
+
     func handle(_ request: ControlRequest, _ session: ControlSession) {
         switch request {
         case .status(let selection):

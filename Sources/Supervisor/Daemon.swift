@@ -16,7 +16,7 @@ import WireProtocol
 /// A running extensiond: ``init(configuration:configPath:logger:echoOutput:)`` takes the
 /// runtime directory, prepares the cgroup tree and builds the components; ``run()`` opens
 /// the sockets and serves.
-public final class Daemon {
+public final class Daemon: ControlledDaemon {
     let loop: EventLoop
     let configPath: String
     var configuration: Configuration
@@ -91,6 +91,10 @@ public final class Daemon {
         connectComponents()
     }
 
+    /// The answers to `supervisorctl`.
+    private lazy var commands = ControlCommands(loop: loop, events: events, registry: registry, cgroups: cgroups, supervisor: supervisor,
+                                                extensions: extensions, pressure: pressure, logRing: logRing, daemon: self)
+
     /// Who tells whom: launches, exits and messages flow from the supervisor to the
     /// extension coordinator, the pressure response and the hosts.
     private func connectComponents() {
@@ -161,8 +165,8 @@ public final class Daemon {
         let settings = configuration.supervisor
         do {
             control = try ControlServer(loop: loop, path: settings.runtimeDirectory + "/control.sock",
-                                        access: ControlAccess(settings)) { [unowned self] request, session in
-                self.handle(request, session)
+                                        access: ControlAccess(settings)) { [commands] request, session in
+                commands.handle(request, session)
             }
             control?.onRefused = { [unowned self] _, refusal in self.events.record(.error, nil, "control.sock: \(refusal)") }
             control?.isSupervised = { [unowned self] pid in self.supervisedProcess(pid, among: ProcessKind.allCases) != nil }
@@ -174,8 +178,9 @@ public final class Daemon {
             }
             applyHostRules()
             if let address = settings.metricsListen {
-                metrics = try MetricsServer(loop: loop, address: address) { [unowned self] in
-                    ExpositionText.render(self.metricFamilies())
+                let figures = DaemonMetrics(loop: loop, registry: registry, cgroups: cgroups, extensions: extensions, pressure: pressure)
+                metrics = try MetricsServer(loop: loop, address: address) {
+                    ExpositionText.render(figures.metricFamilies())
                 }
             }
             signalSources = [

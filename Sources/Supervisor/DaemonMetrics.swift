@@ -1,9 +1,25 @@
 import ControlProtocol
+import EventLoop
 import ExtensiondPolicy
 import LinuxProcess
 import PrometheusText
 
-extension Daemon {
+/// The figures of the running daemon, as `/metrics` families.
+final class DaemonMetrics {
+    let loop: EventLoop
+    let registry: ProcessRegistry
+    let cgroups: CgroupRoot
+    let extensions: ExtensionCoordinator
+    let pressure: MemoryPressure
+
+    init(loop: EventLoop, registry: ProcessRegistry, cgroups: CgroupRoot, extensions: ExtensionCoordinator, pressure: MemoryPressure) {
+        self.loop = loop
+        self.registry = registry
+        self.cgroups = cgroups
+        self.extensions = extensions
+        self.pressure = pressure
+    }
+
     /// Everything `/metrics` exposes, read now. Every name is documented in docs/METRICS.md.
     func metricFamilies() -> [MetricFamily] {
         var build = MetricFamily("extensiond_build_info", .gauge, help: "Always 1; the labels name the daemon's version and cgroup backend.")

@@ -4,7 +4,7 @@ import WireProtocol
 
 /// `supervisorctl` commands that act as a host would: pull, refresh, perform,
 /// enable and disable.
-extension Daemon {
+extension ControlCommands {
     func handleExtensionCommand(_ request: ControlRequest, _ session: ControlSession) {
         do {
             switch request {

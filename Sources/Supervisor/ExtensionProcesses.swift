@@ -7,8 +7,9 @@ import WireProtocol
 protocol ExtensionProcesses: AnyObject {
     /// Where the extension's current run is; `.notRunning` also for an unknown id.
     func phase(of id: String) -> ExtensionPhase
-    /// Launches the extension (it must not be running); `launched` follows at once.
-    func launch(_ id: String) throws(LaunchError)
+    /// Launches the extension (it must not be running); `launched` follows at once. The
+    /// supervisor throws its `LaunchError`, whose description the coordinator records.
+    func launch(_ id: String) throws
     /// The run sent `ready`: it is idle from now on. Returns how long the launch took.
     func markReady(_ id: String) -> Duration?
     /// The run serves a request (`true`) or waits for one (`false`), as `status` shows.

@@ -2,7 +2,7 @@ import ControlProtocol
 import WireProtocol
 
 /// `supervisorctl open` and `supervisorctl defaults`.
-extension Daemon {
+extension ControlCommands {
     func handleGroupCommand(_ request: ControlRequest, _ session: ControlSession) {
         switch request {
         case .open(let request):

@@ -50,7 +50,7 @@ final class Isolation {
     }
 
     /// Prepares the launch of `process`, whose executable is `executable` (resolved).
-    func prepare(_ process: SupervisedProcess, executable: String) throws(IsolationError) -> IsolatedLaunch {
+    func prepare(_ process: some IsolatedProcess, executable: String) throws(IsolationError) -> IsolatedLaunch {
         let definition = process.definition
         let app = definition.extensionSpec.map(\.app) ?? (process.kind == .app ? process.name : nil)
         var launch = IsolatedLaunch(user: definition.launch.user, group: definition.launch.group)
@@ -117,7 +117,7 @@ final class Isolation {
     }
 
     private func sandbox(
-        _ settings: SandboxSettings, for process: SupervisedProcess, executable: String, writable: [String], notices: inout [String]
+        _ settings: SandboxSettings, for process: some IsolatedProcess, executable: String, writable: [String], notices: inout [String]
     ) throws(IsolationError) -> SpawnSandbox {
         var ruleset: Landlock.Ruleset?
         if landlockABI > 0 {

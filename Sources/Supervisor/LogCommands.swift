@@ -1,7 +1,7 @@
 import ControlProtocol
 
 /// `tail`, `events` and `maintail`: the last lines of a log, then (following) each new one.
-extension Daemon {
+extension ControlCommands {
     func handleLogCommand(_ request: ControlRequest, _ session: ControlSession) {
         switch request {
         case .tail(let request):

@@ -4,7 +4,7 @@ import EventLoop
 import ExtensiondPolicy
 import LinuxProcess
 
-extension Daemon {
+extension ControlCommands {
     /// `supervisorctl stats`: every selected process, then the daemon itself.
     func statsReport(for processes: [SupervisedProcess]) -> StatsReport {
         let now = loop.now

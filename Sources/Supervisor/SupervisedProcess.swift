@@ -91,3 +91,4 @@ struct ProcessStatistics {
         peakRSSBytes = max(peakRSSBytes, bytes ?? 0)
     }
 }
+extension SupervisedProcess: IsolatedProcess {}
