@@ -4,12 +4,21 @@
 /// start-up and shut-down. It reaches Linux only through the adapter modules
 /// (EventLoop, Cgroup, LinuxProcess) and delegates every policy to ExtensiondPolicy.
 import Cgroup
+import Control
 import ControlProtocol
+import DaemonSupport
 import EventLoop
+import ExtensionCoordination
 import ExtensiondConfig
 import Glibc
+import Hosts
 import Journal
 import Logging
+import Metrics
+import Output
+import Pressure
+import ProcessIsolation
+import Processes
 import PrometheusText
 import WireProtocol
 
@@ -17,19 +26,19 @@ import WireProtocol
 /// runtime directory, prepares the cgroup tree and builds the components; ``run()`` opens
 /// the sockets and serves.
 public final class Daemon: ControlledDaemon {
-    let loop: EventLoop
+    package let loop: EventLoop
     let configPath: String
-    var configuration: Configuration
-    let logger: Logger
+    package var configuration: Configuration
+    package let logger: Logger
     let notifier = SystemdNotifier()
-    let events: EventLog
-    let registry: ProcessRegistry
-    let cgroups: CgroupRoot
-    let supervisor: ProcessSupervisor
-    let extensions: ExtensionCoordinator
-    let pressure: MemoryPressure
+    package let events: EventLog
+    package let registry: ProcessRegistry
+    package let cgroups: CgroupRoot
+    package let supervisor: ProcessSupervisor
+    package let extensions: ExtensionCoordinator
+    package let pressure: MemoryPressure
     /// The daemon's own last log lines (`maintail`).
-    let logRing: DaemonLogRing
+    package let logRing: DaemonLogRing
     private let lock: RuntimeDirectoryLock
     private var control: ControlServer?
     private(set) var hosts: HostServer?
@@ -267,7 +276,7 @@ public final class Daemon: ControlledDaemon {
     }
 
     /// One line for `systemctl status`.
-    var summary: String {
+    package var summary: String {
         let running = registry.ordered.filter(\.isAlive).count
         return "\(configuration.hosts.count) hosts, \(configuration.apps.count) apps, "
             + "\(configuration.extensions.count) extensions; \(running) running"
@@ -310,7 +319,7 @@ public final class Daemon: ControlledDaemon {
     }
 
     /// Reads the config file without applying it.
-    func readConfiguration() throws(ConfigurationErrors) -> Configuration {
+    package func readConfiguration() throws(ConfigurationErrors) -> Configuration {
         try ConfigurationLoader.load(path: configPath)
     }
 
@@ -319,7 +328,7 @@ public final class Daemon: ControlledDaemon {
     /// `restartingChanged` (`update`) changed ones that run are restarted now (extensions
     /// stopped: they relaunch on demand). On any error keeps the old config.
     @discardableResult
-    func reload(restartingChanged: Bool = false) throws(ConfigurationErrors) -> ConfigChanges {
+    package func reload(restartingChanged: Bool = false) throws(ConfigurationErrors) -> ConfigChanges {
         notifier.reloading()
         defer { notifier.reloaded(status: summary) }
         let next: Configuration

@@ -1,4 +1,6 @@
+import DaemonSupport
 import ExtensiondConfig
+import Pressure
 
 extension Daemon {
     /// The checks of `configuration` that need the kernel rather than the parser, cheap

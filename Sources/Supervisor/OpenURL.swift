@@ -1,3 +1,4 @@
+import Hosts
 import WireProtocol
 
 /// `openURL` (DESIGN §5): the app whose `url_schemes` has the URL's scheme opens it.
@@ -7,7 +8,7 @@ extension Daemon {
     /// app that is not running is launched with the URL as its last argument. With
     /// `allowedApp`, a URL of another app's scheme is refused.
     @discardableResult
-    func open(_ url: String, from source: String, onlyIn allowedApp: String? = nil) throws(OpenURLError) -> String {
+    package func open(_ url: String, from source: String, onlyIn allowedApp: String? = nil) throws(OpenURLError) -> String {
         guard url.utf8.count <= OpenURLError.maxURLBytes else { throw .tooLong(url.utf8.count) }
         guard let scheme = URLScheme(of: url) else { throw .notAURL(url) }
         guard let app = configuration.apps.first(where: { $0.urlSchemes.contains(scheme) }),

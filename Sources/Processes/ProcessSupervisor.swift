@@ -1,0 +1,309 @@
+import Cgroup
+import ControlProtocol
+import DaemonSupport
+import EventLoop
+import ExtensiondConfig
+import ExtensiondPolicy
+import Glibc
+import LinuxProcess
+import Output
+import ProcessIsolation
+import Sockets
+import WireProtocol
+
+/// Starts, stops and restarts supervised processes, each in its own cgroup, captures
+/// their output, notices their exits and kernel OOM kills, and records all of it.
+package final class ProcessSupervisor {
+    package let loop: EventLoop
+    package let tree: CgroupTree
+    package let events: EventLog
+    package var random = SystemRandomNumberGenerator()
+    /// The daemon's environment minus what belongs to the daemon alone.
+    private let baseEnvironment: [String: String]
+    /// Called with an extension's new channel once it is spawned; the extension
+    /// runtime takes over the protocol from there.
+    package var onExtensionMessage: ((SupervisedProcess, ExtensionToSupervisor) -> Void)?
+    /// Called once a process has been spawned and is watched.
+    package var onLaunched: ((SupervisedProcess) -> Void)?
+    /// Called after a run ended and its state was settled.
+    package var onRunEnded: ((SupervisedProcess, _ reason: StopReason) -> Void)?
+    /// Users, groups, containers, data directories and sandboxes.
+    package let isolation: Isolation
+
+    /// `hostSocket` is passed to hosts and apps as `EXTENSIOND_HOST_SOCKET`.
+    package init(loop: EventLoop, tree: CgroupTree, events: EventLog, isolation: Isolation, hostSocket: String) {
+        self.loop = loop
+        self.tree = tree
+        self.events = events
+        self.isolation = isolation
+        var environment = Self.inheritedEnvironment()
+        environment[ExtensionEnvironment.hostSocketVariable] = hostSocket
+        baseEnvironment = environment
+    }
+
+    // MARK: Starting
+
+    /// Launches `process` unless it is alive. A failure to launch is recorded, shown
+    /// in status, and (for restarting processes) counts as a crash.
+    /// `extraArguments` follow the configured command for this run only (an app opening a URL).
+    package func start(_ process: SupervisedProcess, extraArguments: [String] = []) throws(LaunchError) {
+        guard !process.isAlive else { return }
+        process.restartTimer = nil
+        do throws(LaunchError) {
+            try launch(process, extraArguments: extraArguments)
+        } catch {
+            process.lastError = error.description
+            events.record(.error, process.name, error.description)
+            settleAfterExit(process, ranFor: .zero, reason: .launchFailed)
+            throw error
+        }
+    }
+
+    /// Starts `process` after a manual request: clears `fatal` and the restart history.
+    package func startByHand(_ process: SupervisedProcess) throws(LaunchError) {
+        process.restartPolicy.reset()
+        if !process.isAlive { process.state = .stopped }
+        try start(process)
+    }
+
+    private func launch(_ process: SupervisedProcess, extraArguments: [String]) throws(LaunchError) {
+        let definition = process.definition
+        guard let executable = definition.launch.command.first else { throw .emptyCommand }
+        let resolved: String
+        do throws(SpawnError) {
+            resolved = try ExecutableLookup.resolve(executable, environment: baseEnvironment.merging(definition.launch.environment) { $1 })
+        } catch {
+            throw .spawn(error)
+        }
+        let isolated: IsolatedLaunch
+        do throws(IsolationError) {
+            isolated = try isolation.prepare(process, executable: resolved)
+        } catch {
+            throw .isolation(error)
+        }
+        for notice in isolated.notices { events.record(.error, process.name, notice) }
+        // The configured environment wins over what isolation sets, which wins over the daemon's.
+        var environment = baseEnvironment.merging(isolated.environment) { _, isolation in isolation }
+            .merging(definition.launch.environment) { _, configured in configured }
+        // The previous run's group is reused; whatever is still dying in it goes on dying.
+        process.groupRemoval = nil
+        let group: ControlGroup
+        do throws(CgroupError) {
+            group = try tree.group(Self.cgroupKind(definition.kind), id: process.name)
+        } catch {
+            throw .cgroup(error)
+        }
+        do throws(CgroupError) {
+            try group.apply(definition.limits.cgroupLimits)
+        } catch {
+            discard(group, of: process)
+            throw .cgroup(error)
+        }
+        // Two pipes: stdout and stderr are logged apart.
+        let pipes: [(read: Int32, write: Int32)]
+        do throws(LaunchError) {
+            pipes = try Self.outputPipes(for: process.name)
+        } catch {
+            discard(group, of: process)  // out of descriptors (EMFILE): leave no empty group behind
+            throw error
+        }
+        defer { for pipe in pipes { close(pipe.write) } }
+        var socketPair: [Int32] = [-1, -1]
+        let isExtension = definition.kind == .extension
+        if isExtension {
+            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &socketPair) == 0 else {
+                let error = SystemError("socketpair for \(process.name)")
+                for pipe in pipes { close(pipe.read) }
+                discard(group, of: process)
+                throw .system(error)
+            }
+        }
+        defer { if isExtension { close(socketPair[1]) } }
+
+        if isExtension {
+            environment.removeValue(forKey: ExtensionEnvironment.hostSocketVariable)
+            environment[ExtensionEnvironment.fdVariable] = "\(ExtensionEnvironment.socketDescriptor)"
+            environment[ExtensionEnvironment.extensionIDVariable] = process.name
+        }
+        let request = SpawnRequest(
+            executable: executable,
+            arguments: Array(definition.launch.command.dropFirst()) + extraArguments,
+            environment: environment,
+            workingDirectory: definition.launch.workingDirectory,
+            user: isolated.user,
+            group: isolated.group,
+            cgroup: group.spawnPlacement,
+            // The kernel's own OOM killer must also take an extension before a host.
+            oomScoreAdjustment: isExtension ? OOMScore.extensions : OOMScore.hostsAndApps,
+            extensionSocket: isExtension ? socketPair[1] : nil,
+            standardOutput: pipes[0].write,
+            standardError: pipes[1].write,
+            supplementaryGroups: isolated.supplementaryGroups,
+            sandbox: isolated.sandbox,
+            // A root extension can leave its cgroup: its PID namespace still ends it all.
+            pidNamespaceWhenRoot: isExtension
+        )
+        let launchedAt = MonotonicInstant.current()
+        let spawned: SpawnedProcess
+        do {
+            spawned = try Spawner.spawn(request)
+        } catch {
+            for pipe in pipes { close(pipe.read) }
+            if isExtension { close(socketPair[0]) }
+            discard(group, of: process)
+            throw .spawn(error)
+        }
+        let run = ProcessRun(process: spawned, group: group, launchedAt: launchedAt)
+        if isExtension { run.usageAtBandEntry = 0 }
+        process.run = run
+        process.lastError = nil
+        process.statistics.launches += 1
+        process.state = isExtension ? .starting : .running
+        do throws(SystemError) {
+            run.exitWatch = try loop.addChildExit(pidfd: spawned.descriptor.fileDescriptor) { [unowned self, unowned process] exit in
+                self.runExited(process, exit)
+            }
+            run.output = try zip(StandardStream.allCases, pipes).map { stream, pipe throws(SystemError) in
+                try Connection(
+                    loop: loop, fd: pipe.read,
+                    onData: { [unowned process] _, bytes in process.output.append(bytes, from: stream) },
+                    onClose: { [unowned process] _ in process.output.flush(stream) }
+                )
+            }
+            if isExtension {
+                run.channel = try ExtensionChannel(
+                    loop: loop, fd: socketPair[0],
+                    onMessage: { [unowned self, unowned process] message in self.onExtensionMessage?(process, message) },
+                    onViolation: { [unowned self, unowned process] error in
+                        self.kill(process, reason: .protocolViolation, message: "protocol violation: \(error)")
+                    }
+                )
+            }
+        } catch {
+            // The child runs but cannot be watched: do not leave it behind.
+            retire(run, of: process, mainReaped: false)
+            throw .system(error)
+        }
+        watchOOM(process, run)
+        if !isExtension { process.statistics.recordLaunch(MonotonicInstant.current().since(launchedAt)) }
+        events.record(.launch, process.name, "launched pid \(spawned.pid) in \(group)",
+                      figures: [("PID", "\(spawned.pid)"), ("CGROUP", "\(group)"), ("KIND", definition.kind.rawValue)])
+        onLaunched?(process)
+    }
+
+    private func watchOOM(_ process: SupervisedProcess, _ run: ProcessRun) {
+        run.oomKillsAtLaunch = run.group.isNew ? 0 : (try? run.group.memoryEvents().oomKills) ?? 0
+        guard let source = try? run.group.oomEvents(),
+              let watch = try? loop.addIO(fd: source.fileDescriptor, events: source.readiness == .priority ? .priority : .readable, handler: { [unowned self, unowned process] _ in
+                  _ = try? source.acknowledge()
+                  self.oomNoticed(process)
+              })
+        else { return }
+        run.oomWatch = (source, watch)
+    }
+
+    func oomNoticed(_ process: SupervisedProcess) {
+        guard let run = process.run else { return }
+        let kills = (try? run.group.memoryEvents().oomKills) ?? 0
+        guard kills > run.oomKillsAtLaunch else { return }
+        run.oomKillsAtLaunch = kills
+        process.statistics.kills[.oom, default: 0] += 1
+        run.stopReason = run.stopReason ?? .oom
+        events.record(.oom, process.name, reason: StopReason.oom.rawValue, "the kernel OOM-killed a process in \(run.group) (memory_max \(process.definition.limits.memoryMax?.description ?? "none"))",
+                      figures: [("CGROUP", "\(run.group)"), ("OOM_KILLS", "\(kills)")] + (process.definition.limits.memoryMax.map { [("MEMORY_MAX_BYTES", "\($0.bytes)")] } ?? []))
+    }
+
+    // MARK: Readiness and signals
+
+    /// The extension said `ready`: it is idle, and its launch latency is recorded.
+    package func markReady(_ process: SupervisedProcess) -> Duration? {
+        enter(.idle, process)
+        if let run = process.run { process.statistics.recordLaunch(MonotonicInstant.current().since(run.launchedAt)) }
+        return process.statistics.lastLaunchLatency
+    }
+
+    /// A ready extension begins (`true`) or ends serving a request.
+    package func markServing(_ process: SupervisedProcess, _ serving: Bool) {
+        guard process.isAlive else { return }
+        enter(serving ? .running : .idle, process)
+    }
+
+    /// Moves an extension to `state`; when that changes its kill band, its growth is
+    /// measured from here on.
+    private func enter(_ state: ProcessState, _ process: SupervisedProcess) {
+        guard process.state != state else { return }
+        process.state = state
+        process.run?.noteBandEntry()
+    }
+
+    /// Sends `signal` to the main process of the current run (`supervisorctl signal`);
+    /// `false` when there is no run.
+    package func signal(_ process: SupervisedProcess, _ signal: Int32) throws -> Bool {
+        guard let run = process.run else { return false }
+        try run.process.descriptor.send(signal: signal)
+        return true
+    }
+
+    // MARK: Helpers
+
+    /// A close-on-exec pipe for stdout and one for stderr; on failure none is left open.
+    private static func outputPipes(for name: String) throws(LaunchError) -> [(read: Int32, write: Int32)] {
+        var pipes: [(read: Int32, write: Int32)] = []
+        for stream in StandardStream.allCases {
+            var ends: [Int32] = [-1, -1]
+            // One thread: no fork can happen between pipe() and FD_CLOEXEC.
+            guard pipe(&ends) == 0 else {
+                let error = SystemError("\(stream) pipe for \(name)")
+                for pipe in pipes { close(pipe.read); close(pipe.write) }
+                throw .system(error)
+            }
+            for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+            pipes.append((ends[0], ends[1]))
+        }
+        return pipes
+    }
+
+    static func cgroupKind(_ kind: ProcessKind) -> CgroupKind {
+        switch kind {
+        case .host: .hosts
+        case .app: .apps
+        case .extension: .extensions
+        }
+    }
+
+    /// Children get the daemon's environment without what systemd meant for the daemon.
+    private static func inheritedEnvironment() -> [String: String] {
+        let daemonOnly: Set<String> = ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID",
+                                       "LISTEN_FDNAMES", "EXTENSIOND_SOCKET", "INVOCATION_ID", "JOURNAL_STREAM"]
+        var environment: [String: String] = [:]
+        var entry = environ
+        while let pointer = entry.pointee {
+            let pair = String(cString: pointer)
+            if let equals = pair.firstIndex(of: "=") {
+                let key = String(pair[..<equals])
+                if !daemonOnly.contains(key) { environment[key] = String(pair[pair.index(after: equals)...]) }
+            }
+            entry += 1
+        }
+        return environment
+    }
+}
+
+/// Why a process could not be launched.
+package enum LaunchError: Error, CustomStringConvertible {
+    case emptyCommand
+    case cgroup(CgroupError)
+    case spawn(SpawnError)
+    case system(SystemError)
+    case isolation(IsolationError)
+
+    package var description: String {
+        switch self {
+        case .emptyCommand: "the command is empty"
+        case .isolation(let error): "\(error)"
+        case .cgroup(let error): "cgroup: \(error)"
+        case .spawn(let error): "\(error)"
+        case .system(let error): "\(error)"
+        }
+    }
+}

@@ -1,8 +1,0 @@
-import ControlProtocol
-
-/// What isolation reads of a process to launch (a ``SupervisedProcess``).
-protocol IsolatedProcess: AnyObject {
-    var name: String { get }
-    var kind: ProcessKind { get }
-    var definition: ProcessDefinition { get }
-}
