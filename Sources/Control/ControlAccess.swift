@@ -40,7 +40,7 @@ package struct ControlAccess {
 
     /// Whether `request` only reads: status, stats, events, pressure, pull, tail, version,
     /// pid, avail, maintail, reread, `defaults get` and `defaults list`.
-    package static func isReading(_ request: ControlRequest) -> Bool {
+    static func isReading(_ request: ControlRequest) -> Bool {
         switch request {
         case .status, .stats, .events, .pressure, .pull, .tail, .version, .pid, .avail, .maintail, .reread: true
         case .defaults(let request): request.operation == .get || request.operation == .list

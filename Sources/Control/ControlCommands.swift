@@ -1,3 +1,9 @@
+/// The control socket and `supervisorctl`'s commands, answered from the components
+/// passed in (``ControlCommands``), and who may run what (``ControlAccess``).
+///
+/// This module owns reading requests and shaping answers. It must not hold state of its own
+/// about processes or extensions, nor apply a configuration (the daemon does, through
+/// ``ControlledDaemon``).
 import ControlProtocol
 import DaemonSupport
 import EventLoop
@@ -13,14 +19,14 @@ import Processes
 /// ``handleLogCommand(_:_:)``, ``handleConfigCommand(_:_:)``,
 /// ``handleExtensionCommand(_:_:)`` and ``handleGroupCommand(_:_:)``.
 package final class ControlCommands {
-    package let loop: EventLoop
-    package let events: EventLog
-    package let registry: ProcessRegistry
-    package let cgroups: CgroupRoot
-    package let supervisor: ProcessSupervisor
-    package let extensions: ExtensionCoordinator
-    package let pressure: MemoryPressure
-    package let logRing: DaemonLogRing
+    let loop: EventLoop
+    let events: EventLog
+    let registry: ProcessRegistry
+    let cgroups: CgroupRoot
+    let supervisor: ProcessSupervisor
+    let extensions: ExtensionCoordinator
+    let pressure: MemoryPressure
+    let logRing: DaemonLogRing
     /// What the daemon does with its configuration and URLs: it owns them.
     private unowned let daemon: ControlledDaemon
 
@@ -37,12 +43,12 @@ package final class ControlCommands {
         self.daemon = daemon
     }
 
-    package var configuration: Configuration { daemon.configuration }
-    package var summary: String { daemon.summary }
-    package func readConfiguration() throws(ConfigurationErrors) -> Configuration { try daemon.readConfiguration() }
-    package func reload(restartingChanged: Bool = false) throws(ConfigurationErrors) -> ConfigChanges { try daemon.reload(restartingChanged: restartingChanged) }
+    var configuration: Configuration { daemon.configuration }
+    var summary: String { daemon.summary }
+    func readConfiguration() throws(ConfigurationErrors) -> Configuration { try daemon.readConfiguration() }
+    func reload(restartingChanged: Bool = false) throws(ConfigurationErrors) -> ConfigChanges { try daemon.reload(restartingChanged: restartingChanged) }
     @discardableResult
-    package func open(_ url: String, from source: String) throws(OpenURLError) -> String { try daemon.open(url, from: source, onlyIn: nil) }
+    func open(_ url: String, from source: String) throws(OpenURLError) -> String { try daemon.open(url, from: source, onlyIn: nil) }
 
     package func handle(_ request: ControlRequest, _ session: ControlSession) {
         switch request {
@@ -137,7 +143,7 @@ package final class ControlCommands {
     }
 
     /// What a command did to one process.
-    package enum Outcome {
+    enum Outcome {
         case done(String)
         /// Nothing to do: an error for a process named exactly, skipped for `all` or a pattern.
         case alreadyDone(String)

@@ -48,7 +48,7 @@ package final class ControlServer {
     }
 
     /// How long a client may take to send its whole request before it is dropped.
-    package static let requestTimeout = Duration.seconds(10)
+    static let requestTimeout = Duration.seconds(10)
 
     private func accept(_ fd: Int32) {
         let session = ControlSession()
@@ -114,7 +114,7 @@ package final class ControlSession {
     /// Who connected (SO_PEERCRED), read at accept.
     fileprivate(set) var peer: ControlAccess.Peer?
     /// Runs once when the client goes away: following commands unsubscribe here.
-    package var onEnd: (() -> Void)?
+    var onEnd: (() -> Void)?
 
     /// Sends the only (or last) response and closes the connection; an answer over
     /// ``ControlLimits/answerBytes`` becomes an error answer.

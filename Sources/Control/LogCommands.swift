@@ -39,7 +39,7 @@ extension ControlCommands {
 
 extension StandardStream {
     /// The stream a control request names.
-    package init(_ stream: OutputStream) {
+    init(_ stream: OutputStream) {
         switch stream {
         case .stdout: self = .stdout
         case .stderr: self = .stderr

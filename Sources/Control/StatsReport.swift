@@ -51,13 +51,13 @@ extension ControlCommands {
 }
 
 extension Latency {
-    package init(_ distribution: LatencyDistribution) {
+    init(_ distribution: LatencyDistribution) {
         self.init(count: Int(distribution.count), p50: distribution.percentile(50), p90: distribution.percentile(90),
                   p99: distribution.percentile(99), max: distribution.max)
     }
 
     /// Percentiles to the bucket bounds (launches are counted in buckets only).
-    package init(_ buckets: LatencyBuckets) {
+    init(_ buckets: LatencyBuckets) {
         self.init(count: Int(buckets.count), p50: buckets.percentile(50), p90: buckets.percentile(90),
                   p99: buckets.percentile(99), max: buckets.maxMicroseconds)
     }

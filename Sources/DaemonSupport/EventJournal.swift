@@ -11,7 +11,7 @@ package final class EventJournal {
         self.journal = journal
     }
 
-    package func send(_ event: EventRecord, figures: [(name: String, value: String)]) {
+    func send(_ event: EventRecord, figures: [(name: String, value: String)]) {
         journal.send(Self.entry(event, figures: figures))
     }
 
@@ -32,7 +32,7 @@ package final class EventJournal {
         }
     }
 
-    package static func entry(_ event: EventRecord, figures: [(name: String, value: String)]) -> JournalEntry {
+    static func entry(_ event: EventRecord, figures: [(name: String, value: String)]) -> JournalEntry {
         let priority: JournalPriority = switch event.kind {
         case .error: .error
         case .kill, .oom, .fatal: .warning

@@ -1,3 +1,8 @@
+/// What every room of the daemon shares: the event log (and its journal entries), the
+/// wall clock, atomic files, the daemon's errors, latency figures, a process's definition.
+///
+/// This module owns only these small shared pieces. It must not know the process table,
+/// extensions, hosts or sockets: every other room of the daemon imports it.
 import ControlProtocol
 import Logging
 

@@ -10,7 +10,7 @@ package struct LatencyDistribution {
 
     package var count: UInt64 { histogram.totalCount }
 
-    package mutating func record(_ duration: Duration) {
+    mutating func record(_ duration: Duration) {
         let micros = UInt64(Swift.max(1, duration.wholeMicroseconds))
         if histogram.record(micros) { sumMicroseconds += micros }
     }

@@ -6,10 +6,10 @@ import WireProtocol
 /// (`public.jpeg` against `public.image` when the table has no `public.jpeg`). An empty
 /// rule accepts anything.
 struct ActivationRule {
-    package let limits: [String: Int]
-    package let types: TypeHierarchy
+    let limits: [String: Int]
+    let types: TypeHierarchy
 
-    package init(_ limits: [String: Int], types: TypeHierarchy) {
+    init(_ limits: [String: Int], types: TypeHierarchy) {
         self.limits = limits
         self.types = types
     }

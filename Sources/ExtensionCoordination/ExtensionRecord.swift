@@ -39,7 +39,7 @@ package final class ExtensionRecord {
     /// Why the last write of its state failed; nil once one succeeds.
     var storageError: String?
 
-    package init(spec: ExtensionSpec, slots: [ModeSlot], enabled: Bool, now: MonotonicInstant) {
+    init(spec: ExtensionSpec, slots: [ModeSlot], enabled: Bool, now: MonotonicInstant) {
         id = spec.id
         self.spec = spec
         self.slots = Dictionary(uniqueKeysWithValues: slots.map { ($0.key, $0) })
@@ -83,7 +83,7 @@ package final class ExtensionRecord {
     }
 
     /// A slot for an instance a host pulled for the first time.
-    package func add(_ slot: ModeSlot) {
+    func add(_ slot: ModeSlot) {
         slots[slot.key] = slot
     }
 
@@ -123,7 +123,7 @@ package enum OutstandingRequest {
     case update(RequestID, ModeUpdate, startedAt: MonotonicInstant)
     case action(RequestID, startedAt: MonotonicInstant, deadline: (any CoordinatorTimer)?, completion: (ActionOutcome) -> Void)
 
-    package var id: RequestID {
+    var id: RequestID {
         switch self {
         case .update(let id, _, _), .action(let id, _, _, _): id
         }
@@ -132,8 +132,8 @@ package enum OutstandingRequest {
 
 /// An update of one slot's engine.
 package struct ModeUpdate: Equatable {
-    package var key: SlotKey
-    package var id: UpdateID
+    var key: SlotKey
+    var id: UpdateID
 }
 
 /// A request waiting to be sent.
@@ -162,7 +162,7 @@ package struct PullOutcome {
 }
 
 extension PullOutcome {
-    package init(_ answer: PullAnswer<EncodedJSON>, slot: ModeSlot, versionOffset: UInt64) {
+    init(_ answer: PullAnswer<EncodedJSON>, slot: ModeSlot, versionOffset: UInt64) {
         self.init(result: SnapshotResult(rawValue: answer.result.rawValue) ?? .failed, delivery: answer.delivery,
                   state: answer.state, versionOffset: versionOffset, expired: answer.isRevalidating,
                   mode: slot.mode, preferredSize: slot.preferredSize, instance: slot.instance)

@@ -15,7 +15,7 @@ package struct ExtensionStatistics {
     /// Pulls, from the host's request to the answer sent (cached, coalesced or updated).
     package var pullLatency = LatencyBuckets()
 
-    package mutating func count(_ delivery: PullDelivery) {
+    mutating func count(_ delivery: PullDelivery) {
         switch delivery {
         case .cached: pullsCached += 1
         case .coalesced: pullsCoalesced += 1
@@ -23,7 +23,7 @@ package struct ExtensionStatistics {
         }
     }
 
-    package mutating func count(_ result: UpdateOutcome) {
+    mutating func count(_ result: UpdateOutcome) {
         switch result {
         case .newData: resultsNewData += 1
         case .noData: resultsNoData += 1

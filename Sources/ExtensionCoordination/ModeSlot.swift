@@ -5,15 +5,15 @@ import WireProtocol
 /// freshness, cooldown, timeline and scheduled refreshes, so that an `expanded` pull never
 /// gets the `compact` content, nor one city another's. The budget is the extension's.
 package final class ModeSlot {
-    package let mode: DisplayMode
+    let mode: DisplayMode
     /// `nil` for the widget itself.
-    package let instance: String?
+    let instance: String?
     package var engine: RefreshEngine<EncodedJSON>
     /// The instance's settings, as a host last gave them; sent with its updates.
-    package var params: JSONValue?
+    var params: JSONValue?
     var refreshTimer: (any CoordinatorTimer)?
     /// The size of the last pull in this mode, sent with scheduled and manual updates too.
-    package var maxSize = Size(width: 320, height: 160)
+    var maxSize = Size(width: 320, height: 160)
     /// What the last `newData` asked for, passed to hosts with the snapshot.
     var preferredSize: Size?
     /// Wall-clock milliseconds minus monotonic ones when its timeline came (or when the slot
@@ -26,7 +26,7 @@ package final class ModeSlot {
     /// once the update revalidating it is over.
     var revalidations: [PullToken: (PullOutcome) -> Void] = [:]
 
-    package init(mode: DisplayMode, instance: String? = nil, engine: RefreshEngine<EncodedJSON>, preferredSize: Size?, wallOffsetMs: Int64) {
+    init(mode: DisplayMode, instance: String? = nil, engine: RefreshEngine<EncodedJSON>, preferredSize: Size?, wallOffsetMs: Int64) {
         self.wallOffsetMs = wallOffsetMs
         self.mode = mode
         self.instance = instance
@@ -34,7 +34,7 @@ package final class ModeSlot {
         self.preferredSize = preferredSize
     }
 
-    package var key: SlotKey { SlotKey(mode: mode, instance: instance) }
+    var key: SlotKey { SlotKey(mode: mode, instance: instance) }
 
     /// What is saved in `state_dir` for this mode.
     var saved: SavedMode { SavedMode(record: engine.record, preferredSize: preferredSize) }
@@ -53,6 +53,6 @@ package struct SlotKey: Hashable {
 
 /// The persisted part of a ``ModeSlot``.
 package struct SavedMode: Codable {
-    package var record: RefreshRecord<EncodedJSON>
+    var record: RefreshRecord<EncodedJSON>
     var preferredSize: Size?
 }

@@ -4,7 +4,7 @@ import WireProtocol
 
 extension RefreshParameters {
     /// The policy's parameters from an extension's `[refresh]` table.
-    package init(_ settings: RefreshSettings) {
+    init(_ settings: RefreshSettings) {
         self.init()
         interval = settings.interval
         minInterval = settings.minInterval
@@ -20,7 +20,7 @@ extension RefreshParameters {
 }
 
 extension WireProtocol.UpdateReason {
-    package init(_ reason: ExtensiondPolicy.UpdateReason) {
+    init(_ reason: ExtensiondPolicy.UpdateReason) {
         switch reason {
         case .pull: self = .pull
         case .schedule: self = .schedule

@@ -22,7 +22,7 @@ package enum HostPeer: Equatable, CustomStringConvertible {
 
     /// Why this peer may not pull, subscribe to or perform `extensionID` of `app`, or `nil`:
     /// an app is a host of its own extensions only; a host with `extensions` of those only.
-    package func refusal(of extensionID: String, ownedBy app: String?, hosts: [String: HostSpec]) -> String? {
+    func refusal(of extensionID: String, ownedBy app: String?, hosts: [String: HostSpec]) -> String? {
         switch self {
         case .app(let id) where app != id:
             return "\(self) may use only its own extensions; \(extensionID) belongs to app \(app ?? "none")"
@@ -35,7 +35,7 @@ package enum HostPeer: Equatable, CustomStringConvertible {
     }
 
     /// The pid of the connected UNIX socket's peer.
-    package static func pid(of fd: Int32) -> pid_t? {
+    static func pid(of fd: Int32) -> pid_t? {
         // struct ucred { pid_t pid; uid_t uid; gid_t gid; }
         var credentials: (pid: Int32, uid: UInt32, gid: UInt32) = (0, 0, 0)
         var length = socklen_t(MemoryLayout<(Int32, UInt32, UInt32)>.size)

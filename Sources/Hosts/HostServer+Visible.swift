@@ -5,7 +5,7 @@ import HostProtocol
 struct ShownWidget: Hashable {
     var extensionID: String
     /// `nil` for the widget itself.
-    package var instance: String?
+    var instance: String?
 }
 
 extension HostServer {

@@ -1,3 +1,7 @@
+/// The host socket: hosts and apps connect, pull, see pushes, open URLs.
+///
+/// This module owns `host.sock` and its connections. It asks the extension coordinator for
+/// everything about extensions and must not reach processes or cgroups.
 import DaemonSupport
 import EventLoop
 import ExtensionCoordination
@@ -17,7 +21,7 @@ import Sockets
 /// disconnected with an `error` and an event.
 package final class HostServer {
     private let loop: EventLoop
-    package let extensions: ExtensionCoordinator
+    let extensions: ExtensionCoordinator
     private let events: EventLog
     private var listener: Listener?
     private(set) var connections: [Int32: HostConnection] = [:]
@@ -333,12 +337,12 @@ final class HostConnection {
     /// It asked for the list: it hears when an extension's `hasContent` changes.
     fileprivate(set) var listed = false
     /// What its `visible` messages said of each widget and instance: shown or not.
-    package var shown: [ShownWidget: Bool] = [:]
-    package let peer: HostPeer
+    var shown: [ShownWidget: Bool] = [:]
+    let peer: HostPeer
 
-    package init(peer: HostPeer) { self.peer = peer }
+    init(peer: HostPeer) { self.peer = peer }
 
-    package func send(_ message: SupervisorToHost) {
+    func send(_ message: SupervisorToHost) {
         connection?.send(message.encodedLine())
     }
 
@@ -411,7 +415,7 @@ enum HostLimits {
     static let perHost = 8 << 20
     /// Queued and held bytes of all hosts together past which the one furthest behind is
     /// disconnected.
-    package static let total = 32 << 20
+    static let total = 32 << 20
     /// How long a disconnected host has to read its `error` before the socket is closed.
     static let farewellTimeout = Duration.seconds(10)
 

@@ -10,11 +10,11 @@ import PrometheusText
 
 /// The figures of the running daemon, as `/metrics` families.
 package final class DaemonMetrics {
-    package let loop: EventLoop
-    package let registry: ProcessRegistry
-    package let cgroups: CgroupRoot
-    package let extensions: ExtensionCoordinator
-    package let pressure: MemoryPressure
+    let loop: EventLoop
+    let registry: ProcessRegistry
+    let cgroups: CgroupRoot
+    let extensions: ExtensionCoordinator
+    let pressure: MemoryPressure
 
     package init(loop: EventLoop, registry: ProcessRegistry, cgroups: CgroupRoot, extensions: ExtensionCoordinator, pressure: MemoryPressure) {
         self.loop = loop

@@ -1,3 +1,7 @@
+/// `/metrics`: the HTTP endpoint and the families read from the components passed in.
+///
+/// This module owns what is exposed and how it is served. It must not change anything it
+/// reads.
 import EventLoop
 import Glibc
 import PrometheusText
@@ -21,7 +25,7 @@ package final class MetricsServer {
     /// The most header lines a request may have.
     static let maxHeaderLines = 64
     /// A client that has not sent a whole request head by then is dropped.
-    package static let requestTimeout = Duration.seconds(10)
+    static let requestTimeout = Duration.seconds(10)
 
     private struct Client {
         let connection: Connection

@@ -27,7 +27,7 @@ public final class DaemonLogRing: Sendable {
     }
 
     /// Keeps `line` (without its newline) and hands it to the followers.
-    package func append(_ line: String) {
+    func append(_ line: String) {
         let kept = Self.bounded(line)
         let followers = state.withLock { state in
             if state.lines.count < capacity {

@@ -43,7 +43,7 @@ public struct JournalLogHandler: LogHandler {
     }
 
     /// syslog priorities, as journald reads them from a `<N>` prefix.
-    package static func priority(_ level: Logger.Level) -> Int {
+    static func priority(_ level: Logger.Level) -> Int {
         switch level {
         case .trace, .debug: 7
         case .info: 6

@@ -15,11 +15,11 @@ package final class OutputJournal {
         self.kind = kind
     }
 
-    package func send(_ message: String, from stream: StandardStream) {
+    func send(_ message: String, from stream: StandardStream) {
         journal.send(Self.entry(message, from: stream, name: name, kind: kind))
     }
 
-    package static func entry(_ message: String, from stream: StandardStream, name: String, kind: ProcessKind) -> JournalEntry {
+    static func entry(_ message: String, from stream: StandardStream, name: String, kind: ProcessKind) -> JournalEntry {
         var entry = JournalEntry(message: message, priority: stream == .stderr ? .warning : .info)
         entry.add("SYSLOG_IDENTIFIER", name)
         entry.add("EXTENSIOND_PROCESS", name)

@@ -1,3 +1,8 @@
+/// Where output goes: each process's captured stdout and stderr (the ring, the rotating
+/// files, the journal) and the daemon's own log lines (`maintail`, the journal handler).
+///
+/// This module owns capturing, storing and following lines. It must not start or stop
+/// processes, nor decide what a line means.
 import DaemonSupport
 import Glibc
 
@@ -8,7 +13,7 @@ package enum StandardStream: String, CaseIterable, Sendable {
 
 /// A captured output line: `2026-11-22T07:20:01.123456Z text`, without the newline.
 package struct OutputLine: Equatable, Sendable {
-    package var stream: StandardStream
+    var stream: StandardStream
     package var text: String
 }
 
@@ -46,7 +51,7 @@ package final class OutputLog {
     }
 
     /// The current file of `stream`.
-    package func path(of stream: StandardStream) -> String { captured(stream).file.path }
+    func path(of stream: StandardStream) -> String { captured(stream).file.path }
 
     /// Appends raw output of `stream`; complete lines are written with a timestamp (the
     /// time of this call: one chunk of output arrived at once).
@@ -165,5 +170,5 @@ private final class CapturedStream {
     /// Lines not written since the last that was (a full disk), and their bytes.
     var dropped = (lines: 0, bytes: 0)
 
-    package init(_ file: RotatingLogFile) { self.file = file }
+    init(_ file: RotatingLogFile) { self.file = file }
 }

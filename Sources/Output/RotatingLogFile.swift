@@ -6,13 +6,13 @@ import Sockets
 /// closed by ``close()`` (an idle process holds no descriptor); reopened when someone
 /// deleted it, so that a deleted log does not stay allocated.
 final class RotatingLogFile {
-    package let path: String
+    let path: String
     private let maxSize: UInt64
     private let files: Int
     private var fd: Int32 = -1
     private var size: UInt64 = 0
 
-    package init(path: String, maxSize: UInt64, files: Int) {
+    init(path: String, maxSize: UInt64, files: Int) {
         self.path = path
         self.maxSize = max(maxSize, 4096)
         self.files = max(files, 1)
@@ -23,7 +23,7 @@ final class RotatingLogFile {
     /// Appends `line` (newline included), rotating first when it would overflow the file.
     /// A line is written whole or not at all: a short write (a full disk) is cut off
     /// again. Returns nil, or why the line was not written.
-    package func write(_ line: [UInt8]) -> SystemError? {
+    func write(_ line: [UInt8]) -> SystemError? {
         if fd >= 0 && isDeleted { close() }
         if fd < 0 { reopen() }
         if size + UInt64(line.count) > maxSize && size > 0 { rotate() }
@@ -44,13 +44,13 @@ final class RotatingLogFile {
         return fstat(fd, &info) == 0 && info.st_nlink == 0
     }
 
-    package func close() {
+    func close() {
         if fd >= 0 { Glibc.close(fd) }
         fd = -1
     }
 
     /// Empties the log: the current file truncated, the rotated ones removed.
-    package func clear() {
+    func clear() {
         if fd >= 0 {
             ftruncate(fd, 0)
         } else {
@@ -64,7 +64,7 @@ final class RotatingLogFile {
     /// The last `count` lines of the current file and, when it holds fewer, the previous
     /// one; oldest first. Reads backwards in blocks, so the cost follows `count`, not the
     /// file size.
-    package func lastLines(_ count: Int) -> [[UInt8]] {
+    func lastLines(_ count: Int) -> [[UInt8]] {
         guard count > 0 else { return [] }
         var lines = Self.lastLines(count, of: path)
         if lines.count < count && files > 1 {

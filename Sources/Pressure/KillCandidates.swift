@@ -7,7 +7,7 @@ import Processes
 enum KillCandidates {
     /// The band of a process of `kind` in `state`. An extension that has not sent `ready`
     /// yet counts as active: it is doing the work of starting, which a kill would waste.
-    package static func band(kind: ProcessKind, state: ProcessState) -> KillBand {
+    static func band(kind: ProcessKind, state: ProcessState) -> KillBand {
         switch kind {
         case .host: .host
         case .app: .backgroundApp

@@ -1,3 +1,8 @@
+/// Memory pressure: the monitor of the tree's usage and PSI, the responder's kill episodes,
+/// memory warnings to extensions, the working-set readings and kill candidates.
+///
+/// This module owns deciding when pressure calls for a kill and whom. It kills only through
+/// the supervisor and must not know the extension coordinator or hosts.
 import Cgroup
 import ControlProtocol
 import DaemonSupport

@@ -40,13 +40,13 @@ final class MemoryWarnings {
         }
     }
 
-    package init(loop: EventLoop, events: EventLog) {
+    init(loop: EventLoop, events: EventLog) {
         self.loop = loop
         self.events = events
     }
 
     /// Watches a newly launched extension that has a `memory_high`.
-    package func launched(_ process: SupervisedProcess) {
+    func launched(_ process: SupervisedProcess) {
         guard process.kind == .extension, let high = process.definition.limits.memoryHigh?.bytes, let run = process.run else { return }
         do {
             let source = try run.group.version == .v1 ? run.group.usageThreshold(high) : run.group.oomEvents()
@@ -62,7 +62,7 @@ final class MemoryWarnings {
     }
 
     /// Drops the watch of a run that is over.
-    package func runEnded(_ process: SupervisedProcess) {
+    func runEnded(_ process: SupervisedProcess) {
         watches.removeValue(forKey: process.name)
     }
 

@@ -28,21 +28,21 @@ struct PressureTrigger {
 /// One kill of an episode, as the event log records it.
 struct PressureKill {
     var victim: KillCandidate
-    package var level: PressureLevel
+    var level: PressureLevel
     /// What started the episode; `nil` for a follow-up kill, decided after the previous
     /// victim's cgroup emptied.
     var cause: PressureTrigger.Cause?
     /// The tree's working set when the victim was chosen.
-    package var treeUsageBytes: UInt64
+    var treeUsageBytes: UInt64
     var trigger: MonotonicInstant
     var decision: MonotonicInstant
-    package var signal: MonotonicInstant
+    var signal: MonotonicInstant
     /// `nil` when the cgroup did not empty within the bound.
     var empty: MonotonicInstant?
     /// The last reading of the tree below the low watermark before the decision.
     var lastBelowLow: MonotonicInstant?
 
-    package var reason: StopReason { .pressureKill(at: level) }
+    var reason: StopReason { .pressureKill(at: level) }
 }
 
 /// What an episode reads and does: the daemon's cgroups, or a test's simulation.
@@ -80,7 +80,7 @@ enum PressureEpisode {
     /// trigger counts as at least `low` pressure for its first decision: it kills at most
     /// one idle extension, and the kernel fires it again if the stall persists.
     @discardableResult
-    package static func run(
+    static func run(
         after trigger: PressureTrigger, thresholds: PressureThresholds?, warning: inout PressureWarning,
         in environment: some PressureEnvironment
     ) -> [PressureKill] {

@@ -60,7 +60,7 @@ package final class PressureMonitor {
     /// watermark, reclaim is what announces that the working set is growing.
     static let reclaimLevel = MemoryPressureLevel.low
 
-    package init(loop: EventLoop, tree: CgroupTree, throttle: RootThrottle, events: EventLog) {
+    init(loop: EventLoop, tree: CgroupTree, throttle: RootThrottle, events: EventLog) {
         self.loop = loop
         self.tree = tree
         self.throttle = throttle
@@ -238,6 +238,6 @@ package final class PressureMonitor {
 
 /// `memory_budget` and its watermarks.
 struct PressureWatermarks {
-    package var budgetBytes: UInt64
+    var budgetBytes: UInt64
     var thresholds: PressureThresholds
 }

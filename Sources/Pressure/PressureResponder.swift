@@ -33,7 +33,7 @@ final class PressureResponder: PressureEnvironment {
     /// When a process last served a request; the policy spares the most recently used.
     private let lastUsed: (SupervisedProcess) -> MonotonicInstant?
 
-    package init(registry: ProcessRegistry, supervisor: ProcessSupervisor, events: EventLog, tree: CgroupTree, warnings: MemoryWarnings,
+    init(registry: ProcessRegistry, supervisor: ProcessSupervisor, events: EventLog, tree: CgroupTree, warnings: MemoryWarnings,
          lastUsed: @escaping (SupervisedProcess) -> MonotonicInstant?) {
         self.registry = registry
         self.warnings = warnings
@@ -46,14 +46,14 @@ final class PressureResponder: PressureEnvironment {
     /// Runs one episode for `trigger` against `watermarks` (`nil` without `memory_budget`).
     /// Runs to its end on the loop thread: each wait for a victim's cgroup is bounded by
     /// ``emptyTimeout``.
-    package func respond(to trigger: PressureTrigger, watermarks: PressureWatermarks?) {
+    func respond(to trigger: PressureTrigger, watermarks: PressureWatermarks?) {
         self.watermarks = watermarks
         PressureEpisode.run(after: trigger, thresholds: watermarks?.thresholds, warning: &warning, in: self)
     }
 
     // MARK: PressureEnvironment
 
-    package func now() -> MonotonicInstant { .current() }
+    func now() -> MonotonicInstant { .current() }
 
     func treeUsage() -> UInt64? {
         guard let reading = WorkingSet.read(tree.root) else { return nil }
@@ -66,14 +66,14 @@ final class PressureResponder: PressureEnvironment {
         KillCandidates.killable(in: registry, at: level, lastUsed: lastUsed)
     }
 
-    package func kill(_ victim: KillCandidate, reason: StopReason) -> MonotonicInstant? {
+    func kill(_ victim: KillCandidate, reason: StopReason) -> MonotonicInstant? {
         guard let process = registry[victim.id] else { return nil }
         // Its exit is handled later on this thread, with this reason; the kill event is
         // recorded by ``killed(_:)`` with the kill's figures.
         return supervisor.kill(process, reason: reason, message: nil)
     }
 
-    package func waitUntilEmpty(_ victim: KillCandidate) -> MonotonicInstant? {
+    func waitUntilEmpty(_ victim: KillCandidate) -> MonotonicInstant? {
         guard let run = registry[victim.id]?.run, (try? run.group.waitUntilEmpty(timeout: Self.emptyTimeout)) == true else { return nil }
         return .current()
     }
@@ -93,7 +93,7 @@ final class PressureResponder: PressureEnvironment {
     }
 
     /// Hook for every end of a run: records a kill that was waiting for its cgroup.
-    package func runEnded(_ process: SupervisedProcess) {
+    func runEnded(_ process: SupervisedProcess) {
         guard let (unfinishedKill, watermarks) = unfinished.removeValue(forKey: process.name) else { return }
         var kill = unfinishedKill
         kill.empty = .current()

@@ -13,7 +13,7 @@ package struct PressureStallAverages: Equatable {
 
     /// Parses the kernel's lines, e.g. `some avg10=0.12 avg60=0.05 avg300=0.00 total=1234`.
     /// Unknown fields and malformed numbers are skipped: the figures are informative only.
-    package init(parsing text: some StringProtocol) {
+    init(parsing text: some StringProtocol) {
         var averages: [String: Double] = [:]
         var totals: [String: UInt64] = [:]
         for line in text.split(separator: "\n") {

@@ -26,14 +26,14 @@ enum WorkingSet {
 
     /// The usage and working set of `group` (the plain usage when `memory.stat` cannot be
     /// read); `nil` when even the usage cannot be read.
-    package static func read(_ group: ControlGroup) -> Reading? {
+    static func read(_ group: ControlGroup) -> Reading? {
         guard let usage = try? group.memoryUsage() else { return nil }
         guard let stat = FileSystem.read(group.description + "/memory.stat").map({ String(decoding: $0, as: UTF8.self) }) else { return Reading(usage: usage, workingSet: usage) }
         return Reading(usage: usage, workingSet: bytes(usage: usage, stat: stat, version: group.version))
     }
 
     /// The working set for `usage` and the group's `memory.stat` text.
-    package static func bytes(usage: UInt64, stat: some StringProtocol, version: CgroupVersion) -> UInt64 {
+    static func bytes(usage: UInt64, stat: some StringProtocol, version: CgroupVersion) -> UInt64 {
         let fields = values(inStat: stat)
         // v1 reports the hierarchy's totals under `total_`; v2's figures are hierarchical.
         let names = version == .v1
@@ -46,7 +46,7 @@ enum WorkingSet {
     }
 
     /// The `key value` lines of a `memory.stat` text.
-    package static func values(inStat text: some StringProtocol) -> [String: UInt64] {
+    static func values(inStat text: some StringProtocol) -> [String: UInt64] {
         var values: [String: UInt64] = [:]
         for line in text.split(separator: "\n") {
             let fields = line.split(separator: " ")

@@ -4,7 +4,7 @@ import WireProtocol
 /// Which app group an extension may use: only its own app's (`[[app]] groups`). Serves
 /// an extension's `defaults` request from the shared ``GroupStore``.
 package struct GroupAccess {
-    package let store: GroupStore
+    let store: GroupStore
     private var groupsOfApp: [String: Set<String>] = [:]
 
     package init(store: GroupStore) {

@@ -13,7 +13,7 @@ final class IdentityBook {
 
     /// Reads back the saved assignments; a damaged file is reported through `damaged` and
     /// replaced (ids are re-derived from the names, mostly the same ones).
-    package init(stateDirectory: String, range: ClosedRange<UInt32>, damaged: (String) -> Void) {
+    init(stateDirectory: String, range: ClosedRange<UInt32>, damaged: (String) -> Void) {
         path = stateDirectory + "/identities.json"
         var saved: [String: UInt32] = [:]
         if let bytes = FileSystem.read(path) {
@@ -27,12 +27,12 @@ final class IdentityBook {
     }
 
     /// The uid (and primary gid) of app `id`.
-    package func uid(ofApp id: String) throws(IsolationError) -> UInt32 {
+    func uid(ofApp id: String) throws(IsolationError) -> UInt32 {
         try allocate("app:" + id, what: "app \(id)")
     }
 
     /// The gid of app group `name`.
-    package func gid(ofGroup name: String) throws(IsolationError) -> UInt32 {
+    func gid(ofGroup name: String) throws(IsolationError) -> UInt32 {
         try allocate("group:" + name, what: "app group \(name)")
     }
 

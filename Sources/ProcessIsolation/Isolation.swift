@@ -1,3 +1,8 @@
+/// Who a process runs as and what it may reach: users and groups, group containers and
+/// shared defaults, data directories, sandbox rules (Landlock, seccomp).
+///
+/// This module owns preparing a launch's identity and sandbox. It must not spawn, signal or
+/// track processes (Processes does), nor know extensions' protocol.
 import DaemonSupport
 import EventLoop
 import ExtensiondConfig
@@ -170,8 +175,8 @@ package final class Isolation {
 
 /// The owner a directory was given.
 private struct DirectoryOwner: Equatable {
-    package var uid: uid_t
-    package var gid: gid_t
+    var uid: uid_t
+    var gid: gid_t
 }
 
 /// What ``Isolation/prepare(_:executable:)`` decided for one launch.

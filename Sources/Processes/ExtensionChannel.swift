@@ -13,7 +13,7 @@ package final class ExtensionChannel {
     private let onViolation: (ProtocolError) -> Void
 
     /// Takes ownership of `fd`.
-    package init(loop: EventLoop, fd: Int32,
+    init(loop: EventLoop, fd: Int32,
          onMessage: @escaping (ExtensionToSupervisor) -> Void,
          onViolation: @escaping (ProtocolError) -> Void) throws(SystemError) {
         self.onMessage = onMessage

@@ -7,7 +7,7 @@ struct NamePattern {
     private let app: String?
     private let glob: String
 
-    package init(_ text: String) {
+    init(_ text: String) {
         if let colon = text.lastIndex(of: ":"), !text[..<colon].isEmpty, !text[text.index(after: colon)...].contains("/") {
             app = String(text[..<colon])
             glob = String(text[text.index(after: colon)...])

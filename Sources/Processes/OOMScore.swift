@@ -5,7 +5,7 @@ import DaemonSupport
 /// `OOMScoreAdjust=`; its children must not inherit that protection.
 enum OOMScore {
     /// An extension is always the kernel's first choice.
-    package static let extensions: Int32 = 1000
+    static let extensions: Int32 = 1000
 
     /// Hosts and apps: the kernel's default 0 when the daemon runs protected (a negative
     /// score it would otherwise pass on), else `nil` to inherit the daemon's own (lowering

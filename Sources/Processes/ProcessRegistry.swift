@@ -90,7 +90,7 @@ package final class ProcessRegistry {
 
 /// A name that is not a configured host, app or extension.
 package struct UnknownNameError: Error, CustomStringConvertible {
-    package var name: String
+    var name: String
 
     package init(name: String) {
         self.name = name

@@ -13,7 +13,7 @@ package final class ProcessRun {
     /// The pidfd's exit notification.
     var exitWatch: EventSource?
     /// The read ends of the stdout and stderr pipes.
-    package var output: [Connection] = []
+    var output: [Connection] = []
     /// Kernel OOM kills inside the group (v1 eventfd, v2 memory.events watch).
     var oomWatch: (source: CgroupEventSource, event: EventSource)?
     /// `memory.oom_control`'s or `memory.events`' oom_kill count at launch.
@@ -25,7 +25,7 @@ package final class ProcessRun {
     /// Gives the run up if its main process is not reaped soon after SIGKILL.
     var abandonTimer: EventSource?
     /// Run when the run is over (after the exit has been handled).
-    package var onEnd: [() -> Void] = []
+    var onEnd: [() -> Void] = []
     /// The extension's channel on fd 3, for extensions.
     package var channel: ExtensionChannel?
     /// An extension's group usage when it last became idle or active (0 from its launch:
@@ -50,7 +50,7 @@ package final class ProcessRun {
         usageAtBandEntry = try? groupUsage?.number()
     }
 
-    package init(process: SpawnedProcess, group: ControlGroup, launchedAt: MonotonicInstant) {
+    init(process: SpawnedProcess, group: ControlGroup, launchedAt: MonotonicInstant) {
         self.process = process
         self.group = group
         self.launchedAt = launchedAt

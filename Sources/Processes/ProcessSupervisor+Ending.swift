@@ -168,7 +168,7 @@ extension ProcessSupervisor {
 
     /// Ends `run`: whatever is left in its group is killed, its output taken in, its
     /// watches dropped and its group removed once empty.
-    package func retire(_ run: ProcessRun, of process: SupervisedProcess, mainReaped: Bool) {
+    func retire(_ run: ProcessRun, of process: SupervisedProcess, mainReaped: Bool) {
         killEverything(of: run, process: process, mainReaped: mainReaped)
         // Killed processes usually go at once; on a busy machine they may need a while
         // longer, and the group is removed when they have.

@@ -1,3 +1,9 @@
+/// The process table and the life of each run: definitions to processes, launches in their
+/// cgroups, stops, kills, exits, restarts, OOM notices, the daemon's cgroup tree.
+///
+/// This module owns every process's state and is the only sender of signals to supervised
+/// processes. It must not decide when an extension runs (ExtensionCoordination) or whom
+/// pressure kills (Pressure); it reports launches, exits and messages through callbacks.
 import Cgroup
 import ControlProtocol
 import DaemonSupport
@@ -14,10 +20,10 @@ import WireProtocol
 /// Starts, stops and restarts supervised processes, each in its own cgroup, captures
 /// their output, notices their exits and kernel OOM kills, and records all of it.
 package final class ProcessSupervisor {
-    package let loop: EventLoop
-    package let tree: CgroupTree
-    package let events: EventLog
-    package var random = SystemRandomNumberGenerator()
+    let loop: EventLoop
+    let tree: CgroupTree
+    let events: EventLog
+    var random = SystemRandomNumberGenerator()
     /// The daemon's environment minus what belongs to the daemon alone.
     private let baseEnvironment: [String: String]
     /// Called with an extension's new channel once it is spawned; the extension

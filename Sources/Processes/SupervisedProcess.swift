@@ -51,7 +51,7 @@ package final class SupervisedProcess {
 
     package var kind: ProcessKind { definition.kind }
 
-    package init(name: String, definition: ProcessDefinition, output: OutputLog) {
+    init(name: String, definition: ProcessDefinition, output: OutputLog) {
         self.name = name
         self.definition = definition
         self.output = output

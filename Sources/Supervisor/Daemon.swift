@@ -1,8 +1,10 @@
-/// The daemon's wiring: configuration, sockets, process table, signals and systemd.
+/// The daemon's wiring: configuration, the runtime directory, signals and systemd.
 ///
-/// This module owns the decisions of a running extensiond and the order of things at
-/// start-up and shut-down. It reaches Linux only through the adapter modules
-/// (EventLoop, Cgroup, LinuxProcess) and delegates every policy to ExtensiondPolicy.
+/// This module is the composition root: it builds the rooms (Processes,
+/// ExtensionCoordination, Pressure, Hosts, Control, Metrics), connects their callbacks,
+/// and owns the order of things at start-up, reload and shut-down, and the routing of
+/// URLs to apps. It must not hold a room's logic: a command, a policy or a syscall wrapper
+/// belongs in its room or adapter.
 import Cgroup
 import Control
 import ControlProtocol
@@ -26,19 +28,19 @@ import WireProtocol
 /// runtime directory, prepares the cgroup tree and builds the components; ``run()`` opens
 /// the sockets and serves.
 public final class Daemon: ControlledDaemon {
-    package let loop: EventLoop
+    let loop: EventLoop
     let configPath: String
     package var configuration: Configuration
-    package let logger: Logger
+    let logger: Logger
     let notifier = SystemdNotifier()
-    package let events: EventLog
-    package let registry: ProcessRegistry
-    package let cgroups: CgroupRoot
-    package let supervisor: ProcessSupervisor
-    package let extensions: ExtensionCoordinator
-    package let pressure: MemoryPressure
+    let events: EventLog
+    let registry: ProcessRegistry
+    let cgroups: CgroupRoot
+    let supervisor: ProcessSupervisor
+    let extensions: ExtensionCoordinator
+    let pressure: MemoryPressure
     /// The daemon's own last log lines (`maintail`).
-    package let logRing: DaemonLogRing
+    let logRing: DaemonLogRing
     private let lock: RuntimeDirectoryLock
     private var control: ControlServer?
     private(set) var hosts: HostServer?

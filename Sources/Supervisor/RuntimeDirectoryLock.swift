@@ -9,7 +9,7 @@ final class RuntimeDirectoryLock {
     private let fd: Int32
 
     /// Takes `<directory>/extensiond.lock` and writes our pid into it.
-    package init(directory: String) throws(SupervisorError) {
+    init(directory: String) throws(SupervisorError) {
         let path = directory + "/extensiond.lock"
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .system(SystemError("open \(path)")) }

@@ -10,12 +10,12 @@ final class SupervisedExtensions: ExtensionProcesses {
     private let supervisor: ProcessSupervisor
     private let registry: ProcessRegistry
 
-    package init(supervisor: ProcessSupervisor, registry: ProcessRegistry) {
+    init(supervisor: ProcessSupervisor, registry: ProcessRegistry) {
         self.supervisor = supervisor
         self.registry = registry
     }
 
-    package func phase(of id: String) -> ExtensionPhase {
+    func phase(of id: String) -> ExtensionPhase {
         guard let process = registry[id], let run = process.run else { return .notRunning }
         if process.state == .starting { return .starting }
         if run.stopReason != nil { return .stopping }
@@ -24,34 +24,34 @@ final class SupervisedExtensions: ExtensionProcesses {
         return .ready
     }
 
-    package func launch(_ id: String) throws(LaunchError) {
+    func launch(_ id: String) throws(LaunchError) {
         guard let process = registry[id] else { return }
         try supervisor.start(process)
     }
 
-    package func markReady(_ id: String) -> Duration? {
+    func markReady(_ id: String) -> Duration? {
         registry[id].flatMap(supervisor.markReady)
     }
 
-    package func markServing(_ id: String, _ serving: Bool) {
+    func markServing(_ id: String, _ serving: Bool) {
         guard let process = registry[id] else { return }
         supervisor.markServing(process, serving)
     }
 
-    package func send(_ message: SupervisorToExtension, to id: String) {
+    func send(_ message: SupervisorToExtension, to id: String) {
         registry[id]?.run?.channel?.send(message)
     }
 
-    package func readPending(_ id: String) {
+    func readPending(_ id: String) {
         registry[id]?.run?.channel?.readPending()
     }
 
-    package func stop(_ id: String, reason: StopReason) {
+    func stop(_ id: String, reason: StopReason) {
         guard let process = registry[id] else { return }
         supervisor.stop(process, reason: reason)
     }
 
-    package func kill(_ id: String, reason: StopReason, message: String) {
+    func kill(_ id: String, reason: StopReason, message: String) {
         guard let process = registry[id] else { return }
         // Whatever the run sent after the reason for its kill (the rest of a read) is not acted on.
         process.run?.channel?.close()

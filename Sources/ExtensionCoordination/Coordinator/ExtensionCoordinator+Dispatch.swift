@@ -51,7 +51,7 @@ extension ExtensionCoordinator {
     }
 
     /// Every queued request fails (the extension could not be launched).
-    package func fail(_ record: ExtensionRecord, because reason: String) {
+    func fail(_ record: ExtensionRecord, because reason: String) {
         let queued = record.queue
         record.queue.removeAll()
         for request in queued {
@@ -75,7 +75,7 @@ extension ExtensionCoordinator {
     }
 
     /// After a request finished: the next one, or idle.
-    package func settle(_ record: ExtensionRecord) {
+    func settle(_ record: ExtensionRecord) {
         if record.queue.isEmpty {
             becameIdle(record)
         } else {

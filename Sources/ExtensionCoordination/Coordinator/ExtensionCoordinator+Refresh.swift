@@ -6,13 +6,13 @@ import HostProtocol
 /// Executing the refresh engines' actions (one engine per display mode), and their timers.
 extension ExtensionCoordinator {
     /// Applies `event` to the engine of `slot` and performs what it says.
-    package func handle(_ event: RefreshEvent<EncodedJSON>, _ record: ExtensionRecord, _ slot: ModeSlot) {
+    func handle(_ event: RefreshEvent<EncodedJSON>, _ record: ExtensionRecord, _ slot: ModeSlot) {
         perform(record, slot, run(event, record, slot))
     }
 
     /// Applies `event` to the engine of `slot` with the extension's shared budget, and
     /// returns the actions to perform.
-    package func run(_ event: RefreshEvent<EncodedJSON>, _ record: ExtensionRecord, _ slot: ModeSlot) -> [RefreshAction<EncodedJSON>] {
+    func run(_ event: RefreshEvent<EncodedJSON>, _ record: ExtensionRecord, _ slot: ModeSlot) -> [RefreshAction<EncodedJSON>] {
         if let budget = record.budget { slot.engine.budget = budget }
         var generator = ConcreteRandom(random)
         let actions = slot.engine.handle(event, at: now, using: &generator)
@@ -21,7 +21,7 @@ extension ExtensionCoordinator {
         return actions
     }
 
-    package func perform(_ record: ExtensionRecord, _ slot: ModeSlot, _ actions: [RefreshAction<EncodedJSON>]) {
+    func perform(_ record: ExtensionRecord, _ slot: ModeSlot, _ actions: [RefreshAction<EncodedJSON>]) {
         recordShownVersion(record)
         for action in actions {
             switch action {

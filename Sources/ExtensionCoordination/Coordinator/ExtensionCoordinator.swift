@@ -1,3 +1,9 @@
+/// Extensions as hosts see them: each extension's refresh engine, its
+/// one-request-at-a-time protocol, snapshots, their persistence and statistics.
+///
+/// This module owns the extension protocol and the extension state on disk. It reaches
+/// processes only through ``ExtensionProcesses`` and time only through ``CoordinatorClock``;
+/// it must not import Processes, Hosts or Control.
 import DaemonSupport
 import ExtensiondConfig
 import ExtensiondPolicy
@@ -15,9 +21,9 @@ import ProcessIsolation
 /// and the extension protocol (`+Messages`).
 package final class ExtensionCoordinator {
     let clock: any CoordinatorClock
-    package let processes: any ExtensionProcesses
-    package let events: EventLog
-    package let store: ExtensionStore
+    let processes: any ExtensionProcesses
+    let events: EventLog
+    let store: ExtensionStore
     package private(set) var records: [String: ExtensionRecord] = [:]
     var nextPullToken: UInt64 = 0
     /// Ids of the `update` and `begin` requests sent to extensions.
@@ -33,7 +39,7 @@ package final class ExtensionCoordinator {
     /// Routes an extension's `openURL`; whether an app took it.
     package var onOpenURL: (_ url: String, _ from: String) -> Bool = { _, _ in false }
     /// Which type identifiers conform to which, for activation rules.
-    package private(set) var types = TypeHierarchy()
+    private(set) var types = TypeHierarchy()
     /// The shared defaults, and which groups each app owns.
     package let groups: GroupStore
     package private(set) var groupAccess: GroupAccess
@@ -70,7 +76,7 @@ package final class ExtensionCoordinator {
         }
     }
 
-    package var now: Instant { clock.now.policyInstant }
+    var now: Instant { clock.now.policyInstant }
 
     // MARK: Configuration
 

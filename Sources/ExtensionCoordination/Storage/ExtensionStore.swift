@@ -7,7 +7,7 @@ import WireProtocol
 /// What survives a daemon restart, in `state_dir`: the user's enabled set, and each
 /// extension's last snapshot and refresh schedule (budget included) in each display mode. Every write is atomic.
 package struct ExtensionStore {
-    package let stateDirectory: String
+    let stateDirectory: String
     /// The version files written last, kept open (see ``ShownVersion``).
     let versionFiles = OpenVersionFiles()
 
@@ -99,8 +99,8 @@ package struct ExtensionStore {
 /// A file in `state_dir` that exists but does not hold what the daemon saved there
 /// (damaged, or written by something else).
 struct UnreadableStoreFile: Error, CustomStringConvertible {
-    package let path: String
-    package let reason: String
+    let path: String
+    let reason: String
 
-    package var description: String { "\(path) cannot be read back: \(reason)" }
+    var description: String { "\(path) cannot be read back: \(reason)" }
 }

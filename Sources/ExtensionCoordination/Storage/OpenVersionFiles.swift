@@ -15,7 +15,7 @@ final class OpenVersionFiles {
     }
 
     /// A descriptor of `path` for writing, created the first time.
-    package func descriptor(for path: String) throws(SystemError) -> Int32 {
+    func descriptor(for path: String) throws(SystemError) -> Int32 {
         if let index = open.firstIndex(where: { $0.path == path }) {
             let file = open.remove(at: index)
             open.append(file)
@@ -29,7 +29,7 @@ final class OpenVersionFiles {
     }
 
     /// Closes `path`'s descriptor after a failed write, so that the next write opens it afresh.
-    package func forget(_ path: String) {
+    func forget(_ path: String) {
         guard let index = open.firstIndex(where: { $0.path == path }) else { return }
         close(open.remove(at: index).fd)
     }

@@ -24,7 +24,7 @@ final class RecordWriter {
     private var unsaved: Set<String> = []
     private var timer: (any CoordinatorTimer)?
 
-    package init(store: ExtensionStore, clock: any CoordinatorClock, events: EventLog,
+    init(store: ExtensionStore, clock: any CoordinatorClock, events: EventLog,
          hasContent: @escaping () -> [String: Bool], current: @escaping (String) -> ExtensionRecord?) {
         self.store = store
         self.clock = clock
@@ -35,7 +35,7 @@ final class RecordWriter {
 
     /// `record`'s extension changed its `setHasContent` declaration: written now, or
     /// with its record once the disk takes it.
-    package func hasContentChanged(_ record: ExtensionRecord) {
+    func hasContentChanged(_ record: ExtensionRecord) {
         hasContentUnsaved = true
         do {
             try saveHasContent()
@@ -52,7 +52,7 @@ final class RecordWriter {
     }
 
     /// The record of `id` changed: write it within ``delay``.
-    package func changed(_ id: String) {
+    func changed(_ id: String) {
         unsaved.insert(id)
         guard timer == nil else { return }
         timer = clock.timer(after: Self.delay, accuracy: .milliseconds(250)) { [unowned self] in
@@ -62,7 +62,7 @@ final class RecordWriter {
     }
 
     /// Writes every record changed since the last write, now.
-    package func flush() {
+    func flush() {
         timer = nil
         let ids = unsaved
         unsaved.removeAll()
@@ -87,7 +87,7 @@ final class RecordWriter {
     }
 
     /// A write of `record`'s state failed (the record, or its shown version).
-    package func failed(_ record: ExtensionRecord, _ message: String) {
+    func failed(_ record: ExtensionRecord, _ message: String) {
         if record.storageError == nil { events.record(.error, record.id, reason: "storage", message) }
         record.storageError = message
     }

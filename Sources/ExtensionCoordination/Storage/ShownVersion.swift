@@ -14,14 +14,14 @@ import Sockets
 /// by a crash of the daemon.
 package struct ShownVersion: Equatable {
     /// The highest version given to a host.
-    package var shown: UInt64
+    var shown: UInt64
     /// Added to the engine's version: raised when a restart found the saved record behind.
-    package var offset: UInt64
+    var offset: UInt64
 
     /// The offset for a restored engine at `restored`: unchanged when the record is as
     /// recent as what was shown, otherwise one that shows the restored snapshot (or its
     /// absence) as a version after the last one shown.
-    package func offset(restoring restored: UInt64) -> UInt64 {
+    func offset(restoring restored: UInt64) -> UInt64 {
         restored &+ offset >= shown ? offset : shown &+ 1 &- restored
     }
 }
