@@ -250,6 +250,110 @@ package final class ProcessSupervisor {
         return true
     }
 
+    // MARK: Stopping
+
+    /// Asks `process` to stop: `terminate` to a ready extension, SIGTERM otherwise; the
+    /// whole cgroup is killed after the grace period. `then` runs once it is down.
+    package func stop(_ process: SupervisedProcess, reason: StopReason, then completion: (() -> Void)? = nil) {
+        process.restartTimer = nil
+        guard let run = process.run else {
+            if process.state == .backoff || process.state == .fatal || process.state == .exited { process.state = .stopped }
+            completion?()
+            return
+        }
+        if let completion { run.onEnd.append(completion) }
+        guard run.stopReason == nil || run.killTimer == nil else { return }
+        run.stopReason = run.stopReason ?? reason
+        if let channel = run.channel, process.state == .idle || process.state == .running {
+            channel.send(.terminate)
+        } else {
+            try? run.process.descriptor.send(signal: SIGTERM)
+        }
+        run.killTimer = try? loop.addTimer(after: process.definition.stopTimeout) { [unowned self, unowned process] in
+            self.killRun(of: process)
+        }
+    }
+
+    /// Kills the whole run of `process` now and counts the kill under `reason`. `message`,
+    /// when given, is recorded as the kill event (the pressure responder records its own,
+    /// with the kill's figures, once the group is empty). Returns when the first signal
+    /// was sent; `nil` without a run.
+    @discardableResult
+    package func kill(_ process: SupervisedProcess, reason: StopReason, message: String?) -> MonotonicInstant? {
+        guard let run = process.run else { return nil }
+        run.stopReason = reason
+        process.statistics.kills[reason, default: 0] += 1
+        if let message { events.record(.kill, process.name, reason: reason.rawValue, message) }
+        return killRun(of: process)
+    }
+
+    /// SIGKILL to everything of the run, then ``exitBound`` for its main process to be
+    /// reaped before the run is given up, so that every stop ends.
+    @discardableResult
+    private func killRun(of process: SupervisedProcess) -> MonotonicInstant? {
+        guard let run = process.run else { return nil }
+        run.killTimer = nil
+        let signalled = killEverything(of: run, process: process, mainReaped: false)
+        if run.abandonTimer == nil {
+            run.abandonTimer = try? loop.addTimer(after: Self.exitBound) { [unowned self, unowned process] in
+                self.abandon(process)
+            }
+        }
+        return signalled
+    }
+
+    /// The only sender of SIGKILL: to the main process through its pidfd (unless it was
+    /// reaped: its pid may be reused), to everything in the run's cgroup, and to every
+    /// descendant of those that left the cgroup, each through a pidfd. Descendants are
+    /// found through /proc before anyone dies, since a dead parent's children are
+    /// reparented. An escape is recorded as a kill event. Returns when the first signal
+    /// was sent.
+    @discardableResult
+    func killEverything(of run: ProcessRun, process: SupervisedProcess, mainReaped: Bool) -> MonotonicInstant {
+        let members = Set((try? run.group.processes()) ?? [])
+        let roots = mainReaped ? members : members.union([run.pid])
+        // Walking /proc costs about a millisecond on the pressure path: only for runs that can leave.
+        var escaped = run.process.mayLeaveItsGroup ? ProcessTree.descendants(of: roots).subtracting(members) : []
+        if !mainReaped, !members.contains(run.pid), ProcessTree.entry(of: run.pid)?.isRunning == true { escaped.insert(run.pid) }
+
+        // Pidfds first, while the parent links still hold: once the main process dies its
+        // children are reparented, and a pid checked later could be a new process's.
+        let family = roots.union(escaped)
+        let outsiders = escaped.subtracting([run.pid]).sorted().compactMap { pid -> ProcessDescriptor? in
+            guard let descriptor = try? ProcessDescriptor.open(pid: pid),
+                  let parent = ProcessTree.entry(of: pid)?.parent, family.contains(parent) else { return nil }
+            return descriptor
+        }
+
+        if !mainReaped { _ = try? run.process.descriptor.send(signal: SIGKILL) }
+        let signalled = MonotonicInstant.current()
+        do {
+            try run.group.kill()
+        } catch {
+            events.record(.error, process.name, "kill \(run.group): \(error)")
+        }
+        for descriptor in outsiders {
+            _ = try? descriptor.send(signal: SIGKILL)
+        }
+        if !escaped.isEmpty {
+            let pids = escaped.sorted().map { $0 == run.pid ? "\($0) (the main process)" : "\($0)" }.joined(separator: ", ")
+            events.record(.kill, process.name, reason: (run.stopReason ?? .exited).rawValue,
+                          "pid \(pids) had left \(run.group): killed through pidfd")
+        }
+        return signalled
+    }
+
+    /// How long a run may take to be reaped after SIGKILL before it is given up.
+    static let exitBound = Duration.seconds(2)
+
+    /// Ends a run whose main process was not reaped within ``exitBound`` of SIGKILL (stuck
+    /// in the kernel): the stop that waits for it returns, and the state says it is down.
+    private func abandon(_ process: SupervisedProcess) {
+        guard let run = process.run else { return }
+        events.record(.error, process.name, "pid \(run.pid) was not reaped within \(Self.exitBound.formatted) of SIGKILL: its run is given up")
+        end(run, of: process, .notReaped)
+    }
+
     // MARK: Helpers
 
     /// A close-on-exec pipe for stdout and one for stderr; on failure none is left open.
