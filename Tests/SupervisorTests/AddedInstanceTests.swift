@@ -2,7 +2,7 @@ import ExtensiondConfig
 import ExtensiondPolicy
 import Testing
 import WireProtocol
-@testable import Supervisor
+@testable import ExtensionCoordination
 
 /// Instances the user adds and removes (the gallery), in virtual time: an added instance
 /// has a slot in every mode with its params and its place's size; a removed one is
