@@ -31,7 +31,7 @@ package final class ControlCommands {
     private unowned let daemon: ControlledDaemon
 
     package init(loop: EventLoop, events: EventLog, registry: ProcessRegistry, cgroups: CgroupRoot, supervisor: ProcessSupervisor,
-         extensions: ExtensionCoordinator, pressure: MemoryPressure, logRing: DaemonLogRing, daemon: ControlledDaemon) {
+                 extensions: ExtensionCoordinator, pressure: MemoryPressure, logRing: DaemonLogRing, daemon: ControlledDaemon) {
         self.loop = loop
         self.events = events
         self.registry = registry
