@@ -7,9 +7,9 @@ import Sockets
 /// `onChange` runs once the directory has been quiet for ``settle`` (a package manager writes
 /// several files; an editor writes one in steps). The directory may come and go: its parent
 /// is watched for it.
-final class DropInWatcher {
+package final class DropInWatcher {
     /// Quiet time after the last change before the reload (docs/CONFIG.md, "Drop-ins").
-    static let settle = Duration.milliseconds(300)
+    package static let settle = Duration.milliseconds(300)
 
     private let loop: EventLoop
     private let directory: String
@@ -20,7 +20,7 @@ final class DropInWatcher {
     private var settleTimer: EventSource?
     private let onChange: () -> Void
 
-    init(loop: EventLoop, directory: String, onChange: @escaping () -> Void) throws(SystemError) {
+    package init(loop: EventLoop, directory: String, onChange: @escaping () -> Void) throws(SystemError) {
         self.loop = loop
         self.directory = directory
         self.onChange = onChange
