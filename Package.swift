@@ -20,7 +20,9 @@ let package = Package(
     products: [
         .executable(name: "extensiond", targets: ["extensiond"]),
         .executable(name: "supervisorctl", targets: ["supervisorctl"]),
+        .executable(name: "extensiond-today", targets: ["extensiond-today"]),
         .library(name: "ExtensionSDK", targets: ["ExtensionSDK"]),
+        .library(name: "HostClient", targets: ["HostClient"]),
         .library(name: "ExtensiondTestSupport", targets: ["ExtensiondTestSupport"]),
     ],
     dependencies: [
@@ -36,6 +38,7 @@ let package = Package(
         .target(name: "Sockets"),
         .target(name: "EventLoop", dependencies: ["CLinux", "LinuxProcess", "Sockets"]),
         .target(name: "Journal", dependencies: ["CLinux", "Sockets"]),
+        .target(name: "HTTPServer", dependencies: ["EventLoop", "Sockets"]),
 
         // Pure model and policy: no I/O, no clocks of their own.
         // Cross-module optimisation lets the daemon specialise the generic refresh engine
@@ -79,6 +82,17 @@ let package = Package(
         .executableTarget(name: "DemoPanel", dependencies: ["HostClient", "HostProtocol"]),
         .executableTarget(name: "DemoWidget", dependencies: ["ExtensionSDK"]),
         .executableTarget(name: "DemoApp", dependencies: ["HostClient", "HostProtocol"]),
+        // The Today view: a host that serves the widgets as a web page (docs/HOSTS.md).
+        .executableTarget(
+            name: "extensiond-today",
+            dependencies: ["HTTPServer", "EventLoop", "Sockets", "HostClient", "HostProtocol", "WireProtocol"],
+            resources: [
+                .embedInCode("web/index.html"), .embedInCode("web/today.css"), .embedInCode("web/today.js"),
+                .embedInCode("web/cards.js"), .embedInCode("web/template.js"), .embedInCode("web/system.html"),
+                .embedInCode("web/system.js"), .embedInCode("web/frame.html"),
+            ],
+            linkerSettings: staticLibstdcxx
+        ),
 
         // Test support: a real daemon in a throw-away cgroup, runtime and state dir.
         .target(name: "ExtensiondTestSupport", dependencies: ["ControlProtocol", "HostProtocol"]),

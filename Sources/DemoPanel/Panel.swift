@@ -68,7 +68,7 @@ struct Panel {
         case .hasContentChanged(let notice):
             Console.line(NoticeText.hasContent(notice))
             try refresh()
-        case .completed, .defaultsResult, .reloadResult: break  // the panel performs no actions and is no app
+        case .completed, .defaultsResult, .reloadResult, .assetResult: break  // the panel performs no actions, is no app, shows no images
         }
     }
 

@@ -13,8 +13,22 @@ public final class ExtensionContext {
     public internal(set) var instance: String?
     /// During a widget's update: that instance's settings, as its host gave them.
     public internal(set) var params: JSONValue?
+    /// During a widget's update: what the host renders for (color scheme, locale, scale),
+    /// as far as it said.
+    public internal(set) var environment = RenderEnvironment()
 
     let connection: SupervisorConnection
+
+    /// The request's instance, params and environment, for the time it is handled.
+    func enter(instance: String?, params: JSONValue?, environment: RenderEnvironment) {
+        self.instance = instance
+        self.params = params
+        self.environment = environment
+    }
+
+    func leave() {
+        enter(instance: nil, params: nil, environment: RenderEnvironment())
+    }
 
     init(connection: SupervisorConnection, extensionID: String, groupContainers: [String: String]) {
         self.connection = connection

@@ -8,16 +8,23 @@ extension HostToSupervisor {
         /// At most ``WireLimits/maxExtensionsPerRequest``.
         public var extensions: [Shown]
         public var visible: Bool
+        /// What the host renders for (optional, as in `pull`).
+        public var colorScheme: ColorScheme?
+        public var locale: String?
+        public var scale: Double?
 
         /// Creates the value from its fields.
-        public init(id: RequestID? = nil, extensions: [Shown], visible: Bool) {
+        public init(id: RequestID? = nil, extensions: [Shown], visible: Bool, environment: RenderEnvironment = RenderEnvironment()) {
             self.id = id
             self.extensions = extensions
             self.visible = visible
+            colorScheme = environment.colorScheme
+            locale = environment.locale
+            scale = environment.scale
         }
 
         private enum CodingKeys: String, CodingKey {
-            case id, extensions, visible
+            case id, extensions, visible, colorScheme, locale, scale
         }
 
         public init(from decoder: any Decoder) throws {
@@ -34,6 +41,10 @@ extension HostToSupervisor {
                 extensions.append(try list.decode(Shown.self))
             }
             visible = try container.decode(Bool.self, forKey: .visible)
+            let environment = try container.decodeRenderEnvironment(colorScheme: .colorScheme, locale: .locale, scale: .scale)
+            colorScheme = environment.colorScheme
+            locale = environment.locale
+            scale = environment.scale
         }
     }
 

@@ -18,6 +18,10 @@ public enum HostToSupervisor: Hashable, Sendable {
     case setHasContent(SetHasContent)
     /// `visible`: which widgets the host shows, or stopped showing.
     case visible(Visible)
+    /// `execute`: an `Action.Execute` of a widget's card; answered by a `snapshot`.
+    case execute(Execute)
+    /// `asset`: a file of a widget's `assets/` directory; answered by `assetResult`.
+    case asset(Asset)
 
     /// `{"type":"list","id":1}` — `id` is optional and echoed in the answer.
     public struct List: Codable, Hashable, Sendable {
@@ -40,10 +44,14 @@ public enum HostToSupervisor: Hashable, Sendable {
         /// The instance's settings, passed to the extension with its updates (optional; at
         /// most ``WireLimits/maxParamsBytes`` encoded).
         public var params: JSONValue?
+        /// What the host renders for (optional, docs/PROTOCOL.md §6).
+        public var colorScheme: ColorScheme?
+        public var locale: String?
+        public var scale: Double?
 
         /// Creates the value from its fields.
         public init(id: RequestID, extensionID: String, mode: DisplayMode, maxSize: Size, wait: Bool? = nil,
-                    instance: String? = nil, params: JSONValue? = nil) {
+                    instance: String? = nil, params: JSONValue? = nil, environment: RenderEnvironment = RenderEnvironment()) {
             self.id = id
             self.extensionID = extensionID
             self.mode = mode
@@ -51,10 +59,13 @@ public enum HostToSupervisor: Hashable, Sendable {
             self.wait = wait
             self.instance = instance
             self.params = params
+            colorScheme = environment.colorScheme
+            locale = environment.locale
+            scale = environment.scale
         }
 
         private enum CodingKeys: String, CodingKey {
-            case id, extensionID = "extension", mode, maxSize, wait, instance, params
+            case id, extensionID = "extension", mode, maxSize, wait, instance, params, colorScheme, locale, scale
         }
 
         public init(from decoder: any Decoder) throws {
@@ -66,6 +77,10 @@ public enum HostToSupervisor: Hashable, Sendable {
             wait = try container.decodeIfPresent(Bool.self, forKey: .wait)
             instance = try container.decodeInstance(forKey: .instance)
             params = try container.decodeParams(forKey: .params)
+            let environment = try container.decodeRenderEnvironment(colorScheme: .colorScheme, locale: .locale, scale: .scale)
+            colorScheme = environment.colorScheme
+            locale = environment.locale
+            scale = environment.scale
         }
     }
 
@@ -78,17 +93,25 @@ public enum HostToSupervisor: Hashable, Sendable {
         public var instance: String?
         /// Its settings, kept for its updates (optional, as in `pull`).
         public var params: JSONValue?
+        /// What the host renders for (optional, as in `pull`).
+        public var colorScheme: ColorScheme?
+        public var locale: String?
+        public var scale: Double?
 
         /// Creates the value from its fields.
-        public init(id: RequestID? = nil, extensions: [String], instance: String? = nil, params: JSONValue? = nil) {
+        public init(id: RequestID? = nil, extensions: [String], instance: String? = nil, params: JSONValue? = nil,
+                    environment: RenderEnvironment = RenderEnvironment()) {
             self.id = id
             self.extensions = extensions
             self.instance = instance
             self.params = params
+            colorScheme = environment.colorScheme
+            locale = environment.locale
+            scale = environment.scale
         }
 
         private enum CodingKeys: String, CodingKey {
-            case id, extensions, instance, params
+            case id, extensions, instance, params, colorScheme, locale, scale
         }
 
         public init(from decoder: any Decoder) throws {
@@ -97,6 +120,10 @@ public enum HostToSupervisor: Hashable, Sendable {
             extensions = try container.decode([String].self, forKey: .extensions)
             instance = try container.decodeInstance(forKey: .instance)
             params = try container.decodeParams(forKey: .params)
+            let environment = try container.decodeRenderEnvironment(colorScheme: .colorScheme, locale: .locale, scale: .scale)
+            colorScheme = environment.colorScheme
+            locale = environment.locale
+            scale = environment.scale
         }
     }
 
@@ -133,6 +160,8 @@ extension HostToSupervisor: WireMessageGroup {
         case "setHasContent":
             self = .setHasContent(try WireCoding.decodePayload(SetHasContent.self, of: type, from: decoder))
         case "visible": self = .visible(try WireCoding.decodePayload(Visible.self, of: type, from: decoder))
+        case "execute": self = .execute(try WireCoding.decodePayload(Execute.self, of: type, from: decoder))
+        case "asset": self = .asset(try WireCoding.decodePayload(Asset.self, of: type, from: decoder))
         default: throw .unknownType(type)
         }
     }
@@ -148,6 +177,8 @@ extension HostToSupervisor: WireMessageGroup {
         case .reloadExtensions: "reloadExtensions"
         case .setHasContent: "setHasContent"
         case .visible: "visible"
+        case .execute: "execute"
+        case .asset: "asset"
         }
     }
 
@@ -168,6 +199,8 @@ extension HostToSupervisor: WireMessageGroup {
         case .reloadExtensions(let fields): try fields.encode(to: encoder)
         case .setHasContent(let fields): try fields.encode(to: encoder)
         case .visible(let fields): try fields.encode(to: encoder)
+        case .execute(let fields): try fields.encode(to: encoder)
+        case .asset(let fields): try fields.encode(to: encoder)
         }
     }
 }

@@ -14,6 +14,8 @@ extension HostToSupervisor {
         case .reloadExtensions(let message): message.id
         case .setHasContent(let message): message.id
         case .visible(let message): message.id
+        case .execute(let message): message.id
+        case .asset(let message): message.id
         }
     }
 }
@@ -29,6 +31,7 @@ extension SupervisorToHost {
         case .openResult(let message): message.id
         case .defaultsResult(let message): message.id
         case .reloadResult(let message): message.id
+        case .assetResult(let message): message.id
         case .extensionTerminated, .openURL, .hasContentChanged: nil
         }
     }

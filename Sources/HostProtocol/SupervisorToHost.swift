@@ -21,6 +21,8 @@ public enum SupervisorToHost: Hashable, Sendable {
     case reloadResult(ReloadResult)
     /// `hasContentChanged`: an extension's `hasContent` changed.
     case hasContentChanged(HasContentChanged)
+    /// `assetResult`: the answer to `asset`.
+    case assetResult(AssetResult)
 
     /// `{"type":"extensions","id":1,"extensions":[{"id":"...","app":"...","point":"widget","enabled":true,"hasContent":true}]}`
     public struct Extensions: Codable, Hashable, Sendable {
@@ -48,15 +50,20 @@ public enum SupervisorToHost: Hashable, Sendable {
         public var hasContent: Bool
         /// Widgets: the display modes it may be pulled in; absent for other points.
         public var modes: [DisplayMode]?
+        /// Widgets with `card_template`: the Adaptive Card template their snapshots are the
+        /// data of (docs/PROTOCOL.md §6).
+        public var cardTemplate: EncodedJSON?
 
         /// Creates the value from its fields.
-        public init(id: String, app: String, point: String, enabled: Bool, hasContent: Bool, modes: [DisplayMode]? = nil) {
+        public init(id: String, app: String, point: String, enabled: Bool, hasContent: Bool, modes: [DisplayMode]? = nil,
+                    cardTemplate: EncodedJSON? = nil) {
             self.id = id
             self.app = app
             self.point = point
             self.enabled = enabled
             self.hasContent = hasContent
             self.modes = modes
+            self.cardTemplate = cardTemplate
         }
     }
 
@@ -249,6 +256,7 @@ extension SupervisorToHost: WireMessageGroup {
         case "defaultsResult":
             self = .defaultsResult(try WireCoding.decodePayload(DefaultsResult.self, of: type, from: decoder))
         case "reloadResult": self = .reloadResult(try WireCoding.decodePayload(ReloadResult.self, of: type, from: decoder))
+        case "assetResult": self = .assetResult(try WireCoding.decodePayload(AssetResult.self, of: type, from: decoder))
         case "hasContentChanged":
             self = .hasContentChanged(try WireCoding.decodePayload(HasContentChanged.self, of: type, from: decoder))
         default: throw .unknownType(type)
@@ -267,6 +275,7 @@ extension SupervisorToHost: WireMessageGroup {
         case .defaultsResult: "defaultsResult"
         case .reloadResult: "reloadResult"
         case .hasContentChanged: "hasContentChanged"
+        case .assetResult: "assetResult"
         }
     }
 
@@ -282,6 +291,7 @@ extension SupervisorToHost: WireMessageGroup {
         case .defaultsResult(let fields): try fields.encode(to: encoder)
         case .reloadResult(let fields): try fields.encode(to: encoder)
         case .hasContentChanged(let fields): try fields.encode(to: encoder)
+        case .assetResult(let fields): try fields.encode(to: encoder)
         }
     }
 

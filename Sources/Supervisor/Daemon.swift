@@ -172,6 +172,7 @@ public final class Daemon {
                                    }) { [unowned self] pid in
                 self.hostPeer(pid)
             }
+            hosts?.assets = WidgetAssets(dataRoot: settings.stateDirectory + "/data")
             applyHostRules()
             if let address = settings.metricsListen {
                 metrics = try MetricsServer(loop: loop, address: address) { [unowned self] in

@@ -59,7 +59,7 @@ extension ExtensionCoordinator {
 
     /// The slot of `mode` of the instance `name`, made at its first pull with a fresh
     /// engine: its snapshot, freshness and timeline are its own, its budget the extension's.
-    private func instanceSlot(_ record: ExtensionRecord, mode: DisplayMode, _ name: String) throws(RequestRejection) -> ModeSlot {
+    func instanceSlot(_ record: ExtensionRecord, mode: DisplayMode, _ name: String) throws(RequestRejection) -> ModeSlot {
         let key = SlotKey(mode: mode, instance: name)
         if let slot = record.slots[key] { return slot }
         let known = record.slots.keys.contains { $0.instance == name }

@@ -38,6 +38,11 @@ final class ExtensionRecord {
     var shownVersion = ShownVersion(shown: 0, offset: 0)
     /// Why the last write of its state failed; nil once one succeeds.
     var storageError: String?
+    /// What hosts last said they render for, sent with every update (docs/PROTOCOL.md §6).
+    var environment = RenderEnvironment()
+    /// The Adaptive Card template of `card_template`, listed to hosts; `nil` without one or
+    /// when it could not be read (an event says why).
+    var cardTemplate: EncodedJSON?
 
     init(spec: ExtensionSpec, slots: [ModeSlot], enabled: Bool, now: MonotonicInstant) {
         id = spec.id

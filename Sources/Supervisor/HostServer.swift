@@ -30,6 +30,8 @@ final class HostServer {
     let openInApp: (_ url: String, _ app: String, _ source: String) throws(OpenURLError) -> Void
     /// URLs for apps that are starting and not connected yet, in order.
     private var pendingURLs: [String: [SupervisorToHost]] = [:]
+    /// Where widgets' assets are read from (set with the state directory).
+    var assets = WidgetAssets(dataRoot: "/nonexistent")
 
     /// Binds `path` with mode 0666: apps run under uids of their own, and every peer is told
     /// apart by its cgroup instead.
@@ -211,7 +213,7 @@ final class HostServer {
     }
 
     /// An answer that comes later (a pull waiting for an update, an action).
-    private func answerLater(_ host: HostConnection?, _ message: SupervisorToHost) {
+    func answerLater(_ host: HostConnection?, _ message: SupervisorToHost) {
         guard let host else { return }
         host.send(message)
         enforceLimits()
@@ -234,10 +236,11 @@ final class HostServer {
             let infos = extensions.records.values.sorted { $0.id < $1.id }.map {
                 SupervisorToHost.ExtensionInfo(id: $0.id, app: $0.spec.app, point: $0.spec.point.rawValue,
                                                enabled: $0.enabled, hasContent: $0.hasContent,
-                                               modes: $0.spec.point == .widget ? $0.modes : nil)
+                                               modes: $0.spec.point == .widget ? $0.modes : nil, cardTemplate: $0.cardTemplate)
             }
             host.send(.extensions(.init(id: request.id, extensions: infos)))
         case .pull(let request):
+            noteEnvironment(request.environment, of: [request.extensionID])
             // Unless it waits, an expired snapshot is answered at once; the update's outcome
             // follows as a push (a subscriber gets a newData push anyway, once).
             let revalidated: ((PullOutcome) -> Void)? = request.wait == true ? nil : { [weak self, weak host] outcome in
@@ -262,6 +265,7 @@ final class HostServer {
             if let unknown = request.extensions.first(where: { extensions.records[$0] == nil }) {
                 return host.send(.error(.init(id: request.id, error: RequestRejection.unknown(unknown).description)))
             }
+            noteEnvironment(request.environment, of: request.extensions)
             if let instance = request.instance {
                 do {
                     // All checked before any is subscribed.
@@ -294,6 +298,8 @@ final class HostServer {
         case .reloadExtensions(let request): reload(request, from: host)
         case .setHasContent(let request): setHasContent(request, from: host)
         case .visible(let request): show(request, from: host)
+        case .execute(let request): execute(request, from: host)
+        case .asset(let request): sendAsset(request, from: host)
         }
     }
 }
@@ -308,6 +314,8 @@ extension HostToSupervisor {
         case .perform(let request): (request.id, [request.extensionID])
         case .open(let request): (request.id, [request.extensionID])
         case .visible(let request): (request.id, request.extensions.map(\.extensionID))
+        case .execute(let request): (request.id, [request.extensionID])
+        case .asset(let request): (request.id, [request.extensionID])
         case .defaults, .reloadExtensions, .setHasContent: nil  // the app's own requests (HostServer+Apps)
         }
     }
@@ -344,7 +352,7 @@ final class HostConnection {
     var queuedByteCount: Int { (connection?.queuedByteCount ?? 0) + heldBytes }
 
     /// A pull of `extensionID` (a configured one) in the mode and instance of `key`.
-    fileprivate func pulled(_ extensionID: String, _ key: SlotKey) {
+    func pulled(_ extensionID: String, _ key: SlotKey) {
         pulledSlots[extensionID, default: []].insert(key)
     }
 

@@ -2,6 +2,8 @@
 public enum SupervisorToExtension: Hashable, Sendable {
     /// `update`: asks a widget for new content; answered by one `result`.
     case update(Update)
+    /// `execute`: a host's `Action.Execute` on the widget's card; answered by one `result`.
+    case execute(Execute)
     /// `begin`: hands items to an action or share extension; answered by `complete`.
     case begin(Begin)
     /// `openURLResult`: the answer to the extension's `openURL`.
@@ -23,28 +25,41 @@ public enum SupervisorToExtension: Hashable, Sendable {
         public var instance: String?
         /// That instance's `params`, as the host last gave them.
         public var params: JSONValue?
+        /// What the host renders for, as far as it said (docs/PROTOCOL.md §6).
+        public var colorScheme: ColorScheme?
+        public var locale: String?
+        public var scale: Double?
 
         /// Creates the value from its fields.
         public init(id: RequestID, mode: DisplayMode, maxSize: Size, reason: UpdateReason,
-                    instance: String? = nil, params: JSONValue? = nil) {
+                    instance: String? = nil, params: JSONValue? = nil, environment: RenderEnvironment = RenderEnvironment()) {
             self.id = id
             self.mode = mode
             self.maxSize = maxSize
             self.reason = reason
             self.instance = instance
             self.params = params
+            colorScheme = environment.colorScheme
+            locale = environment.locale
+            scale = environment.scale
         }
+
+        /// The host's environment of this update.
+        public var environment: RenderEnvironment { RenderEnvironment(colorScheme: colorScheme, locale: locale, scale: scale) }
 
         /// The whole `update` line, the same JSON as the general encoder's (keys sorted).
         func encodedLine() -> [UInt8] {
             var line = JSONLineWriter(capacity: 128 + (instance?.utf8.count ?? 0))
             line.beginObject()
+            if let colorScheme { line.field("colorScheme", string: colorScheme.rawValue) }
             line.field("id", integer: id.rawValue)
             if let instance { line.field("instance", string: instance) }
+            if let locale { line.field("locale", string: locale) }
             line.field("maxSize", json: Array("{\"height\":\(maxSize.height),\"width\":\(maxSize.width)}".utf8))
             line.field("mode", string: mode.rawValue)
             if let params { line.field("params", json: params.encoded().bytes) }
             line.field("reason", string: reason.rawValue)
+            if let scale { line.field("scale", json: JSONValue.number(scale).encoded().bytes) }
             line.field("type", string: "update")
             return line.endMessage()
         }
@@ -151,6 +166,7 @@ extension SupervisorToExtension: WireMessageGroup {
     public init(type: String, decoder: any Decoder) throws(ProtocolError) {
         switch type {
         case "update": self = .update(try WireCoding.decodePayload(Update.self, of: type, from: decoder))
+        case "execute": self = .execute(try WireCoding.decodePayload(Execute.self, of: type, from: decoder))
         case "begin": self = .begin(try WireCoding.decodePayload(Begin.self, of: type, from: decoder))
         case "openURLResult":
             self = .openURLResult(try WireCoding.decodePayload(OpenURLResult.self, of: type, from: decoder))
@@ -166,6 +182,7 @@ extension SupervisorToExtension: WireMessageGroup {
     public var type: String {
         switch self {
         case .update: "update"
+        case .execute: "execute"
         case .begin: "begin"
         case .openURLResult: "openURLResult"
         case .defaultsResult: "defaultsResult"
@@ -184,6 +201,7 @@ extension SupervisorToExtension: WireMessageGroup {
     public func encodeFields(to encoder: any Encoder) throws {
         switch self {
         case .update(let fields): try fields.encode(to: encoder)
+        case .execute(let fields): try fields.encode(to: encoder)
         case .begin(let fields): try fields.encode(to: encoder)
         case .openURLResult(let fields): try fields.encode(to: encoder)
         case .defaultsResult(let fields): try fields.encode(to: encoder)

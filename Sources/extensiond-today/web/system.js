@@ -1,0 +1,1 @@
+// The System page: see system.html.
