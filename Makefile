@@ -10,7 +10,7 @@ FORCE ?=
 DEBUG_FILES ?=
 RELEASE = -c release --static-swift-stdlib
 
-.PHONY: deps build demo test fuzz fuzz-short bench release install deb clean vm-test
+.PHONY: deps build demo test browser-test fuzz fuzz-short bench release install deb clean vm-test
 
 # Installs what a fresh Debian machine lacks (run as root, or with sudo available).
 deps:
@@ -23,11 +23,27 @@ build: deps
 demo: build
 	.build/debug/extensiond --foreground --config $(CONFIG)
 
-# The whole test suite: what .ci/run calls. It ends with a short fuzzing run.
+# The whole test suite: what .ci/run calls. It ends with the browser tests and a short
+# fuzzing run.
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --disable-xctest
+	@$(MAKE) --no-print-directory browser-test
 	@$(MAKE) --no-print-directory fuzz-short
+
+# The Today view in headless Chromium against a real daemon (tests/browser/README.md).
+# pytest's exit codes: 0 passed, 1 tests failed, 2 interrupted, 3 internal error, 4 usage
+# error, 5 no tests collected; every one but 0 fails the target, 5 with its own message.
+browser-test:
+	$(SWIFT) build --product extensiond
+	$(SWIFT) build --product extensiond-today
+	$(SWIFT) build --product supervisorctl
+	@status=0; /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/browser || status=$$?; \
+	    case $$status in \
+	    0) ;; \
+	    5) echo "browser-test: pytest collected no tests in tests/browser"; exit 1 ;; \
+	    *) echo "browser-test: pytest exited with $$status"; exit 1 ;; \
+	    esac
 
 # Structure-aware fuzzing of every protocol of a real daemon (docs/ARCHITECTURE.md).
 FUZZ_MESSAGES ?= 1000000

@@ -5,7 +5,7 @@
 import { renderCard, checkedLink } from "./cards.js";
 import { expandTemplate } from "./template.js";
 
-const MAX_HEIGHT = { compact: 110, expanded: 396 };
+const MAX_HEIGHT = { compact: 160, expanded: 400 };
 const grid = document.getElementById("widgets");
 const status = document.getElementById("status");
 const tiles = new Map();
