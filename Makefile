@@ -19,8 +19,10 @@ deps:
 build: deps
 	$(SWIFT) build
 
-# The daemon in the foreground with the demo config: a host panel, a widget, its app.
+# The daemon in the foreground with the demo config: the Today view, a text panel, three
+# widgets and their app.
 demo: build
+	@echo "The Today view: http://127.0.0.1:8080/ (Ctrl-C stops the demo)"
 	.build/debug/extensiond --foreground --config $(CONFIG)
 
 # The whole test suite: what .ci/run calls. It ends with the browser tests and a short

@@ -43,6 +43,7 @@ final class TodayServer {
         switch (request.method, request.path) {
         case ("GET", "/events"): openSession(exchange)
         case ("POST", "/send"): forward(request, exchange)
+        case ("GET", "/favicon.ico"): exchange.respond(status: .noContent, type: "image/x-icon", body: [])
         case ("GET", "/config.json"): exchange.respond(status: .ok, type: "application/json", body: pageConfig, headers: [("Cache-Control", "no-cache")])
         case ("GET", "/asset"): assets.fetch(extensionID: request.query["extension"] ?? "", name: request.query["name"] ?? "", for: exchange)
         case ("GET", _), ("HEAD", _):

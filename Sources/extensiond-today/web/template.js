@@ -149,7 +149,7 @@ function primary(p) {
 
 function path(p, first) {
   let value;
-  if (first === "$root" || first === "$data" || first === "$index") value = p.scope[first];
+  if (first === "$root" || first === "$data" || first === "$index") value = p.scope[first] ?? null;
   else value = member(p.scope.$data, first);
   for (;;) {
     if (peek(p) === ".") { take(p); value = member(value, take(p)); }
@@ -158,8 +158,9 @@ function path(p, first) {
   }
 }
 
+// A missing member is null, as in the Adaptive Expression Language (`${x != null}`).
 function member(value, key) {
-  if (value === null || typeof value !== "object") return undefined;
+  if (value === null || typeof value !== "object") return null;
   const name = String(key);
-  return Object.hasOwn(value, name) ? value[name] : undefined;
+  return Object.hasOwn(value, name) ? value[name] : null;
 }
