@@ -85,7 +85,7 @@ let package = Package(
         // The Today view: a host that serves the widgets as a web page (docs/HOSTS.md).
         .executableTarget(
             name: "extensiond-today",
-            dependencies: ["HTTPServer", "EventLoop", "Sockets", "HostClient", "HostProtocol", "WireProtocol"],
+            dependencies: ["HTTPServer", "EventLoop", "Sockets", "HostClient", "HostProtocol", "WireProtocol", "ControlProtocol"],
             resources: [
                 .embedInCode("web/index.html"), .embedInCode("web/today.css"), .embedInCode("web/today.js"),
                 .embedInCode("web/cards.js"), .embedInCode("web/template.js"), .embedInCode("web/system.html"),

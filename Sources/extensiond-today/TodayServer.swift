@@ -11,6 +11,7 @@ final class TodayServer {
     private var http: HTTPServer?
     private var sessions: [String: PageSession] = [:]
     private let assets: AssetProxy
+    private let system: SystemMonitor
     /// `/config.json`: what the page shows besides what the daemon lists.
     private let pageConfig: [UInt8]
 
@@ -19,12 +20,13 @@ final class TodayServer {
     /// The longest message a page may send (the daemon's own bound on a pull's params is 4 KiB).
     static let maxMessageBytes = 64 * 1024
 
-    init(loop: EventLoop, address: String, hostSocket: String, instances: [String: [String]]) throws(SystemError) {
+    init(loop: EventLoop, address: String, hostSocket: String, controlSocket: String, instances: [String: [String]]) throws(SystemError) {
         self.loop = loop
         let instanceLists = instances.mapValues { JSONValue.array($0.map { .string($0) }) }
         pageConfig = JSONValue.object(["instances": .object(instanceLists)]).encoded().bytes
         self.hostSocket = hostSocket
         assets = AssetProxy(loop: loop, hostSocket: hostSocket)
+        system = SystemMonitor(loop: loop, controlSocket: controlSocket)
         let limits = HTTPLimits(maxClients: 2 * Self.maxSessions + 32, maxBodyBytes: Self.maxMessageBytes, maxQueuedBytes: 8 << 20)
         http = try HTTPServer(loop: loop, address: address, limits: limits) { [unowned self] request, exchange in
             self.route(request, exchange)
@@ -37,12 +39,14 @@ final class TodayServer {
         for session in sessions.values { session.close() }
         sessions.removeAll()
         assets.close()
+        system.close()
     }
 
     private func route(_ request: HTTPRequest, _ exchange: HTTPExchange) {
         switch (request.method, request.path) {
         case ("GET", "/events"): openSession(exchange)
         case ("POST", "/send"): forward(request, exchange)
+        case ("GET", "/system.json"): exchange.respond(status: .ok, type: "application/json", body: system.report(), headers: [("Cache-Control", "no-store")])
         case ("GET", "/favicon.ico"): exchange.respond(status: .noContent, type: "image/x-icon", body: [])
         case ("GET", "/config.json"): exchange.respond(status: .ok, type: "application/json", body: pageConfig, headers: [("Cache-Control", "no-cache")])
         case ("GET", "/asset"): assets.fetch(extensionID: request.query["extension"] ?? "", name: request.query["name"] ?? "", for: exchange)

@@ -10,9 +10,10 @@ import HostClient
 import HTTPServer
 
 let usage = """
-    usage: extensiond-today [--listen ADDR:PORT] [--socket PATH] [--instance EXTENSION=INSTANCE]...
+    usage: extensiond-today [--listen ADDR:PORT] [--socket PATH] [--control PATH] [--instance EXTENSION=INSTANCE]...
       --listen  where the page is served (default 127.0.0.1:8080; a numeric address)
       --socket  the daemon's host.sock (default $EXTENSIOND_HOST_SOCKET, else \(HostSocket.demoPath))
+      --control   the daemon's control.sock, read by the System page (default: beside the host socket)
       --instance  show this instance of the widget (repeatable; e.g. demo.weather=Paris)
     """
 
@@ -37,7 +38,7 @@ case .invalid(let reason): fail("\(reason)\n\(usage)")
 
 do {
     let loop = try EventLoop()
-    let today = try TodayServer(loop: loop, address: arguments.listen, hostSocket: arguments.socket, instances: arguments.instances)
+    let today = try TodayServer(loop: loop, address: arguments.listen, hostSocket: arguments.socket, controlSocket: arguments.controlSocket, instances: arguments.instances)
     _ = try loop.addSignal(SIGTERM) { _ in loop.exit() }
     _ = try loop.addSignal(SIGINT) { _ in loop.exit() }
     say("extensiond-today: serving http://\(arguments.listen)/ for \(arguments.socket)")

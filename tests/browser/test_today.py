@@ -157,3 +157,21 @@ def test_screenshots(page, today):
         shown_tile(page, "frame")
         time.sleep(1.5)
         page.save_screenshot(os.path.join(SCREENSHOTS, name + ".png"))
+
+
+def test_the_system_page_draws_memory_watermarks_and_kills(today, browser):
+    # The page pulled `mute`, which never says ready: it was killed (reason deadline).
+    browser.get(today.url)
+    shown_tile(browser, "city", "Paris")
+    assert eventually(lambda: "deadline" in today.supervisorctl("events", "-n", "1000"), timeout=15)
+    time.sleep(5)
+    browser.set_window_size(1100, 900)
+    browser.get(today.url + "system")
+    assert eventually(lambda: browser.find_elements(By.CSS_SELECTOR, "#tree polyline.usage-line"), timeout=15)
+    assert browser.find_elements(By.CSS_SELECTOR, "#processes figure.process svg polyline")
+    captions = [c.text for c in browser.find_elements(By.CSS_SELECTOR, "#processes figcaption")]
+    assert any(c.startswith("today · host") for c in captions), captions
+    assert eventually(lambda: browser.find_elements(By.CSS_SELECTOR, "#kills circle.kill"), timeout=10)
+    assert browser.find_elements(By.CSS_SELECTOR, "#tree line.mark-critical")
+    os.makedirs(SCREENSHOTS, exist_ok=True)
+    browser.save_screenshot(os.path.join(SCREENSHOTS, "system.png"))
