@@ -70,6 +70,7 @@ bench: deps
 release: deps
 	$(SWIFT) build $(RELEASE) --product extensiond
 	$(SWIFT) build $(RELEASE) --product supervisorctl
+	$(SWIFT) build $(RELEASE) --product extensiond-today
 
 # Stripped binaries, man pages, completions, the unit, a config (never over an existing
 # one) and the docs: scripts/install-files.

@@ -36,6 +36,8 @@ import Testing
             let help = try runCommand(path, ["--help"], in: directory)
             #expect(help.exitCode == 0 && help.stdout.contains("USAGE: \(binary)"), "the stripped \(binary) runs")
         }
+        let today = try runCommand(prefix + "/bin/extensiond-today", ["--help"], in: directory)
+        #expect(today.exitCode == 0 && today.stdout.contains("usage: extensiond-today"), "the stripped Today view runs")
         // DEBUG_FILES=1: the debug info, apart, under the binaries' build ids.
         let debugFiles = try FileManager.default.subpathsOfDirectory(atPath: prefix + "/lib/debug/.build-id")
             .filter { $0.hasSuffix(".debug") }
