@@ -59,7 +59,7 @@ let package = Package(
             name: "Supervisor",
             dependencies: [
                 "ExtensiondConfig", "ExtensiondPolicy", "Cgroup", "LinuxProcess", "EventLoop", "Sockets",
-                "WireProtocol", "HostProtocol", "ControlProtocol", "PrometheusText", "Journal",
+                "WireProtocol", "HostProtocol", "ControlProtocol", "PrometheusText", "Journal", "HTTPServer",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
