@@ -4,13 +4,17 @@ Card with an image from its assets, text, a tap target, an Action.Execute toggle
 element outside the renderer's subset (with a fallback). It records every request it gets in
 $EXTENSIOND_DATA_DIR/requests.jsonl so that the browser tests can see what reached it.
 
-Usage: city_widget.py [card|hostile|huge|html APP_URL]
+Usage: city_widget.py [card|template|hostile|huge|html APP_URL|timeline COUNT MS]
+
+`template` sends only the data of city_card.json (its `card_template`); `timeline` answers
+with COUNT timeline entries MS milliseconds apart, each dated, for push latencies.
 """
 import json
 import os
 import socket
 import struct
 import sys
+import time
 import zlib
 
 KIND = sys.argv[1] if len(sys.argv) > 1 else "card"
@@ -56,6 +60,20 @@ def card(request, alerts):
             "selectAction": {"type": "Action.OpenUrl", "url": "weather://city/" + city}}
 
 
+def card_data(request, alerts):
+    """What `template` sends: the data city_card.json lays out, the same card as card()."""
+    return {"city": request.get("instance") or "Paris", "temperature": "21°", "sky": "Sunny",
+            "scheme": request.get("colorScheme", "unknown"), "alerts": alerts,
+            "expanded": request.get("mode") == "expanded", "wind": "12 km/h", "humidity": "40%"}
+
+
+def timeline(request):
+    count, spacing = int(sys.argv[2]), int(sys.argv[3]) / 1000
+    now = time.time()
+    stamp = lambda t: time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + ".%03dZ" % int((t % 1) * 1000)
+    return [{"date": stamp(now + 1 + i * spacing), "snapshot": card_data(request, i % 2 == 0)} for i in range(count)]
+
+
 def hostile_card():
     markup = '<img src=x onerror="window.pwned=1"><script>window.pwned=1</script>'
     return {"type": "AdaptiveCard", "version": "1.5",
@@ -89,6 +107,8 @@ def snapshot_for(request, alerts):
         return {"type": "AdaptiveCard", "version": "1.5", "body": [{"type": "TextBlock", "text": "x" * 1000000}]}
     if KIND == "html":
         return html_document(sys.argv[2])
+    if KIND in ("template", "timeline"):
+        return card_data(request, alerts)
     return card(request, alerts)
 
 
@@ -114,6 +134,8 @@ def main():
         if kind == "execute" and request.get("verb") == "toggle":
             alerts[city] = not alerts.get(city, False)
         result = {"type": "result", "id": request["id"], "result": "newData", "snapshot": snapshot_for(request, alerts.get(city, False))}
+        if KIND == "timeline":
+            result["timeline"] = timeline(request)
         sock.sendall(json.dumps(result, separators=(",", ":")).encode() + b"\n")
 
 
