@@ -4,12 +4,12 @@
 //   pure policy      ExtensiondPolicy
 //   model            ExtensiondConfig (uses the policy's values), TOML (the config files' parser)
 //   Linux adapters   CLinux (C shim), CMalloc (malloc_trim), Cgroup, LinuxProcess, Sockets,
-//                    EventLoop, Journal
+//                    EventLoop, HTTPServer, Journal
 //   protocols        WireProtocol (extension socket, shared types), HostProtocol (host socket),
 //                    ControlProtocol (supervisorctl),
 //                    PrometheusText (the metrics exposition format)
 //   daemon wiring    Supervisor, extensiond
-//   clients          supervisorctl, ExtensionSDK, demos
+//   clients          supervisorctl, ExtensionSDK, HostClient, extensiond-today, demos
 import PackageDescription
 
 /// The installed programs link libstdc++ statically: linker/libstdc++.so says why and how.

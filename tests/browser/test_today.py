@@ -175,3 +175,33 @@ def test_the_system_page_draws_memory_watermarks_and_kills(today, browser):
     assert browser.find_elements(By.CSS_SELECTOR, "#tree line.mark-critical")
     os.makedirs(SCREENSHOTS, exist_ok=True)
     browser.save_screenshot(os.path.join(SCREENSHOTS, "system.png"))
+
+
+def test_the_program_relays_only_a_pages_own_messages_within_bounds(today):
+    import urllib.error
+    import urllib.request
+
+    def post(path, body, kind="application/json"):
+        request = urllib.request.Request(today.url.rstrip("/") + path, data=body, method="POST", headers={"Content-Type": kind})
+        try:
+            with urllib.request.urlopen(request, timeout=5) as answer:
+                return answer.status, answer.read().decode()
+        except urllib.error.HTTPError as error:
+            return error.code, error.read().decode()
+
+    status, text = post("/send?session=0123", b'{"type":"list"}')
+    assert status == 403 and "unknown session" in text
+    # A session is what the page's event stream gives: read its first event.
+    with urllib.request.urlopen(today.url + "events", timeout=5) as stream:
+        stream.readline()
+        token = json.loads(stream.readline().decode()[len("data: "):])["session"]
+        assert post("/send?session=" + token, b'{"type":"list","id":1}')[0] == 204
+        status, text = post("/send?session=" + token, b'{"type":"defaults","id":2,"group":"g","op":"list"}')
+        assert status == 400 and "a page sends only" in text
+        assert post("/send?session=" + token, b"not json")[0] == 400
+        assert post("/send?session=" + token, b'{"type":"list"}\n{"type":"list"}')[0] == 400
+        assert post("/send?session=" + token, b"x" * (64 * 1024 + 1))[0] == 413
+    headers = urllib.request.urlopen(today.url, timeout=5).headers
+    assert "script-src 'self'" in headers["Content-Security-Policy"] and "frame-ancestors 'none'" in headers["Content-Security-Policy"]
+    frame = urllib.request.urlopen(today.url + "frame", timeout=5).headers["Content-Security-Policy"]
+    assert frame.startswith("default-src 'none'") and "connect-src" not in frame
