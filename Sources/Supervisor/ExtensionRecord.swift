@@ -40,6 +40,8 @@ final class ExtensionRecord {
     var storageError: String?
     /// What hosts last said they render for, sent with every update (docs/PROTOCOL.md §6).
     var environment = RenderEnvironment()
+    /// When a change of `environment` last refreshed the widget.
+    var environmentRefreshedAt: MonotonicInstant?
     /// The Adaptive Card template of `card_template`, listed to hosts; `nil` without one or
     /// when it could not be read (an event says why).
     var cardTemplate: EncodedJSON?

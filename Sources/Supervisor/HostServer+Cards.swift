@@ -46,7 +46,11 @@ extension ExtensionCoordinator {
         guard updated != record.environment else { return }
         let isChange = !record.environment.isEmpty
         record.environment = updated
-        guard isChange else { return }
+        // Two hosts of different schemes must not make the widget refresh each other's turn
+        // without end: at most one such refresh per pull_cooldown.
+        let now = clock.now
+        guard isChange, record.environmentRefreshedAt.map({ now.since($0) >= record.spec.refresh.pullCooldown }) ?? true else { return }
+        record.environmentRefreshedAt = now
         for slot in record.orderedSlots where slot.engine.record.snapshot != nil && record.isShown(instance: slot.instance) {
             handle(.manualRefresh, record, slot)
         }
