@@ -8,6 +8,10 @@ import WireProtocol
 /// `events` (read-only control commands, docs/CLI.md) are asked for on `control.sock`, and
 /// the last minutes are kept as numbers: each process's memory and limit, the tree's usage
 /// and watermarks, and the kills. Control access is the daemon's to grant (docs/HOSTS.md).
+///
+/// Sampling runs only while a System page is open (asked for its figures within
+/// ``keptSamples`` intervals): decoding the answers takes the program's only thread, and
+/// the Today page's pushes would wait behind it (bench/README.md, "today").
 final class SystemMonitor {
     private let loop: EventLoop
     private let controlSocket: String
@@ -19,6 +23,8 @@ final class SystemMonitor {
     private var pressure: PressureReport?
     private var kills: [EventRecord] = []
     private var lastError: String?
+    /// Samples still to take before sampling stops, unless the page asks again.
+    private var samplesLeft = 0
 
     /// How often the daemon is asked, and how many samples are kept (10 minutes).
     static let interval = Duration.seconds(5)
@@ -36,8 +42,6 @@ final class SystemMonitor {
     init(loop: EventLoop, controlSocket: String) {
         self.loop = loop
         self.controlSocket = controlSocket
-        sample()
-        timer = try? loop.addTimer(after: Self.interval, accuracy: .milliseconds(500)) { [unowned self] in self.tick() }
     }
 
     func close() {
@@ -46,6 +50,8 @@ final class SystemMonitor {
     }
 
     private func tick() {
+        guard samplesLeft > 0 else { return timer = nil }
+        samplesLeft -= 1
         sample()
         timer = try? loop.addTimer(after: Self.interval, accuracy: .milliseconds(500)) { [unowned self] in self.tick() }
     }
@@ -107,8 +113,13 @@ final class SystemMonitor {
         }
     }
 
-    /// `/system.json`: what the page draws.
+    /// `/system.json`: what the page draws (the first request starts sampling).
     func report() -> [UInt8] {
+        if samplesLeft == 0 && timer == nil {
+            samplesLeft = Self.keptSamples
+            tick()
+        }
+        samplesLeft = Self.keptSamples
         func number(_ value: UInt64?) -> JSONValue { value.map { .number(Double($0)) } ?? .null }
         let points: [JSONValue] = samples.map { sample in
             .object(["t": .number(Double(sample.timeMs)), "tree": number(sample.treeBytes),

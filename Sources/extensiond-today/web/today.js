@@ -153,8 +153,10 @@ class Tile {
   render() {
     const message = this.snapshots[this.mode];
     const content = message?.snapshot;
+    const appears = this.element.hidden;
     this.element.hidden = content === null || content === undefined;
     if (this.element.hidden) return;
+    if (appears) visibility.reobserve(this);
     this.body.replaceChildren(this.content(content));
     const preferred = message.preferredSize?.height;
     this.body.style.maxHeight = MAX_HEIGHT[this.mode] + "px";
@@ -262,10 +264,20 @@ const visibility = {
     tile.element.tile = tile;
     this.observer.observe(tile.element);
   },
+  // Observing again reports where the tile is now, in view or not (a tile that appears
+  // below the fold changes no intersection, so nothing else would report it).
+  reobserve(tile) {
+    this.observer.unobserve(tile.element);
+    this.observer.observe(tile.element);
+  },
+  // A tile still waiting for its first content is not reported: it is not out of view, and
+  // saying so would hold back the widget's timeline until it is (the daemon defers pushes
+  // of hidden widgets). Its first render makes the observer report it.
   report(changed) {
     const hiddenPage = document.visibilityState === "hidden";
     for (const value of [true, false]) {
-      const group = changed.filter((tile) => (!hiddenPage && visibility.shown.get(tile) === true) === value && tiles.get(key(tile.info.id, tile.instance)) === tile);
+      const group = changed.filter((tile) => !tile.element.hidden && (!hiddenPage && visibility.shown.get(tile) === true) === value
+                                             && tiles.get(key(tile.info.id, tile.instance)) === tile);
       if (group.length) send({ type: "visible", extensions: group.map((tile) => tile.target()), visible: value, ...environment() });
     }
   },
