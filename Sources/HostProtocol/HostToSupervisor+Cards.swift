@@ -30,12 +30,8 @@ extension HostToSupervisor {
             self.mode = mode
             self.maxSize = maxSize
             self.instance = instance
-            colorScheme = environment.colorScheme
-            locale = environment.locale
-            scale = environment.scale
+            self.environment = environment
         }
-
-        public var environment: RenderEnvironment { RenderEnvironment(colorScheme: colorScheme, locale: locale, scale: scale) }
 
         private enum CodingKeys: String, CodingKey {
             case id, extensionID = "extension", verb, data, mode, maxSize, instance, colorScheme, locale, scale
@@ -50,10 +46,7 @@ extension HostToSupervisor {
             mode = try container.decode(DisplayMode.self, forKey: .mode)
             maxSize = try container.decode(Size.self, forKey: .maxSize)
             instance = try container.decodeInstance(forKey: .instance)
-            let environment = try container.decodeRenderEnvironment(colorScheme: .colorScheme, locale: .locale, scale: .scale)
-            colorScheme = environment.colorScheme
-            locale = environment.locale
-            scale = environment.scale
+            environment = try container.decodeRenderEnvironment(colorScheme: .colorScheme, locale: .locale, scale: .scale)
         }
     }
 
@@ -102,18 +95,7 @@ extension SupervisorToHost {
     }
 }
 
-/// What `pull`, `subscribe` and `visible` say of the host's environment.
-public protocol CarriesEnvironment {
-    var colorScheme: ColorScheme? { get }
-    var locale: String? { get }
-    var scale: Double? { get }
-}
-
-extension CarriesEnvironment {
-    /// The host's color scheme, locale and scale, as far as this message says them.
-    public var environment: RenderEnvironment { RenderEnvironment(colorScheme: colorScheme, locale: locale, scale: scale) }
-}
-
 extension HostToSupervisor.Pull: CarriesEnvironment {}
 extension HostToSupervisor.Subscribe: CarriesEnvironment {}
 extension HostToSupervisor.Visible: CarriesEnvironment {}
+extension HostToSupervisor.Execute: CarriesEnvironment {}

@@ -18,9 +18,7 @@ extension HostToSupervisor {
             self.id = id
             self.extensions = extensions
             self.visible = visible
-            colorScheme = environment.colorScheme
-            locale = environment.locale
-            scale = environment.scale
+            self.environment = environment
         }
 
         private enum CodingKeys: String, CodingKey {
@@ -41,10 +39,7 @@ extension HostToSupervisor {
                 extensions.append(try list.decode(Shown.self))
             }
             visible = try container.decode(Bool.self, forKey: .visible)
-            let environment = try container.decodeRenderEnvironment(colorScheme: .colorScheme, locale: .locale, scale: .scale)
-            colorScheme = environment.colorScheme
-            locale = environment.locale
-            scale = environment.scale
+            environment = try container.decodeRenderEnvironment(colorScheme: .colorScheme, locale: .locale, scale: .scale)
         }
     }
 

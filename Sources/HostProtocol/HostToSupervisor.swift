@@ -59,9 +59,7 @@ public enum HostToSupervisor: Hashable, Sendable {
             self.wait = wait
             self.instance = instance
             self.params = params
-            colorScheme = environment.colorScheme
-            locale = environment.locale
-            scale = environment.scale
+            self.environment = environment
         }
 
         private enum CodingKeys: String, CodingKey {
@@ -77,10 +75,7 @@ public enum HostToSupervisor: Hashable, Sendable {
             wait = try container.decodeIfPresent(Bool.self, forKey: .wait)
             instance = try container.decodeInstance(forKey: .instance)
             params = try container.decodeParams(forKey: .params)
-            let environment = try container.decodeRenderEnvironment(colorScheme: .colorScheme, locale: .locale, scale: .scale)
-            colorScheme = environment.colorScheme
-            locale = environment.locale
-            scale = environment.scale
+            environment = try container.decodeRenderEnvironment(colorScheme: .colorScheme, locale: .locale, scale: .scale)
         }
     }
 
@@ -105,9 +100,7 @@ public enum HostToSupervisor: Hashable, Sendable {
             self.extensions = extensions
             self.instance = instance
             self.params = params
-            colorScheme = environment.colorScheme
-            locale = environment.locale
-            scale = environment.scale
+            self.environment = environment
         }
 
         private enum CodingKeys: String, CodingKey {
@@ -120,10 +113,7 @@ public enum HostToSupervisor: Hashable, Sendable {
             extensions = try container.decode([String].self, forKey: .extensions)
             instance = try container.decodeInstance(forKey: .instance)
             params = try container.decodeParams(forKey: .params)
-            let environment = try container.decodeRenderEnvironment(colorScheme: .colorScheme, locale: .locale, scale: .scale)
-            colorScheme = environment.colorScheme
-            locale = environment.locale
-            scale = environment.scale
+            environment = try container.decodeRenderEnvironment(colorScheme: .colorScheme, locale: .locale, scale: .scale)
         }
     }
 

@@ -49,3 +49,23 @@ extension KeyedDecodingContainer {
         return RenderEnvironment(colorScheme: try decodeIfPresent(ColorScheme.self, forKey: colorScheme), locale: tag, scale: factor)
     }
 }
+
+/// A message with the environment's three fields (`update`, `execute`, and the host's `pull`,
+/// `subscribe`, `visible`), read and set as one value.
+public protocol CarriesEnvironment {
+    var colorScheme: ColorScheme? { get set }
+    var locale: String? { get set }
+    var scale: Double? { get set }
+}
+
+extension CarriesEnvironment {
+    /// The host's color scheme, locale and scale, as far as this message says them.
+    public var environment: RenderEnvironment {
+        get { RenderEnvironment(colorScheme: colorScheme, locale: locale, scale: scale) }
+        set {
+            colorScheme = newValue.colorScheme
+            locale = newValue.locale
+            scale = newValue.scale
+        }
+    }
+}

@@ -27,12 +27,7 @@ extension SupervisorToExtension {
             self.maxSize = maxSize
             self.instance = instance
             self.params = params
-            colorScheme = environment.colorScheme
-            locale = environment.locale
-            scale = environment.scale
+            self.environment = environment
         }
-
-        /// The host's environment of this request.
-        public var environment: RenderEnvironment { RenderEnvironment(colorScheme: colorScheme, locale: locale, scale: scale) }
     }
 }

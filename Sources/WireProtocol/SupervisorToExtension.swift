@@ -39,13 +39,8 @@ public enum SupervisorToExtension: Hashable, Sendable {
             self.reason = reason
             self.instance = instance
             self.params = params
-            colorScheme = environment.colorScheme
-            locale = environment.locale
-            scale = environment.scale
+            self.environment = environment
         }
-
-        /// The host's environment of this update.
-        public var environment: RenderEnvironment { RenderEnvironment(colorScheme: colorScheme, locale: locale, scale: scale) }
 
         /// The whole `update` line, the same JSON as the general encoder's (keys sorted).
         func encodedLine() -> [UInt8] {
@@ -161,6 +156,9 @@ public enum SupervisorToExtension: Hashable, Sendable {
         }
     }
 }
+
+extension SupervisorToExtension.Update: CarriesEnvironment {}
+extension SupervisorToExtension.Execute: CarriesEnvironment {}
 
 extension SupervisorToExtension: WireMessageGroup {
     public init(type: String, decoder: any Decoder) throws(ProtocolError) {
