@@ -44,6 +44,13 @@ package final class ExtensionRecord {
     var modeChanged: Set<SlotKey> = []
     /// It was warned that a `preferredSize` exceeded its place (once per daemon run).
     var warnedOversize = false
+    /// What hosts last said they render for, sent with every update (docs/PROTOCOL.md §6).
+    var environment = RenderEnvironment()
+    /// When a change of `environment` last refreshed the widget.
+    var environmentRefreshedAt: MonotonicInstant?
+    /// The Adaptive Card template of `card_template`, listed to hosts; `nil` without one or
+    /// when it could not be read (an event says why).
+    package var cardTemplate: EncodedJSON?
 
     init(spec: ExtensionSpec, slots: [ModeSlot], enabled: Bool, now: MonotonicInstant) {
         id = spec.id

@@ -20,8 +20,23 @@ public final class ExtensionContext {
     /// `widgetLargestAvailableDisplayMode`): `.compact` tells hosts to offer no "Show more".
     /// Sent with every result while set; hosts hear of it in `list`.
     public var largestAvailableMode: DisplayMode?
+    /// During a widget's update: what the host renders for (color scheme, locale, scale),
+    /// as far as it said.
+    public internal(set) var environment = RenderEnvironment()
 
     let connection: SupervisorConnection
+
+    /// The request's instance, params, environment and mode change, for the time it is handled.
+    func enter(instance: String?, params: JSONValue?, environment: RenderEnvironment, modeChanged: Bool = false) {
+        self.instance = instance
+        self.params = params
+        self.environment = environment
+        displayModeChanged = modeChanged
+    }
+
+    func leave() {
+        enter(instance: nil, params: nil, environment: RenderEnvironment())
+    }
 
     init(connection: SupervisorConnection, extensionID: String, groupContainers: [String: String]) {
         self.connection = connection

@@ -10,17 +10,23 @@ extension HostToSupervisor {
         public var visible: Bool
         /// The place the host shows them in (optional, as in `pull`).
         public var place: String?
+        /// What the host renders for (optional, as in `pull`).
+        public var colorScheme: ColorScheme?
+        public var locale: String?
+        public var scale: Double?
 
         /// Creates the value from its fields.
-        public init(id: RequestID? = nil, extensions: [Shown], visible: Bool, place: String? = nil) {
+        public init(id: RequestID? = nil, extensions: [Shown], visible: Bool, place: String? = nil,
+                    environment: RenderEnvironment = RenderEnvironment()) {
             self.id = id
             self.extensions = extensions
             self.visible = visible
             self.place = place
+            self.environment = environment
         }
 
         private enum CodingKeys: String, CodingKey {
-            case id, extensions, visible, place
+            case id, extensions, visible, place, colorScheme, locale, scale
         }
 
         public init(from decoder: any Decoder) throws {
@@ -29,6 +35,7 @@ extension HostToSupervisor {
             extensions = try container.decodeShownList(forKey: .extensions)
             visible = try container.decode(Bool.self, forKey: .visible)
             place = try container.decodePlace(forKey: .place)
+            environment = try container.decodeRenderEnvironment(colorScheme: .colorScheme, locale: .locale, scale: .scale)
         }
     }
 

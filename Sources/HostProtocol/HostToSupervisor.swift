@@ -24,6 +24,10 @@ public enum HostToSupervisor: Hashable, Sendable {
     case addInstance(AddInstance)
     case removeInstance(RemoveInstance)
     case arrange(Arrange)
+    /// `execute`: an `Action.Execute` of a widget's card; answered by a `snapshot`.
+    case execute(Execute)
+    /// `asset`: a file of a widget's `assets/` directory; answered by `assetResult`.
+    case asset(Asset)
 
     /// `{"type":"list","id":1}` — `id` is optional and echoed in the answer.
     public struct List: Codable, Hashable, Sendable {
@@ -69,10 +73,15 @@ public enum HostToSupervisor: Hashable, Sendable {
         /// The `[places.NAME]` the host shows it in (optional): its maximum size for the mode
         /// is the update's `maxSize`.
         public var place: String?
+        /// What the host renders for (optional, docs/PROTOCOL.md §6).
+        public var colorScheme: ColorScheme?
+        public var locale: String?
+        public var scale: Double?
 
         /// Creates the value from its fields.
         public init(id: RequestID, extensionID: String, mode: DisplayMode, maxSize: Size, wait: Bool? = nil,
-                    instance: String? = nil, params: JSONValue? = nil, place: String? = nil) {
+                    instance: String? = nil, params: JSONValue? = nil, place: String? = nil,
+                    environment: RenderEnvironment = RenderEnvironment()) {
             self.id = id
             self.extensionID = extensionID
             self.mode = mode
@@ -81,10 +90,11 @@ public enum HostToSupervisor: Hashable, Sendable {
             self.instance = instance
             self.params = params
             self.place = place
+            self.environment = environment
         }
 
         private enum CodingKeys: String, CodingKey {
-            case id, extensionID = "extension", mode, maxSize, wait, instance, params, place
+            case id, extensionID = "extension", mode, maxSize, wait, instance, params, place, colorScheme, locale, scale
         }
 
         public init(from decoder: any Decoder) throws {
@@ -97,6 +107,7 @@ public enum HostToSupervisor: Hashable, Sendable {
             instance = try container.decodeInstance(forKey: .instance)
             params = try container.decodeParams(forKey: .params)
             place = try container.decodePlace(forKey: .place)
+            environment = try container.decodeRenderEnvironment(colorScheme: .colorScheme, locale: .locale, scale: .scale)
         }
     }
 
@@ -111,19 +122,24 @@ public enum HostToSupervisor: Hashable, Sendable {
         public var params: JSONValue?
         /// The place the host shows them in (optional, as in `pull`).
         public var place: String?
+        /// What the host renders for (optional, as in `pull`).
+        public var colorScheme: ColorScheme?
+        public var locale: String?
+        public var scale: Double?
 
         /// Creates the value from its fields.
         public init(id: RequestID? = nil, extensions: [String], instance: String? = nil, params: JSONValue? = nil,
-                    place: String? = nil) {
+                    place: String? = nil, environment: RenderEnvironment = RenderEnvironment()) {
             self.id = id
             self.extensions = extensions
             self.instance = instance
             self.params = params
             self.place = place
+            self.environment = environment
         }
 
         private enum CodingKeys: String, CodingKey {
-            case id, extensions, instance, params, place
+            case id, extensions, instance, params, place, colorScheme, locale, scale
         }
 
         public init(from decoder: any Decoder) throws {
@@ -133,6 +149,7 @@ public enum HostToSupervisor: Hashable, Sendable {
             instance = try container.decodeInstance(forKey: .instance)
             params = try container.decodeParams(forKey: .params)
             place = try container.decodePlace(forKey: .place)
+            environment = try container.decodeRenderEnvironment(colorScheme: .colorScheme, locale: .locale, scale: .scale)
         }
     }
 
@@ -173,6 +190,8 @@ extension HostToSupervisor: WireMessageGroup {
         case "addInstance": self = .addInstance(try WireCoding.decodePayload(AddInstance.self, of: type, from: decoder))
         case "removeInstance": self = .removeInstance(try WireCoding.decodePayload(RemoveInstance.self, of: type, from: decoder))
         case "arrange": self = .arrange(try WireCoding.decodePayload(Arrange.self, of: type, from: decoder))
+        case "execute": self = .execute(try WireCoding.decodePayload(Execute.self, of: type, from: decoder))
+        case "asset": self = .asset(try WireCoding.decodePayload(Asset.self, of: type, from: decoder))
         default: throw .unknownType(type)
         }
     }
@@ -192,6 +211,8 @@ extension HostToSupervisor: WireMessageGroup {
         case .addInstance: "addInstance"
         case .removeInstance: "removeInstance"
         case .arrange: "arrange"
+        case .execute: "execute"
+        case .asset: "asset"
         }
     }
 
@@ -216,6 +237,8 @@ extension HostToSupervisor: WireMessageGroup {
         case .addInstance(let fields): try fields.encode(to: encoder)
         case .removeInstance(let fields): try fields.encode(to: encoder)
         case .arrange(let fields): try fields.encode(to: encoder)
+        case .execute(let fields): try fields.encode(to: encoder)
+        case .asset(let fields): try fields.encode(to: encoder)
         }
     }
 }

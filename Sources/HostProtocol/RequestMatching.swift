@@ -18,6 +18,8 @@ extension HostToSupervisor {
         case .addInstance(let message): message.id
         case .removeInstance(let message): message.id
         case .arrange(let message): message.id
+        case .execute(let message): message.id
+        case .asset(let message): message.id
         }
     }
 }
@@ -36,6 +38,7 @@ extension SupervisorToHost {
         case .enableResult(let message), .addInstanceResult(let message), .removeInstanceResult(let message),
              .arrangeResult(let message):
             message.id
+        case .assetResult(let message): message.id
         case .extensionTerminated, .openURL, .hasContentChanged: nil
         }
     }

@@ -27,6 +27,8 @@ public enum SupervisorToHost: Hashable, Sendable {
     case addInstanceResult(ManageResult)
     case removeInstanceResult(ManageResult)
     case arrangeResult(ManageResult)
+    /// `assetResult`: the answer to `asset`.
+    case assetResult(AssetResult)
 
     /// `{"type":"extensions","id":1,"extensions":[{"id":"...","app":"...","point":"widget","enabled":true,"hasContent":true}]}`
     public struct Extensions: Codable, Hashable, Sendable {
@@ -65,11 +67,15 @@ public enum SupervisorToHost: Hashable, Sendable {
         public var instances: [InstanceInfo]?
         /// The largest mode the widget offers now, when its last `result` said.
         public var largestMode: DisplayMode?
+        /// Widgets with `card_template`: the Adaptive Card template their snapshots are the
+        /// data of (docs/PROTOCOL.md §6).
+        public var cardTemplate: EncodedJSON?
 
         /// Creates the value from its fields.
         public init(id: String, app: String, point: String, enabled: Bool, hasContent: Bool, modes: [DisplayMode]? = nil,
                     displayName: String? = nil, description: String? = nil, preview: JSONValue? = nil,
-                    parameters: [ParameterInfo]? = nil, instances: [InstanceInfo]? = nil, largestMode: DisplayMode? = nil) {
+                    parameters: [ParameterInfo]? = nil, instances: [InstanceInfo]? = nil, largestMode: DisplayMode? = nil,
+                    cardTemplate: EncodedJSON? = nil) {
             self.id = id
             self.app = app
             self.point = point
@@ -82,6 +88,7 @@ public enum SupervisorToHost: Hashable, Sendable {
             self.parameters = parameters
             self.instances = instances
             self.largestMode = largestMode
+            self.cardTemplate = cardTemplate
         }
     }
 
@@ -274,6 +281,7 @@ extension SupervisorToHost: WireMessageGroup {
         case "defaultsResult":
             self = .defaultsResult(try WireCoding.decodePayload(DefaultsResult.self, of: type, from: decoder))
         case "reloadResult": self = .reloadResult(try WireCoding.decodePayload(ReloadResult.self, of: type, from: decoder))
+        case "assetResult": self = .assetResult(try WireCoding.decodePayload(AssetResult.self, of: type, from: decoder))
         case "hasContentChanged":
             self = .hasContentChanged(try WireCoding.decodePayload(HasContentChanged.self, of: type, from: decoder))
         case "enableResult": self = .enableResult(try WireCoding.decodePayload(ManageResult.self, of: type, from: decoder))
@@ -301,6 +309,7 @@ extension SupervisorToHost: WireMessageGroup {
         case .addInstanceResult: "addInstanceResult"
         case .removeInstanceResult: "removeInstanceResult"
         case .arrangeResult: "arrangeResult"
+        case .assetResult: "assetResult"
         }
     }
 
@@ -319,6 +328,7 @@ extension SupervisorToHost: WireMessageGroup {
         case .enableResult(let fields), .addInstanceResult(let fields), .removeInstanceResult(let fields),
              .arrangeResult(let fields):
             try fields.encode(to: encoder)
+        case .assetResult(let fields): try fields.encode(to: encoder)
         }
     }
 

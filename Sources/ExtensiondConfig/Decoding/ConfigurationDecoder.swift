@@ -142,6 +142,10 @@ struct ConfigurationDecoder {
             }
         }
         gallery(reader, point: point, into: &spec.gallery)
+        reader.read("card_template", .path, into: &spec.cardTemplate)
+        if let point, point != .widget, spec.cardTemplate != nil {
+            reader.report(involving: ["card_template"], "card_template applies to widgets, not \(point.rawValue) extensions")
+        }
         guard app != nil, point != nil, launch != nil else { return nil }
         return spec
     }
