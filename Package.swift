@@ -123,7 +123,7 @@ let package = Package(
             resources: [
                 .embedInCode("web/index.html"), .embedInCode("web/today.css"), .embedInCode("web/today.js"),
                 .embedInCode("web/cards.js"), .embedInCode("web/template.js"), .embedInCode("web/system.html"),
-                .embedInCode("web/system.js"), .embedInCode("web/frame.html"),
+                .embedInCode("web/system.js"), .embedInCode("web/frame.html"), .embedInCode("web/gallery.js"),
             ],
             linkerSettings: staticLibstdcxx
         ),

@@ -1,9 +1,12 @@
 import WireProtocol
 
-/// What a page may send to the daemon: one JSON object whose `type` a host page needs.
-/// Apps' messages (`defaults`, `reloadExtensions`, …) are not relayed.
+/// What a page may send to the daemon: one JSON object whose `type` a host page needs, the
+/// edit mode's managing requests included (the daemon refuses them unless the Today view has
+/// `manage = true`). Apps' messages (`defaults`, `reloadExtensions`, …) are not relayed.
 enum PageMessage {
-    static let relayedTypes: Set<String> = ["list", "pull", "subscribe", "visible", "open", "execute"]
+    static let relayedTypes: Set<String> = [
+        "list", "pull", "subscribe", "visible", "open", "execute", "enable", "addInstance", "removeInstance", "arrange",
+    ]
 
     static func check(_ body: [UInt8]) -> Result<Void, Failure> {
         guard !body.contains(UInt8(ascii: "\n")) else { return .failure(Failure("a message is one line of JSON")) }

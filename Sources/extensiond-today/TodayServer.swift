@@ -75,8 +75,16 @@ final class TodayServer {
     }
 
     /// A page's message to the daemon: one JSON object of a type a page may send, on the
-    /// host connection of the page's own session (the token only its event stream read).
+    /// host connection of the page's own session (the token only its event stream read),
+    /// from the page's own origin (a browser names it on every cross-site POST).
     private func forward(_ request: HTTPRequest, _ exchange: HTTPExchange) {
+        if let origin = request.headers["origin"], origin != "http://" + (request.headers["host"] ?? "") {
+            return exchange.respond(status: .forbidden, text: "a message from \(origin) is not this page's")
+        }
+        // Not a type a plain HTML form can send: a cross-site script must ask first, and is refused.
+        guard request.headers["content-type"]?.hasPrefix("application/json") == true else {
+            return exchange.respond(status: HTTPStatus("415 Unsupported Media Type"), text: "a message is sent as application/json")
+        }
         guard let token = request.query["session"], let session = sessions[token] else {
             return exchange.respond(status: .forbidden, text: "unknown session: open /events first")
         }

@@ -15,6 +15,7 @@ struct WebFiles {
         case "/cards.js": WebFiles(type: script, bytes: PackageResources.cards_js)
         case "/template.js": WebFiles(type: script, bytes: PackageResources.template_js)
         case "/system.js": WebFiles(type: script, bytes: PackageResources.system_js)
+        case "/gallery.js": WebFiles(type: script, bytes: PackageResources.gallery_js)
         default: nil
         }
     }

@@ -48,6 +48,11 @@ import Testing
         #expect(widget.cardTemplate == Self.repository + "/config/cards/clock.json")
         let weather = try #require(configuration.extensions.first { $0.id == "demo.weather" })
         #expect(weather.launch.command == [Self.repository + "/examples/weather-card/widget.py"])
+        // The Today view's edit mode shows it in the gallery and adds cities.
+        #expect(configuration.hosts.last?.manage == true)
+        #expect(weather.gallery.displayName?.text(for: "fr-FR") == "Météo")
+        #expect(weather.gallery.preview?.contains("AdaptiveCard") == true)
+        #expect(weather.gallery.parameters.map(\.name) == ["city"])
         #expect(configuration.extensions.first { $0.id == "demo.h5" }?.modes == [.compact])
         #expect(configuration.sources == [Self.path])
     }

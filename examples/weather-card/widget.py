@@ -37,7 +37,9 @@ def write_assets():
 
 
 def card(request):
-    city = request.get("instance") or "Paris"
+    # The city the user chose in the Today view's edit mode, else the instance's name.
+    params = request.get("params")
+    city = (params.get("city") if isinstance(params, dict) else None) or request.get("instance") or "Paris"
     icon, temperature, english, french = CITIES.get(city, CITIES["Paris"])
     words = french if request.get("locale", "").startswith("fr") else english
     body = [{"type": "ColumnSet", "columns": [

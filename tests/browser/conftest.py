@@ -79,9 +79,12 @@ def free_port():
 
 
 class Today:
-    """The daemon, its directories and the page's URL."""
+    """The daemon, its directories and the page's URL; `host_keys` are more keys of the Today
+    view's `[hosts.today]`, `extra` more config after the widgets."""
 
-    def __init__(self):
+    def __init__(self, host_keys="", extra=""):
+        self.host_keys = host_keys
+        self.extra = extra
         self.directory = tempfile.mkdtemp(prefix="today-test-")
         os.chmod(self.directory, 0o755)
         self.shared = os.path.join(self.directory, "shared")
@@ -120,6 +123,7 @@ critical = "95%%"
 
 [hosts.today]
 command = %s
+%s
 
 [apps.weather]
 command = %s
@@ -131,6 +135,7 @@ url_schemes = ["frames"]
 
 """ % (self.run, self.state, self.sandbox.memory,
        json.dumps([today, "--listen", "127.0.0.1:%d" % self.port, "--instance", "city=Paris", "--instance", "city=Beijing"]),
+       self.host_keys,
        json.dumps(["/usr/bin/python3", app, os.path.join(self.shared, "launches")]),
        json.dumps(["/usr/bin/python3", app, os.path.join(self.shared, "frame-launches")]))
             + widget_table("city", "card")
@@ -139,7 +144,8 @@ url_schemes = ["frames"]
             + widget_table("frame", "html", "frames://opened", app="frames")
             + widget_table("ticker", "card", interval="2s")
             # Never says ready: killed after start_timeout (a kill for the System page).
-            + '[extensions.mute]\napp = "weather"\npoint = "widget"\ncommand = ["/bin/sleep", "1000"]\nstart_timeout = "1s"\n')
+            + '[extensions.mute]\napp = "weather"\npoint = "widget"\ncommand = ["/bin/sleep", "1000"]\nstart_timeout = "1s"\n'
+            + self.extra)
 
     def start(self):
         path = os.path.join(self.directory, "extensiond.toml")
@@ -171,7 +177,7 @@ url_schemes = ["frames"]
         except FileNotFoundError:
             return []
 
-    def stop(self):
+    def terminate(self):
         if self.process and self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
             try:
@@ -179,6 +185,15 @@ url_schemes = ["frames"]
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+
+    def restart(self):
+        """Stops the daemon (and with it the Today view it supervises) and starts both again
+        on the same state directory."""
+        self.terminate()
+        self.start()
+
+    def stop(self):
+        self.terminate()
         self.sandbox.remove()
         shutil.rmtree(self.directory, ignore_errors=True)
 

@@ -4,6 +4,7 @@
 // an HTML widget in a sandboxed frame, or the text of a plain snapshot.
 import { renderCard, checkedLink } from "./cards.js";
 import { expandTemplate } from "./template.js";
+import { Gallery } from "./gallery.js";
 
 const MAX_HEIGHT = { compact: 160, expanded: 400 };
 const grid = document.getElementById("widgets");
@@ -14,6 +15,7 @@ let session = null;
 let nextId = 1;
 let config = { instances: {} };
 let listed = [];
+let arrangement = [];
 
 document.documentElement.lang = navigator.language || "en";
 const darkQuery = matchMedia("(prefers-color-scheme: dark)");
@@ -42,7 +44,7 @@ events.addEventListener("session", (event) => {
   status.textContent = "";
   for (const tile of tiles.values()) tile.element.remove();
   tiles.clear();
-  send({ type: "list", id: nextId++ });
+  send({ type: "list", id: nextId++, locale: environment().locale });
 });
 events.onmessage = (event) => handle(JSON.parse(event.data));
 events.onerror = () => { status.textContent = "Reconnecting to extensiond…"; };
@@ -55,9 +57,9 @@ function handle(message) {
     if (message.type !== "snapshot") return;
   }
   switch (message.type) {
-    case "extensions": return showExtensions(message.extensions);
+    case "extensions": return showExtensions(message.extensions, message.arrangement);
     case "snapshot": return tiles.get(key(message.extension, message.instance))?.receive(message);
-    case "hasContentChanged": return send({ type: "list", id: nextId++ });
+    case "hasContentChanged": return send({ type: "list", id: nextId++, locale: environment().locale });
     case "error": if (message.id === undefined) status.textContent = message.error; return;
   }
 }
@@ -66,26 +68,46 @@ function key(extension, instance) { return extension + "\u0000" + (instance ?? "
 
 fetch("/config.json").then((answer) => answer.json()).then((value) => { config = value; showExtensions(listed); }).catch(() => {});
 
-// Tiles for the enabled widgets with content, in the listed order; others are removed.
-function showExtensions(extensions) {
+// The instances a widget is shown as: those given on the command line and those the user
+// added; a widget with settings is shown only through its instances, others as themselves.
+function targetsOf(info) {
+  const instances = [...new Set([...(config.instances[info.id] ?? []), ...(info.instances ?? []).map((entry) => entry.instance)])];
+  return instances.length || info.parameters?.length ? instances : [null];
+}
+
+// Tiles for the enabled widgets with content, in the user's arrangement, then in the listed
+// order; others are removed.
+function showExtensions(extensions, arranged = arrangement) {
   listed = extensions;
-  const wanted = new Set();
+  arrangement = arranged ?? [];
+  const rank = new Map(arrangement.map((entry, index) => [key(entry.extension, entry.instance), index]));
+  const wanted = [];
   for (const info of extensions) {
     if (info.point !== "widget" || !info.enabled || !info.hasContent) continue;
-    const instances = config.instances[info.id] ?? [null];
-    for (const instance of instances) {
+    for (const instance of targetsOf(info)) {
       const k = key(info.id, instance);
-      wanted.add(k);
+      const tile = tiles.get(k) ?? new Tile(info, instance);
+      tile.info = info;
       if (!tiles.has(k)) {
-        const tile = new Tile(info, instance);
         tiles.set(k, tile);
         tile.start();
       }
-      grid.append(tiles.get(k).element);
+      wanted.push(tile);
     }
   }
-  for (const [k, tile] of tiles) if (!wanted.has(k)) { tile.element.remove(); tiles.delete(k); }
+  const order = (tile) => rank.get(key(tile.info.id, tile.instance)) ?? arrangement.length + wanted.indexOf(tile);
+  wanted.sort((a, b) => order(a) - order(b));
+  for (const tile of wanted) { grid.append(tile.element); gallery.decorate(tile); }
+  const kept = new Set(wanted);
+  for (const [k, tile] of tiles) if (!kept.has(tile)) { tile.element.remove(); tiles.delete(k); }
+  gallery.update(extensions);
 }
+
+// The tiles as the page shows them, first first.
+function orderedTiles() {
+  return [...grid.children].map((element) => element.tile).filter((tile) => tile && tiles.get(key(tile.info.id, tile.instance)) === tile);
+}
+const gallery = new Gallery({ request, tiles: orderedTiles, targetsOf });
 
 class Tile {
   constructor(info, instance) {
@@ -101,7 +123,8 @@ class Tile {
     const header = document.createElement("header");
     this.title = document.createElement("span");
     this.title.className = "tile-title";
-    this.title.textContent = instance ? `${info.id} · ${instance}` : info.id;
+    const name = info.displayName ?? info.id;
+    this.title.textContent = instance ? `${name} · ${instance}` : name;
     this.age = document.createElement("span");
     this.age.className = "tile-age";
     header.append(this.title, this.age);
