@@ -8,6 +8,7 @@ import os
 import time
 
 import pytest
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
@@ -69,7 +70,10 @@ def entry(browser, extension="gallery_city"):
 
 def tile(browser, instance, extension="gallery_city"):
     found = browser.find_elements(By.CSS_SELECTOR, 'article.tile[data-extension="%s"][data-instance="%s"]' % (extension, instance))
-    return found[0] if found and found[0].is_displayed() else None
+    try:
+        return found[0] if found and found[0].is_displayed() else None
+    except StaleElementReferenceException:  # removed between the two calls
+        return None
 
 
 def tile_order(browser):
@@ -78,9 +82,9 @@ def tile_order(browser):
 
 
 def add(browser, city):
-    gallery = entry(browser)
-    gallery.find_element(By.CSS_SELECTOR, "button.gallery-add").click()
-    form = eventually(lambda: gallery.find_element(By.CSS_SELECTOR, "form.gallery-form"))
+    # The entry is redrawn when the daemon pushes a new list, until its form is open.
+    browser.execute_script("document.querySelector('.gallery-entry[data-extension=\"gallery_city\"] button.gallery-add').click()")
+    form = eventually(lambda: entry(browser).find_element(By.CSS_SELECTOR, "form.gallery-form"))
     Select(form.find_element(By.CSS_SELECTOR, 'select[name="city"]')).select_by_value(city)
     assert form.find_element(By.CSS_SELECTOR, 'input[name="instance"]').get_attribute("value") == city
     form.find_element(By.CSS_SELECTOR, 'button[type="submit"]').click()
@@ -142,8 +146,7 @@ def test_the_arrangement_survives_restarts_of_the_daemon_and_the_today_view(edit
 
 
 def test_edit_mode_screenshots(editing, managed):
-    add_form = entry(editing).find_element(By.CSS_SELECTOR, "button.gallery-add")
-    add_form.click()
+    editing.execute_script("document.querySelector('.gallery-entry[data-extension=\"gallery_city\"] button.gallery-add').click()")
     assert eventually(lambda: entry(editing).find_elements(By.CSS_SELECTOR, "form.gallery-form"))
     for scheme in ("light", "dark"):
         editing.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})

@@ -52,7 +52,13 @@ export class Gallery {
 
   draw() {
     if (!this.editing) return;
-    this.list.replaceChildren(...this.listed.map((info) => this.entry(info)));
+    // What can still be added first; widgets already shown as themselves last, dimmed.
+    const addable = (info) => Boolean(info.parameters?.length) || !info.enabled;
+    const ordered = [...this.listed.filter(addable), ...this.listed.filter((info) => !addable(info))];
+    // An entry whose form is open stays as it is: a push must not lose what the user typed.
+    const open = new Map([...this.list.querySelectorAll(".gallery-entry")]
+      .filter((entry) => entry.querySelector("form")).map((entry) => [entry.dataset.extension, entry]));
+    this.list.replaceChildren(...ordered.map((info) => open.get(info.id) ?? this.entry(info)));
   }
 
   entry(info) {
@@ -66,13 +72,15 @@ export class Gallery {
     description.textContent = info.description ?? "";
     const preview = document.createElement("div");
     preview.className = "gallery-preview";
-    preview.append(previewOf(info));
+    if (info.preview !== undefined) preview.append(previewOf(info));
+    else preview.hidden = true;
     const add = document.createElement("button");
     add.type = "button";
     add.className = "gallery-add";
     const shown = !(info.parameters?.length) && info.enabled;
     add.textContent = shown ? "Added" : "Add";
     add.disabled = shown;
+    entry.classList.toggle("gallery-added", shown);
     add.addEventListener("click", () => {
       if (info.parameters?.length) entry.append(this.form(info, add));
       else this.change({ type: "enable", extension: info.id, enabled: true });
@@ -178,7 +186,7 @@ function previewOf(info) {
   if (preview?.type === "AdaptiveCard") return renderCard(preview, { open() {}, execute() {}, assetURL: () => "" });
   const text = document.createElement("p");
   text.className = "tile-note";
-  text.textContent = typeof preview?.text === "string" ? preview.text : "No preview";
+  text.textContent = typeof preview?.text === "string" ? preview.text : JSON.stringify(preview);
   return text;
 }
 
