@@ -68,7 +68,9 @@ struct Panel {
         case .hasContentChanged(let notice):
             Console.line(NoticeText.hasContent(notice))
             try refresh()
-        case .completed, .defaultsResult, .reloadResult, .assetResult: break  // the panel performs no actions, is no app, shows no images
+        // The panel performs no actions, is no app, manages nothing and shows no images.
+        case .completed, .defaultsResult, .reloadResult, .enableResult, .addInstanceResult, .removeInstanceResult, .arrangeResult,
+             .assetResult: break
         }
     }
 

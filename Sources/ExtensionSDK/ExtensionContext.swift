@@ -16,6 +16,13 @@ public final class ExtensionContext {
     /// During a widget's update: what the host renders for (color scheme, locale, scale),
     /// as far as it said.
     public internal(set) var environment = RenderEnvironment()
+    /// During a widget's update: a host just switched the widget to this update's mode
+    /// (WidgetKit's `widgetActiveDisplayModeDidChange`); the reason is then `.pull`.
+    public internal(set) var displayModeChanged = false
+    /// The largest display mode the widget offers now (WidgetKit's
+    /// `widgetLargestAvailableDisplayMode`): `.compact` tells hosts to offer no "Show more".
+    /// Sent with every result while set; hosts hear of it in `list`.
+    public var largestAvailableMode: DisplayMode?
 
     let connection: SupervisorConnection
 
@@ -28,6 +35,7 @@ public final class ExtensionContext {
 
     func leave() {
         enter(instance: nil, params: nil, environment: RenderEnvironment())
+        displayModeChanged = false
     }
 
     init(connection: SupervisorConnection, extensionID: String, groupContainers: [String: String]) {

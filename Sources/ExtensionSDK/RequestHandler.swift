@@ -13,16 +13,21 @@ struct WidgetHandler<W: Widget>: RequestHandler {
         switch request {
         case .update(let update):
             context.enter(instance: update.instance, params: update.params, environment: update.environment)
+            context.displayModeChanged = update.modeChanged
             defer { context.leave() }
             let result = widget.update(
                 mode: update.mode, maxSize: update.maxSize, reason: update.reason, context: context)
-            return .result(Self.message(for: result, id: update.id))
+            var message = Self.message(for: result, id: update.id)
+            message.largestMode = context.largestAvailableMode
+            return .result(message)
         case .execute(let execute):
             context.enter(instance: execute.instance, params: execute.params, environment: execute.environment)
             defer { context.leave() }
             let result = widget.execute(
                 verb: execute.verb, data: execute.data, mode: execute.mode, maxSize: execute.maxSize, context: context)
-            return .result(Self.message(for: result, id: execute.id))
+            var message = Self.message(for: result, id: execute.id)
+            message.largestMode = context.largestAvailableMode
+            return .result(message)
         case .begin(let begin):
             return .complete(.init(id: begin.id, items: []))
         default:

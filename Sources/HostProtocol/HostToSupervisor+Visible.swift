@@ -12,34 +12,30 @@ extension HostToSupervisor {
         public var colorScheme: ColorScheme?
         public var locale: String?
         public var scale: Double?
+        /// The place the host shows them in (optional, as in `pull`).
+        public var place: String?
 
         /// Creates the value from its fields.
-        public init(id: RequestID? = nil, extensions: [Shown], visible: Bool, environment: RenderEnvironment = RenderEnvironment()) {
+        public init(id: RequestID? = nil, extensions: [Shown], visible: Bool, place: String? = nil,
+                    environment: RenderEnvironment = RenderEnvironment()) {
             self.id = id
             self.extensions = extensions
             self.visible = visible
+            self.place = place
             self.environment = environment
         }
 
         private enum CodingKeys: String, CodingKey {
-            case id, extensions, visible, colorScheme, locale, scale
+            case id, extensions, visible, place, colorScheme, locale, scale
         }
 
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             id = try container.decodeIfPresent(RequestID.self, forKey: .id)
-            var list = try container.nestedUnkeyedContainer(forKey: .extensions)
-            extensions = []
-            while !list.isAtEnd {
-                guard extensions.count < WireLimits.maxExtensionsPerRequest else {
-                    throw DecodingError.dataCorruptedError(
-                        forKey: .extensions, in: container,
-                        debugDescription: "more than \(WireLimits.maxExtensionsPerRequest) extensions")
-                }
-                extensions.append(try list.decode(Shown.self))
-            }
+            extensions = try container.decodeShownList(forKey: .extensions)
             visible = try container.decode(Bool.self, forKey: .visible)
             environment = try container.decodeRenderEnvironment(colorScheme: .colorScheme, locale: .locale, scale: .scale)
+            place = try container.decodePlace(forKey: .place)
         }
     }
 

@@ -22,12 +22,38 @@ public enum HostToSupervisor: Hashable, Sendable {
     case execute(Execute)
     /// `asset`: a file of a widget's `assets/` directory; answered by `assetResult`.
     case asset(Asset)
+    /// `enable`, `addInstance`, `removeInstance`, `arrange` (hosts with `manage = true`):
+    /// the user's gallery.
+    case enable(Enable)
+    case addInstance(AddInstance)
+    case removeInstance(RemoveInstance)
+    case arrange(Arrange)
 
     /// `{"type":"list","id":1}` — `id` is optional and echoed in the answer.
     public struct List: Codable, Hashable, Sendable {
         public var id: RequestID?
+        /// The host's BCP 47 language tag (optional): names and descriptions come translated.
+        public var locale: String?
+        /// The place the host shows (optional): the answer's `arrangement` is that place's.
+        public var place: String?
+
         /// Creates the value from its fields.
-        public init(id: RequestID? = nil) { self.id = id }
+        public init(id: RequestID? = nil, locale: String? = nil, place: String? = nil) {
+            self.id = id
+            self.locale = locale
+            self.place = place
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case id, locale, place
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decodeIfPresent(RequestID.self, forKey: .id)
+            locale = try container.decodeBoundedStringIfPresent(forKey: .locale, maxBytes: WireLimits.maxIdentifierBytes)
+            place = try container.decodePlace(forKey: .place)
+        }
     }
 
     /// `{"type":"pull","id":2,"extension":"com.example.weather.widget","mode":"compact","maxSize":{"width":320,"height":120}}`
@@ -48,10 +74,14 @@ public enum HostToSupervisor: Hashable, Sendable {
         public var colorScheme: ColorScheme?
         public var locale: String?
         public var scale: Double?
+        /// The `[places.NAME]` the host shows it in (optional): its maximum size for the mode
+        /// is the update's `maxSize`.
+        public var place: String?
 
         /// Creates the value from its fields.
         public init(id: RequestID, extensionID: String, mode: DisplayMode, maxSize: Size, wait: Bool? = nil,
-                    instance: String? = nil, params: JSONValue? = nil, environment: RenderEnvironment = RenderEnvironment()) {
+                    instance: String? = nil, params: JSONValue? = nil, place: String? = nil,
+                    environment: RenderEnvironment = RenderEnvironment()) {
             self.id = id
             self.extensionID = extensionID
             self.mode = mode
@@ -59,11 +89,12 @@ public enum HostToSupervisor: Hashable, Sendable {
             self.wait = wait
             self.instance = instance
             self.params = params
+            self.place = place
             self.environment = environment
         }
 
         private enum CodingKeys: String, CodingKey {
-            case id, extensionID = "extension", mode, maxSize, wait, instance, params, colorScheme, locale, scale
+            case id, extensionID = "extension", mode, maxSize, wait, instance, params, place, colorScheme, locale, scale
         }
 
         public init(from decoder: any Decoder) throws {
@@ -76,6 +107,7 @@ public enum HostToSupervisor: Hashable, Sendable {
             instance = try container.decodeInstance(forKey: .instance)
             params = try container.decodeParams(forKey: .params)
             environment = try container.decodeRenderEnvironment(colorScheme: .colorScheme, locale: .locale, scale: .scale)
+            place = try container.decodePlace(forKey: .place)
         }
     }
 
@@ -92,19 +124,23 @@ public enum HostToSupervisor: Hashable, Sendable {
         public var colorScheme: ColorScheme?
         public var locale: String?
         public var scale: Double?
+        /// The place the host shows them in (optional, as in `pull`).
+        public var place: String?
 
         /// Creates the value from its fields.
         public init(id: RequestID? = nil, extensions: [String], instance: String? = nil, params: JSONValue? = nil,
+                    place: String? = nil,
                     environment: RenderEnvironment = RenderEnvironment()) {
             self.id = id
             self.extensions = extensions
             self.instance = instance
             self.params = params
+            self.place = place
             self.environment = environment
         }
 
         private enum CodingKeys: String, CodingKey {
-            case id, extensions, instance, params, colorScheme, locale, scale
+            case id, extensions, instance, params, place, colorScheme, locale, scale
         }
 
         public init(from decoder: any Decoder) throws {
@@ -114,6 +150,7 @@ public enum HostToSupervisor: Hashable, Sendable {
             instance = try container.decodeInstance(forKey: .instance)
             params = try container.decodeParams(forKey: .params)
             environment = try container.decodeRenderEnvironment(colorScheme: .colorScheme, locale: .locale, scale: .scale)
+            place = try container.decodePlace(forKey: .place)
         }
     }
 
@@ -152,6 +189,10 @@ extension HostToSupervisor: WireMessageGroup {
         case "visible": self = .visible(try WireCoding.decodePayload(Visible.self, of: type, from: decoder))
         case "execute": self = .execute(try WireCoding.decodePayload(Execute.self, of: type, from: decoder))
         case "asset": self = .asset(try WireCoding.decodePayload(Asset.self, of: type, from: decoder))
+        case "enable": self = .enable(try WireCoding.decodePayload(Enable.self, of: type, from: decoder))
+        case "addInstance": self = .addInstance(try WireCoding.decodePayload(AddInstance.self, of: type, from: decoder))
+        case "removeInstance": self = .removeInstance(try WireCoding.decodePayload(RemoveInstance.self, of: type, from: decoder))
+        case "arrange": self = .arrange(try WireCoding.decodePayload(Arrange.self, of: type, from: decoder))
         default: throw .unknownType(type)
         }
     }
@@ -169,6 +210,10 @@ extension HostToSupervisor: WireMessageGroup {
         case .visible: "visible"
         case .execute: "execute"
         case .asset: "asset"
+        case .enable: "enable"
+        case .addInstance: "addInstance"
+        case .removeInstance: "removeInstance"
+        case .arrange: "arrange"
         }
     }
 
@@ -191,6 +236,10 @@ extension HostToSupervisor: WireMessageGroup {
         case .visible(let fields): try fields.encode(to: encoder)
         case .execute(let fields): try fields.encode(to: encoder)
         case .asset(let fields): try fields.encode(to: encoder)
+        case .enable(let fields): try fields.encode(to: encoder)
+        case .addInstance(let fields): try fields.encode(to: encoder)
+        case .removeInstance(let fields): try fields.encode(to: encoder)
+        case .arrange(let fields): try fields.encode(to: encoder)
         }
     }
 }

@@ -16,6 +16,10 @@ extension HostToSupervisor {
         case .visible(let message): message.id
         case .execute(let message): message.id
         case .asset(let message): message.id
+        case .enable(let message): message.id
+        case .addInstance(let message): message.id
+        case .removeInstance(let message): message.id
+        case .arrange(let message): message.id
         }
     }
 }
@@ -32,6 +36,9 @@ extension SupervisorToHost {
         case .defaultsResult(let message): message.id
         case .reloadResult(let message): message.id
         case .assetResult(let message): message.id
+        case .enableResult(let message), .addInstanceResult(let message), .removeInstanceResult(let message),
+             .arrangeResult(let message):
+            message.id
         case .extensionTerminated, .openURL, .hasContentChanged: nil
         }
     }

@@ -29,17 +29,56 @@ public enum SupervisorToExtension: Hashable, Sendable {
         public var colorScheme: ColorScheme?
         public var locale: String?
         public var scale: Double?
+        /// A pull after a host switched the widget to this mode (WidgetKit's
+        /// `widgetActiveDisplayModeDidChange`): `reason` is `"modeChange"` on the wire, and
+        /// ``reason`` `.pull` (so that switches over ``UpdateReason`` written for version 1 hold).
+        public var modeChanged = false
 
         /// Creates the value from its fields.
         public init(id: RequestID, mode: DisplayMode, maxSize: Size, reason: UpdateReason,
-                    instance: String? = nil, params: JSONValue? = nil, environment: RenderEnvironment = RenderEnvironment()) {
+                    instance: String? = nil, params: JSONValue? = nil, modeChanged: Bool = false,
+                    environment: RenderEnvironment = RenderEnvironment()) {
             self.id = id
             self.mode = mode
             self.maxSize = maxSize
             self.reason = reason
             self.instance = instance
             self.params = params
+            self.modeChanged = modeChanged
             self.environment = environment
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case id, mode, maxSize, reason, instance, params, colorScheme, locale, scale
+        }
+
+        /// `reason` as written on the wire.
+        private var wireReason: String { modeChanged ? Self.modeChange : reason.rawValue }
+        private static let modeChange = "modeChange"
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decode(RequestID.self, forKey: .id)
+            mode = try container.decode(DisplayMode.self, forKey: .mode)
+            maxSize = try container.decode(Size.self, forKey: .maxSize)
+            modeChanged = try container.decode(String.self, forKey: .reason) == Self.modeChange
+            reason = modeChanged ? .pull : try container.decode(UpdateReason.self, forKey: .reason)
+            instance = try container.decodeIfPresent(String.self, forKey: .instance)
+            params = try container.decodeIfPresent(JSONValue.self, forKey: .params)
+            environment = try container.decodeRenderEnvironment(colorScheme: .colorScheme, locale: .locale, scale: .scale)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(mode, forKey: .mode)
+            try container.encode(maxSize, forKey: .maxSize)
+            try container.encode(wireReason, forKey: .reason)
+            try container.encodeIfPresent(instance, forKey: .instance)
+            try container.encodeIfPresent(params, forKey: .params)
+            try container.encodeIfPresent(colorScheme, forKey: .colorScheme)
+            try container.encodeIfPresent(locale, forKey: .locale)
+            try container.encodeIfPresent(scale, forKey: .scale)
         }
 
         /// The whole `update` line, the same JSON as the general encoder's (keys sorted).
@@ -53,7 +92,7 @@ public enum SupervisorToExtension: Hashable, Sendable {
             line.field("maxSize", json: Array("{\"height\":\(maxSize.height),\"width\":\(maxSize.width)}".utf8))
             line.field("mode", string: mode.rawValue)
             if let params { line.field("params", json: params.encoded().bytes) }
-            line.field("reason", string: reason.rawValue)
+            line.field("reason", string: wireReason)
             if let scale { line.field("scale", json: JSONValue.number(scale).encoded().bytes) }
             line.field("type", string: "update")
             return line.endMessage()
