@@ -2,14 +2,17 @@ import ExtensiondTestSupport
 import Foundation
 
 /// A test extension in Python that answers its updates with messages the test wrote:
-/// update N (counted over all its processes) is answered with line N of a file, a JSON
-/// array of messages in which every `__ID__` becomes the update's id. After the last line
-/// it answers `noData`. Used to put peer-controlled values in front of a real daemon.
+/// update N (counted over all its processes) is answered with answer N, message lines sent
+/// as written (so that numbers no JSON library would write reach the daemon) in which
+/// every `__ID__` becomes the update's id. After the last answer it answers `noData`.
+/// Used to put peer-controlled values in front of a real daemon.
 enum ReplayingExtension {
     /// Writes the answers and the script; returns the TOML `command` array that runs it.
     /// The cursor (answers used so far) is kept in `writable`, which the sandbox must allow.
-    static func command(answering answers: [String], in directory: TemporaryDirectory, writable: String, name: String = "replay") throws -> String {
-        let lines = try directory.write(name + ".answers", answers.joined(separator: "\n") + "\n")
+    static func command(answering answers: [[String]], in directory: TemporaryDirectory, writable: String, name: String = "replay") throws -> String {
+        // One answer a line, its messages apart by the record separator, which JSON text never holds.
+        let text = answers.map { $0.joined(separator: "\u{1E}") }.joined(separator: "\n") + "\n"
+        let lines = try directory.write(name + ".answers", text)
         let cursor = writable + "/" + name + ".cursor"
         let script = try directory.write("replaying_extension.py", source)
         // The extension runs under its app's uid: it must be able to move the cursor.
@@ -22,7 +25,7 @@ enum ReplayingExtension {
 
     answers_file, cursor_file = sys.argv[1], sys.argv[2]
     connection = socket.socket(fileno=int(os.environ["EXTENSIOND_FD"]))
-    answers = open(answers_file).read().splitlines()
+    answers = open(answers_file).read().split("\n")[:-1]  # splitlines() would split at the separator too
 
     def messages():
         buffer = b""
@@ -47,8 +50,8 @@ enum ReplayingExtension {
             cursor.write(str(index + 1))
             cursor.truncate()
         if index < len(answers):
-            for answer in json.loads(answers[index].replace("__ID__", str(message["id"]))):
-                connection.sendall(json.dumps(answer).encode() + b"\n")
+            for answer in answers[index].replace("__ID__", str(message["id"])).split("\x1e"):
+                connection.sendall(answer.encode() + b"\n")
         else:
             connection.sendall(json.dumps({"type": "result", "id": message["id"], "result": "noData"}).encode() + b"\n")
     """#
