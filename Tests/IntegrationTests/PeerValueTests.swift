@@ -52,28 +52,11 @@ import Testing
 
     // MARK: Every field at the ends of its domain
 
-    /// JSON numbers at and past the ends of an integer domain `0...max`: the ends, one past
-    /// each, the ends of Int64 and UInt64, past them, fractions, exponents and infinities.
-    static func integers(upTo max: UInt64) -> [String] {
-        ["0", "-0", "1", "\(max)", "\(max + 1)", "-1", "9223372036854775807", "9223372036854775808",
-         "-9223372036854775808", "-9223372036854775809", "18446744073709551615", "18446744073709551616",
-         "1e308", "-1e308", "1e400", "-1e400", "0.5", "\(max).5", "1E2", "123456789012345678901234567890"]
-    }
-
-    /// RFC 3339 times at the ends of the years it writes and of the instants the daemon
-    /// counts (Int64 nanoseconds), and just past the ends (not times at all).
-    static let dates = [
-        "0000-01-01T00:00:00Z", "0000-01-01T00:00:00+23:59", "0001-01-01T00:00:00Z", "1677-09-21T00:12:43Z",
-        "1970-01-01T00:00:00Z", "2262-04-11T23:47:16.854775807Z", "2262-04-11T23:47:17Z",
-        "9999-12-31T23:59:59Z", "9999-12-31T23:59:60.999999999-23:59", "10000-01-01T00:00:00Z",
-        "-0001-12-31T23:59:59Z", "9999-12-31T23:59:59.99999999999999999999999999999Z",
-    ]
-
     /// Each message of the extension protocol with one numeric or date field at one extreme;
     /// a message that is not the update's `result` is followed by one, so that every pull ends.
     static var extremes: [(field: String, answer: [String])] {
         let noData = #"{"type":"result","id":__ID__,"result":"noData"}"#
-        let ids = integers(upTo: (1 << 53) - 1), sides = integers(upTo: 65535)
+        let ids = ValueExtremes.requestIDs, sides = ValueExtremes.sides
         var cases: [(String, [String])] = []
         for id in ids {
             cases.append(("result.id \(id)", [#"{"type":"result","id":\#(id),"result":"noData"}"#, noData]))
@@ -90,7 +73,7 @@ import Testing
                 ]))
             }
         }
-        for date in dates {
+        for date in ValueExtremes.dates + ValueExtremes.pastTheDates {
             cases.append(("reload.after \(date)", [#"{"type":"result","id":__ID__,"result":"newData","snapshot":{},"reload":{"after":"\#(date)"}}"#]))
             cases.append(("timeline.date \(date)", result(after: "2026-01-01T00:00:00Z", timeline: [date])))
             cases.append(("timeline.date \(date) twice", result(after: date, timeline: ["0000-01-01T00:00:00Z", date, "9999-12-31T23:59:59Z"])))
@@ -133,7 +116,7 @@ import Testing
             os.write(int(os.environ["EXTENSIOND_FD"]), b'{"type":"ready","protocol":' + sys.argv[1].encode() + b'}\\n')
             time.sleep(1000)
             """)
-        let values = Self.integers(upTo: 1)
+        let values = ValueExtremes.integers(upTo: 1)
         try daemon.writeConfig("[apps.app]\ncommand = [\"/bin/sleep\", \"1000\"]\n\n" + values.indices.map { index in
             "[extensions.ready\(index)]\napp = \"app\"\npoint = \"widget\"\ncommand = [\"/usr/bin/python3\", \"-S\", \"\(script)\", \"\(values[index])\"]\n"
         }.joined(separator: "\n"))
