@@ -11,9 +11,9 @@ import WireProtocol
 /// Starts, stops and restarts supervised processes, each in its own cgroup, captures
 /// their output, notices their exits and kernel OOM kills, and records all of it.
 final class ProcessSupervisor {
-    private let loop: EventLoop
+    let loop: EventLoop
     let tree: CgroupTree
-    private let events: EventLog
+    let events: EventLog
     private var random = SystemRandomNumberGenerator()
     /// The daemon's environment minus what belongs to the daemon alone.
     private let baseEnvironment: [String: String]
@@ -173,7 +173,8 @@ final class ProcessSupervisor {
                     onMessage: { [unowned self, unowned process] message in self.onExtensionMessage?(process, message) },
                     onViolation: { [unowned self, unowned process] error in
                         self.kill(process, reason: .protocolViolation, message: "protocol violation: \(error)")
-                    }
+                    },
+                    onEndOfFile: { [unowned self, unowned process] in self.channelClosed(process) }
                 )
             }
         } catch {
@@ -255,7 +256,7 @@ final class ProcessSupervisor {
         if let completion { run.onEnd.append(completion) }
         guard run.stopReason == nil || run.killTimer == nil else { return }
         run.stopReason = run.stopReason ?? reason
-        if let channel = run.channel, process.state == .idle || process.state == .running {
+        if let channel = run.channel, channel.isOpen, process.state == .idle || process.state == .running {
             channel.send(.terminate)
         } else {
             try? run.process.descriptor.send(signal: SIGTERM)
