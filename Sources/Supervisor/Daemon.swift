@@ -27,6 +27,7 @@ public final class Daemon {
     let cgroups: CgroupRoot
     let supervisor: ProcessSupervisor
     let extensions: ExtensionCoordinator
+    let removedApps: RemovedApps
     let pressure: MemoryPressure
     /// The daemon's own last log lines (`maintail`).
     let logRing: DaemonLogRing
@@ -82,13 +83,23 @@ public final class Daemon {
         }
         let isolation = Isolation(configuration: configuration, groups: GroupStore(stateDirectory: settings.stateDirectory, events: events),
                                   runsAsRoot: geteuid() == 0, events: events)
+        removedApps = RemovedApps(stateDirectory: settings.stateDirectory, isolation: isolation)
         supervisor = ProcessSupervisor(loop: loop, tree: cgroups.tree, events: events, isolation: isolation,
                                        hostSocket: settings.runtimeDirectory + "/host.sock")
         extensions = ExtensionCoordinator(clock: loop, processes: SupervisedExtensions(supervisor: supervisor, registry: registry),
                                           events: events, store: store, groups: isolation.groups)
         pressure = MemoryPressure(loop: loop, tree: cgroups.tree, throttle: cgroups.throttle, registry: registry, supervisor: supervisor, events: events,
                                   lastUsed: { [extensions] process in extensions.records[process.name]?.lastUsed })
+        settleRemovedApps()
         connectComponents()
+    }
+
+    /// Sets aside what apps removed from the config left, and purges what was kept long
+    /// enough, before anything of a new app with a removed one's id runs.
+    private func settleRemovedApps() {
+        for line in removedApps.settle(configuration, nowMs: WallClock.nowMilliseconds()) {
+            events.record(line.hasPrefix("error: ") ? .error : .cleanup, nil, line)
+        }
     }
 
     /// Who tells whom: launches, exits and messages flow from the supervisor to the
@@ -333,6 +344,7 @@ public final class Daemon {
         let changes = registry.changes(to: next)
         configuration = next
         supervisor.isolation.apply(next)
+        settleRemovedApps()
         applyHostRules()
         do {
             try control?.apply(ControlAccess(next.supervisor))

@@ -11,7 +11,7 @@ import WireProtocol
 /// Everything is prepared in the daemon before the spawn; the spawner only applies it.
 final class Isolation {
     /// `nil` when the daemon is not root: every process then runs as the daemon's user.
-    private let identities: IdentityBook?
+    let identities: IdentityBook?
     let groups: GroupStore
     private let stateDirectory: String
     private var settings: SupervisorSettings

@@ -42,6 +42,7 @@ struct ConfigurationDecoder {
         reader.read("control_group", .nonEmptyString, into: &settings.controlGroup)
         reader.read("admin_group", .nonEmptyString, into: &settings.adminGroup)
         reader.read("external_hosts", .boolean, into: &settings.externalHosts)
+        reader.read("removed_data_keep", .duration, into: &settings.removedDataKeep)
     }
 
     private func pressure(_ reader: TableReader, into settings: inout PressureSettings) {
