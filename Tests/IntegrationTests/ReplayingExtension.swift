@@ -27,16 +27,7 @@ enum ReplayingExtension {
     connection = socket.socket(fileno=int(os.environ["EXTENSIOND_FD"]))
     answers = open(answers_file).read().split("\n")[:-1]  # splitlines() would split at the separator too
 
-    def messages():
-        buffer = b""
-        while True:
-            chunk = connection.recv(65536)
-            if not chunk:
-                return
-            buffer += chunk
-            while b"\n" in buffer:
-                line, buffer = buffer.split(b"\n", 1)
-                yield json.loads(line)
+    \#(ScriptedExtension.messagesFunction)
 
     connection.sendall(b'{"type":"ready","protocol":1}\n')
     for message in messages():
