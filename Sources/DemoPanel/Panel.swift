@@ -69,7 +69,8 @@ struct Panel {
             Console.line(NoticeText.hasContent(notice))
             try refresh()
         // The panel performs no actions, is no app, manages nothing and shows no images.
-        case .completed, .defaultsResult, .reloadResult, .enableResult, .addInstanceResult, .removeInstanceResult, .arrangeResult, .assetResult: break
+        case .completed, .defaultsResult, .reloadResult, .enableResult, .addInstanceResult, .removeInstanceResult, .arrangeResult,
+             .assetResult: break
         }
     }
 

@@ -38,12 +38,6 @@ package final class ExtensionRecord {
     var shownVersion = ShownVersion(shown: 0, offset: 0)
     /// Why the last write of its state failed; nil once one succeeds.
     var storageError: String?
-    /// The largest mode its last result said it offers (`largestMode`), for hosts' `list`.
-    package var largestMode: DisplayMode?
-    /// Slots a host just switched the widget to: their next update says `modeChange`.
-    var modeChanged: Set<SlotKey> = []
-    /// It was warned that a `preferredSize` exceeded its place (once per daemon run).
-    var warnedOversize = false
     /// What hosts last said they render for, sent with every update (docs/PROTOCOL.md §6).
     var environment = RenderEnvironment()
     /// When a change of `environment` last refreshed the widget.
@@ -51,6 +45,12 @@ package final class ExtensionRecord {
     /// The Adaptive Card template of `card_template`, listed to hosts; `nil` without one or
     /// when it could not be read (an event says why).
     package var cardTemplate: EncodedJSON?
+    /// The largest mode its last result said it offers (`largestMode`), for hosts' `list`.
+    package var largestMode: DisplayMode?
+    /// Slots a host just switched the widget to: their next update says `modeChange`.
+    var modeChanged: Set<SlotKey> = []
+    /// It was warned that a `preferredSize` exceeded its place (once per daemon run).
+    var warnedOversize = false
 
     init(spec: ExtensionSpec, slots: [ModeSlot], enabled: Bool, now: MonotonicInstant) {
         id = spec.id

@@ -13,6 +13,9 @@ public final class ExtensionContext {
     public internal(set) var instance: String?
     /// During a widget's update: that instance's settings, as its host gave them.
     public internal(set) var params: JSONValue?
+    /// During a widget's update: what the host renders for (color scheme, locale, scale),
+    /// as far as it said.
+    public internal(set) var environment = RenderEnvironment()
     /// During a widget's update: a host just switched the widget to this update's mode
     /// (WidgetKit's `widgetActiveDisplayModeDidChange`); the reason is then `.pull`.
     public internal(set) var displayModeChanged = false
@@ -20,22 +23,19 @@ public final class ExtensionContext {
     /// `widgetLargestAvailableDisplayMode`): `.compact` tells hosts to offer no "Show more".
     /// Sent with every result while set; hosts hear of it in `list`.
     public var largestAvailableMode: DisplayMode?
-    /// During a widget's update: what the host renders for (color scheme, locale, scale),
-    /// as far as it said.
-    public internal(set) var environment = RenderEnvironment()
 
     let connection: SupervisorConnection
 
-    /// The request's instance, params, environment and mode change, for the time it is handled.
-    func enter(instance: String?, params: JSONValue?, environment: RenderEnvironment, modeChanged: Bool = false) {
+    /// The request's instance, params and environment, for the time it is handled.
+    func enter(instance: String?, params: JSONValue?, environment: RenderEnvironment) {
         self.instance = instance
         self.params = params
         self.environment = environment
-        displayModeChanged = modeChanged
     }
 
     func leave() {
         enter(instance: nil, params: nil, environment: RenderEnvironment())
+        displayModeChanged = false
     }
 
     init(connection: SupervisorConnection, extensionID: String, groupContainers: [String: String]) {

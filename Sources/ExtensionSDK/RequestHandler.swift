@@ -12,7 +12,8 @@ struct WidgetHandler<W: Widget>: RequestHandler {
     mutating func answer(_ request: SupervisorToExtension, context: ExtensionContext) -> ExtensionToSupervisor? {
         switch request {
         case .update(let update):
-            context.enter(instance: update.instance, params: update.params, environment: update.environment, modeChanged: update.modeChanged)
+            context.enter(instance: update.instance, params: update.params, environment: update.environment)
+            context.displayModeChanged = update.modeChanged
             defer { context.leave() }
             let result = widget.update(
                 mode: update.mode, maxSize: update.maxSize, reason: update.reason, context: context)

@@ -8,12 +8,12 @@ extension HostToSupervisor {
         /// At most ``WireLimits/maxExtensionsPerRequest``.
         public var extensions: [Shown]
         public var visible: Bool
-        /// The place the host shows them in (optional, as in `pull`).
-        public var place: String?
         /// What the host renders for (optional, as in `pull`).
         public var colorScheme: ColorScheme?
         public var locale: String?
         public var scale: Double?
+        /// The place the host shows them in (optional, as in `pull`).
+        public var place: String?
 
         /// Creates the value from its fields.
         public init(id: RequestID? = nil, extensions: [Shown], visible: Bool, place: String? = nil,
@@ -34,8 +34,8 @@ extension HostToSupervisor {
             id = try container.decodeIfPresent(RequestID.self, forKey: .id)
             extensions = try container.decodeShownList(forKey: .extensions)
             visible = try container.decode(Bool.self, forKey: .visible)
-            place = try container.decodePlace(forKey: .place)
             environment = try container.decodeRenderEnvironment(colorScheme: .colorScheme, locale: .locale, scale: .scale)
+            place = try container.decodePlace(forKey: .place)
         }
     }
 

@@ -21,14 +21,14 @@ public enum SupervisorToHost: Hashable, Sendable {
     case reloadResult(ReloadResult)
     /// `hasContentChanged`: an extension's `hasContent` changed.
     case hasContentChanged(HasContentChanged)
+    /// `assetResult`: the answer to `asset`.
+    case assetResult(AssetResult)
     /// `enableResult`, `addInstanceResult`, `removeInstanceResult`, `arrangeResult`: the
     /// answers to a managing host's requests (the gallery).
     case enableResult(ManageResult)
     case addInstanceResult(ManageResult)
     case removeInstanceResult(ManageResult)
     case arrangeResult(ManageResult)
-    /// `assetResult`: the answer to `asset`.
-    case assetResult(AssetResult)
 
     /// `{"type":"extensions","id":1,"extensions":[{"id":"...","app":"...","point":"widget","enabled":true,"hasContent":true}]}`
     public struct Extensions: Codable, Hashable, Sendable {
@@ -59,6 +59,9 @@ public enum SupervisorToHost: Hashable, Sendable {
         public var hasContent: Bool
         /// Widgets: the display modes it may be pulled in; absent for other points.
         public var modes: [DisplayMode]?
+        /// Widgets with `card_template`: the Adaptive Card template their snapshots are the
+        /// data of (docs/PROTOCOL.md §6).
+        public var cardTemplate: EncodedJSON?
         /// The gallery's fields (absent when the config declares none): see ``GalleryFields``.
         public var displayName: String?
         public var description: String?
@@ -67,9 +70,6 @@ public enum SupervisorToHost: Hashable, Sendable {
         public var instances: [InstanceInfo]?
         /// The largest mode the widget offers now, when its last `result` said.
         public var largestMode: DisplayMode?
-        /// Widgets with `card_template`: the Adaptive Card template their snapshots are the
-        /// data of (docs/PROTOCOL.md §6).
-        public var cardTemplate: EncodedJSON?
 
         /// Creates the value from its fields.
         public init(id: String, app: String, point: String, enabled: Bool, hasContent: Bool, modes: [DisplayMode]? = nil,
@@ -82,13 +82,13 @@ public enum SupervisorToHost: Hashable, Sendable {
             self.enabled = enabled
             self.hasContent = hasContent
             self.modes = modes
+            self.cardTemplate = cardTemplate
             self.displayName = displayName
             self.description = description
             self.preview = preview
             self.parameters = parameters
             self.instances = instances
             self.largestMode = largestMode
-            self.cardTemplate = cardTemplate
         }
     }
 
@@ -305,11 +305,11 @@ extension SupervisorToHost: WireMessageGroup {
         case .defaultsResult: "defaultsResult"
         case .reloadResult: "reloadResult"
         case .hasContentChanged: "hasContentChanged"
+        case .assetResult: "assetResult"
         case .enableResult: "enableResult"
         case .addInstanceResult: "addInstanceResult"
         case .removeInstanceResult: "removeInstanceResult"
         case .arrangeResult: "arrangeResult"
-        case .assetResult: "assetResult"
         }
     }
 
@@ -325,10 +325,10 @@ extension SupervisorToHost: WireMessageGroup {
         case .defaultsResult(let fields): try fields.encode(to: encoder)
         case .reloadResult(let fields): try fields.encode(to: encoder)
         case .hasContentChanged(let fields): try fields.encode(to: encoder)
+        case .assetResult(let fields): try fields.encode(to: encoder)
         case .enableResult(let fields), .addInstanceResult(let fields), .removeInstanceResult(let fields),
              .arrangeResult(let fields):
             try fields.encode(to: encoder)
-        case .assetResult(let fields): try fields.encode(to: encoder)
         }
     }
 

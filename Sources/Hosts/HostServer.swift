@@ -253,9 +253,9 @@ package final class HostServer {
         switch message {
         case .list(let request): answerList(request, from: host)
         case .pull(let request):
+            noteEnvironment(request.environment, of: [request.extensionID])
             guard let limits = placeLimits(request.place, for: host, id: request.id),
                   admitsInstance(request.instance, of: request.extensionID, for: host, id: request.id) else { return }
-            noteEnvironment(request.environment, of: [request.extensionID])
             // Unless it waits, an expired snapshot is answered at once; the update's outcome
             // follows as a push (a subscriber gets a newData push anyway, once).
             let revalidated: ((PullOutcome) -> Void)? = request.wait == true ? nil : { [weak self, weak host] outcome in
@@ -317,12 +317,12 @@ package final class HostServer {
         case .visible(let request):
             guard placeLimits(request.place, for: host, id: request.id) != nil else { return }
             show(request, from: host)
+        case .execute(let request): execute(request, from: host)
+        case .asset(let request): sendAsset(request, from: host)
         case .enable(let request): enable(request, from: host)
         case .addInstance(let request): addInstance(request, from: host)
         case .removeInstance(let request): removeInstance(request, from: host)
         case .arrange(let request): arrange(request, from: host)
-        case .execute(let request): execute(request, from: host)
-        case .asset(let request): sendAsset(request, from: host)
         }
     }
 }

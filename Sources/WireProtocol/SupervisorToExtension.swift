@@ -25,27 +25,27 @@ public enum SupervisorToExtension: Hashable, Sendable {
         public var instance: String?
         /// That instance's `params`, as the host last gave them.
         public var params: JSONValue?
-        /// A pull after a host switched the widget to this mode (WidgetKit's
-        /// `widgetActiveDisplayModeDidChange`): `reason` is `"modeChange"` on the wire, and
-        /// ``reason`` `.pull` (so that switches over ``UpdateReason`` written for version 1 hold).
-        public var modeChanged = false
         /// What the host renders for, as far as it said (docs/PROTOCOL.md §6).
         public var colorScheme: ColorScheme?
         public var locale: String?
         public var scale: Double?
+        /// A pull after a host switched the widget to this mode (WidgetKit's
+        /// `widgetActiveDisplayModeDidChange`): `reason` is `"modeChange"` on the wire, and
+        /// ``reason`` `.pull` (so that switches over ``UpdateReason`` written for version 1 hold).
+        public var modeChanged = false
 
         /// Creates the value from its fields.
         public init(id: RequestID, mode: DisplayMode, maxSize: Size, reason: UpdateReason,
-                    instance: String? = nil, params: JSONValue? = nil, environment: RenderEnvironment = RenderEnvironment(),
-                    modeChanged: Bool = false) {
+                    instance: String? = nil, params: JSONValue? = nil, modeChanged: Bool = false,
+                    environment: RenderEnvironment = RenderEnvironment()) {
             self.id = id
             self.mode = mode
             self.maxSize = maxSize
             self.reason = reason
             self.instance = instance
             self.params = params
-            self.environment = environment
             self.modeChanged = modeChanged
+            self.environment = environment
         }
 
         private enum CodingKeys: String, CodingKey {
@@ -65,9 +65,7 @@ public enum SupervisorToExtension: Hashable, Sendable {
             reason = modeChanged ? .pull : try container.decode(UpdateReason.self, forKey: .reason)
             instance = try container.decodeIfPresent(String.self, forKey: .instance)
             params = try container.decodeIfPresent(JSONValue.self, forKey: .params)
-            colorScheme = try container.decodeIfPresent(ColorScheme.self, forKey: .colorScheme)
-            locale = try container.decodeIfPresent(String.self, forKey: .locale)
-            scale = try container.decodeIfPresent(Double.self, forKey: .scale)
+            environment = try container.decodeRenderEnvironment(colorScheme: .colorScheme, locale: .locale, scale: .scale)
         }
 
         public func encode(to encoder: any Encoder) throws {

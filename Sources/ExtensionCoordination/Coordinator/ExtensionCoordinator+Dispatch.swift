@@ -32,7 +32,8 @@ extension ExtensionCoordinator {
             nextRequestID += 1
             let requestID = RequestID(rawValue: nextRequestID)
             record.outstanding = .update(requestID, ModeUpdate(key: key, id: request.id), startedAt: started)
-            processes.send(updateMessage(requestID, request, key, record), to: record.id)
+            let modeChanged = record.modeChanged.remove(key) != nil && request.reason == .pull
+            processes.send(updateMessage(requestID, request, key, record, modeChanged: modeChanged), to: record.id)
         case .action(let items, let completion):
             nextRequestID += 1
             let requestID = RequestID(rawValue: nextRequestID)

@@ -25,7 +25,8 @@ extension ExtensionCoordinator {
     }
 
     /// The request to send for the queued update of `key`: the slot's execution, once.
-    func updateMessage(_ requestID: RequestID, _ request: UpdateRequest, _ key: SlotKey, _ record: ExtensionRecord) -> SupervisorToExtension {
+    func updateMessage(_ requestID: RequestID, _ request: UpdateRequest, _ key: SlotKey, _ record: ExtensionRecord,
+                       modeChanged: Bool) -> SupervisorToExtension {
         let slot = record.slots[key]
         let maxSize = slot?.maxSize ?? Size(width: 320, height: 160)
         if let slot, let execution = slot.execution, execution.sentAs == nil {
@@ -33,9 +34,8 @@ extension ExtensionCoordinator {
             return .execute(.init(id: requestID, verb: execution.verb, data: execution.data, mode: key.mode, maxSize: maxSize,
                                   instance: key.instance, params: slot.params, environment: record.environment))
         }
-        let modeChanged = record.modeChanged.remove(key) != nil && request.reason == .pull
         return .update(.init(id: requestID, mode: key.mode, maxSize: maxSize, reason: WireProtocol.UpdateReason(request.reason),
-                             instance: key.instance, params: slot?.params, environment: record.environment, modeChanged: modeChanged))
+                             instance: key.instance, params: slot?.params, modeChanged: modeChanged, environment: record.environment))
     }
 
     /// The execution sent as `requestID` is over: its host gets the slot's snapshot now.
