@@ -42,7 +42,8 @@ let package = Package(
         // on its hot path (a cached pull); the policy is not part of the SDK's graph.
         .target(name: "ExtensiondPolicy", swiftSettings: [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]),
         .target(name: "TOML"),
-        .target(name: "ExtensiondConfig", dependencies: ["TOML", "ExtensiondPolicy"]),
+        .target(name: "Spelling"),
+        .target(name: "ExtensiondConfig", dependencies: ["TOML", "ExtensiondPolicy", "Spelling"]),
 
         // Protocols.
         .target(name: "WireProtocol"),
@@ -70,7 +71,7 @@ let package = Package(
         // Clients.
         .executableTarget(
             name: "supervisorctl",
-            dependencies: ["ControlProtocol", "HostProtocol", "Sockets", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["ControlProtocol", "HostProtocol", "Sockets", "Spelling", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             linkerSettings: staticLibstdcxx
         ),
         .systemLibrary(name: "CMalloc"),
