@@ -104,8 +104,11 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: .long, help: "Print the daemon's answers as JSON, one per line, every key present (docs/CLI.md).")
     var json = false
 
-    var socketPath: String {
-        socket ?? getenv("EXTENSIOND_SOCKET").map { String(cString: $0) } ?? "/run/extensiond/control.sock"
+    var socketPath: String { Self.socketPath(socket) }
+
+    /// `explicit` (a `--socket`), else `$EXTENSIOND_SOCKET`, else the default.
+    static func socketPath(_ explicit: String?) -> String {
+        explicit ?? getenv("EXTENSIOND_SOCKET").map { String(cString: $0) } ?? "/run/extensiond/control.sock"
     }
 
     var client: ControlClient { ControlClient(socketPath: socketPath) }

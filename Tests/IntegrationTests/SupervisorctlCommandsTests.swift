@@ -64,6 +64,30 @@ import Testing
         #expect(own.stdout == "\(daemon.process?.pid ?? -1)\n")
     }
 
+    @Test func pidAllPrintsEveryProcessInStatusOrder() throws {
+        let daemon = try Self.runningDaemon()
+        let status = try daemon.control(.status(NameSelection())).status ?? []
+        let all = try daemon.supervisorctl(["pid", "all"])
+        #expect(all.exitCode == 0, "\(all)")
+        #expect(all.stdout == status.map { "\($0.pid ?? 0)\n" }.joined(), "\(all.stdout)")
+        #expect(status.contains { $0.name == "panel" && ($0.pid ?? 0) > 1 } && status.contains { $0.pid == nil })
+    }
+
+    @Test func pullOfAFailedUpdateExitsOneWithTheReason() throws {
+        let daemon = try Self.runningDaemon(Self.config + """
+
+            [extensions."com.example.app.broken"]
+            app = "com.example.app"
+            point = "widget"
+            command = ["/bin/sh", "-c", "echo '{\\"type\\":\\"ready\\",\\"protocol\\":1}' >&3; read -r line <&3; echo nonsense >&3; sleep 5"]
+            """)
+        let pull = try daemon.supervisorctl(["pull", "com.example.app.broken"])
+        #expect(pull.exitCode == 1, "\(pull)")
+        #expect(pull.stdout.split(separator: "\n").contains { $0.hasPrefix("result:") && $0.hasSuffix(" failed") }, "\(pull.stdout)")
+        #expect(pull.stderr.hasPrefix("supervisorctl: com.example.app.broken: the update failed: "), "\(pull.stderr)")
+        #expect(pull.stderr.contains("protocol"), "\(pull.stderr)")
+    }
+
     @Test func namesTakeGlobsAndAppStar() throws {
         let daemon = try Self.runningDaemon()
         func names(_ pattern: String) throws -> [String] {
@@ -82,12 +106,14 @@ import Testing
 
     @Test func theShellRunsPipedCommandsOnePerLine() throws {
         let daemon = try Self.runningDaemon()
-        let script = "printf 'status panel\\n\\nstart spare\\npid spare\\nhelp stop\\nbogus\\nstatus spare\\n' | '\(Binaries.path("supervisorctl"))' --socket '\(daemon.controlSocket)'"
+        let script = "printf 'status panel\\n\\nstart spare\\npid spare\\nhelp stop\\nbogus\\nstauts panel\\nstatus spare\\n' | '\(Binaries.path("supervisorctl"))' --socket '\(daemon.controlSocket)'"
         let result = try runCommand("/bin/sh", ["-c", script], in: daemon.directory)
         #expect(!result.stdout.contains("supervisorctl>"), "no prompt without a terminal")
         #expect(result.stdout.contains("spare: started"))
         #expect(result.stdout.contains("OVERVIEW: Stop gracefully"))
-        #expect(result.stderr.contains("bogus"))
+        // supervisord's answer to a command it does not know, with the closest one when close.
+        #expect(result.stdout.contains("*** Unknown syntax: bogus\n"), "\(result.stdout)")
+        #expect(result.stdout.contains("*** Unknown syntax: stauts panel (did you mean status?)"), "\(result.stdout)")
         #expect(result.stdout.components(separatedBy: "\n").filter { $0.hasPrefix("spare ") && $0.contains("running") }.count == 1)
         #expect(result.exitCode == 0, "the last command's status: spare runs")
 
