@@ -10,7 +10,7 @@ FORCE ?=
 DEBUG_FILES ?=
 RELEASE = -c release --static-swift-stdlib
 
-.PHONY: deps build demo test fuzz fuzz-short bench release install deb clean vm-test
+.PHONY: deps build demo test python-test alert-rules-test sdk-package-test fuzz fuzz-short bench release install deb clean vm-test
 
 # Installs what a fresh Debian machine lacks (run as root, or with sudo available).
 deps:
@@ -27,7 +27,18 @@ demo: build
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --disable-xctest
+	@$(MAKE) --no-print-directory python-test alert-rules-test sdk-package-test
 	@$(MAKE) --no-print-directory fuzz-short
+
+# The Python SDK's tests, its test kit and against the daemon that `swift build` made.
+# pytest fails (exit 5) when it collects no test: that is a failure here too.
+python-test:
+	cd sdk/python && /usr/bin/python3 -m pytest -p no:cacheprovider -q tests
+
+# The operator's alerting rules: valid, and each alert fires where it should (ops/).
+alert-rules-test:
+	promtool check rules ops/prometheus/extensiond-alerts.yml
+	cd ops/prometheus && promtool test rules extensiond-alerts.test.yml
 
 # Structure-aware fuzzing of every protocol of a real daemon (docs/ARCHITECTURE.md).
 FUZZ_MESSAGES ?= 1000000
