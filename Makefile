@@ -35,6 +35,11 @@ test: deps
 python-test:
 	cd sdk/python && /usr/bin/python3 -m pytest -p no:cacheprovider -q tests
 
+# A widget package outside the repository builds and tests against a clone's Swift SDK
+# package, which brings nothing else (sdk/ExtensionSDK/test-outside-package).
+sdk-package-test:
+	sdk/ExtensionSDK/test-outside-package
+
 # The operator's alerting rules: valid, and each alert fires where it should (ops/).
 alert-rules-test:
 	promtool check rules ops/prometheus/extensiond-alerts.yml

@@ -21,6 +21,7 @@ let package = Package(
         .executable(name: "extensiond", targets: ["extensiond"]),
         .executable(name: "supervisorctl", targets: ["supervisorctl"]),
         .library(name: "ExtensionSDK", targets: ["ExtensionSDK"]),
+        .library(name: "ExtensionSDKTesting", targets: ["ExtensionSDKTesting"]),
         .library(name: "ExtensiondTestSupport", targets: ["ExtensiondTestSupport"]),
     ],
     dependencies: [
@@ -76,6 +77,7 @@ let package = Package(
         ),
         .systemLibrary(name: "CMalloc"),
         .target(name: "ExtensionSDK", dependencies: ["WireProtocol", "CMalloc"]),
+        .target(name: "ExtensionSDKTesting", dependencies: ["ExtensionSDK", "WireProtocol"]),
         .target(name: "HostClient", dependencies: ["HostProtocol"]),
         .executableTarget(name: "DemoPanel", dependencies: ["HostClient", "HostProtocol"]),
         .executableTarget(name: "DemoWidget", dependencies: ["ExtensionSDK"]),

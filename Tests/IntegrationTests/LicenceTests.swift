@@ -39,7 +39,7 @@ import Testing
         let notice = try read("NOTICE")
         let copyright = try read("debian/copyright")
         var packages = Set<String>()
-        for manifest in ["Package.swift", "sdk/swift/Package.swift"] {
+        for manifest in ["Package.swift", "sdk/ExtensionSDK/Package.swift"] {
             let text = try read(manifest)
             for match in text.matches(of: /\.package\(url: "https:\/\/github\.com\/[^\/]+\/([^"]+)"/) {
                 packages.insert(String(match.1))
