@@ -104,6 +104,15 @@ class Daemon:
 
 
 @pytest.fixture
+def shared_directory():
+    """A directory that supervised processes, under uids of their own, may read."""
+    directory = tempfile.mkdtemp(prefix="extensiond-pytest-shared-")
+    os.chmod(directory, 0o755)
+    yield directory
+    shutil.rmtree(directory, ignore_errors=True)
+
+
+@pytest.fixture
 def start_daemon():
     """Returns a function that starts a daemon on a config body; stops and cleans up after the test."""
     directory = tempfile.mkdtemp(prefix="extensiond-pytest-")

@@ -40,7 +40,7 @@ COUNTER = textwrap.dedent('''
 ''')
 
 
-def test_an_sdk_widget_serves_a_host_written_with_the_sdk(start_daemon, tmp_path):
+def test_an_sdk_widget_serves_a_host_written_with_the_sdk(start_daemon):
     example = REPOSITORY / "examples" / "python-widget" / "widget.py"
     daemon = start_daemon(APP + widget_table("com.example.python.widget", "com.example.python", example,
                                              '[extensions."com.example.python.widget".refresh]\npull_cooldown = "1h"\n'))
@@ -83,10 +83,12 @@ def test_an_sdk_widget_serves_a_host_written_with_the_sdk(start_daemon, tmp_path
     assert pulled.returncode == 0, pulled
 
 
-def test_a_widget_uses_defaults_and_opens_urls_through_the_daemon(start_daemon, tmp_path):
-    script = tmp_path / "counter.py"
-    script.write_text(COUNTER)
-    os.chmod(tmp_path, 0o755)
+def test_a_widget_uses_defaults_and_opens_urls_through_the_daemon(start_daemon, shared_directory):
+    # Where the widget, under a uid of its own, may read its program.
+    script = os.path.join(shared_directory, "counter.py")
+    with open(script, "w") as file:
+        file.write(COUNTER)
+    os.chmod(script, 0o644)
     daemon = start_daemon(APP + widget_table("com.example.python.counter", "com.example.python", script))
     with HostClient(daemon.host_socket, timeout=20) as host:
         first = host.pull("com.example.python.counter")
