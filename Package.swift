@@ -2,14 +2,16 @@
 //
 // The layout of Sources/ is the architecture (see docs/ARCHITECTURE.md):
 //   pure policy      ExtensiondPolicy
-//   model            ExtensiondConfig (uses the policy's values), TOML (the config files' parser)
+//   model            ExtensiondConfig (uses the policy's values), TOML (the config files' parser),
+//                    Spelling (the closest allowed word to a mistyped one)
 //   Linux adapters   CLinux (C shim), CMalloc (malloc_trim), Cgroup, LinuxProcess, Sockets,
 //                    EventLoop, Journal
 //   protocols        WireProtocol (extension socket, shared types), HostProtocol (host socket),
 //                    ControlProtocol (supervisorctl),
 //                    PrometheusText (the metrics exposition format)
 //   daemon wiring    Supervisor, extensiond
-//   clients          supervisorctl, ExtensionSDK, demos
+//   clients          supervisorctl, ExtensionSDK (also the package sdk/ExtensionSDK) and its
+//                    test kit ExtensionSDKTesting, demos
 import PackageDescription
 
 /// The installed programs link libstdc++ statically: linker/libstdc++.so says why and how.

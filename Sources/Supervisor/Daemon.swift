@@ -33,6 +33,7 @@ public final class Daemon {
     private let lock: RuntimeDirectoryLock
     private var control: ControlServer?
     private(set) var hosts: HostServer?
+    private(set) var reloads = ReloadStatistics()
     private var metrics: MetricsServer?
     private var signalSources: [EventSource] = []
     private var stopping = false
@@ -317,13 +318,16 @@ public final class Daemon {
     func reload(restartingChanged: Bool = false) throws(ConfigurationErrors) -> ConfigChanges {
         notifier.reloading()
         defer { notifier.reloaded(status: summary) }
+        let started = ContinuousClock.now
         let next: Configuration
         do {
             next = try readConfiguration()
         } catch {
+            reloads.record(succeeded: false, after: ContinuousClock.now - started)
             logger.error("reload failed, keeping the running configuration: \(error)")
             throw error
         }
+        defer { reloads.record(succeeded: true, after: ContinuousClock.now - started) }
         if next.supervisor.runtimeDirectory != configuration.supervisor.runtimeDirectory
             || next.supervisor.stateDirectory != configuration.supervisor.stateDirectory
             || next.supervisor.cgroup != configuration.supervisor.cgroup

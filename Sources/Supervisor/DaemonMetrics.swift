@@ -8,7 +8,7 @@ extension Daemon {
     func metricFamilies() -> [MetricFamily] {
         var build = MetricFamily("extensiond_build_info", .gauge, help: "Always 1; the labels name the daemon's version and cgroup backend.")
         build.add([("version", extensiondVersion), ("backend", cgroups.tree.version.rawValue)], 1)
-        return [build] + processFamilies() + pressureFamilies(pressure.report()) + Self.ownProcessFamilies()
+        return [build] + processFamilies() + operationFamilies() + pressureFamilies(pressure.report()) + Self.ownProcessFamilies()
     }
 
     /// Per supervised process, labelled `name` and `kind`.

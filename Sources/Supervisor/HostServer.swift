@@ -19,6 +19,10 @@ final class HostServer {
     private let events: EventLog
     private var listener: Listener?
     private(set) var connections: [Int32: HostConnection] = [:]
+    /// Host connections accepted, and those dropped by reason (`behind`: did not read in
+    /// time, `limit`: one too many, `refused`: not allowed to be a host), for `/metrics`.
+    private(set) var accepted = 0
+    private(set) var dropped = ["behind": 0, "limit": 0, "refused": 0]
     /// Set while hosts are refused for being too many (one event per episode).
     private var refusing = false
     /// Who a peer pid is: a supervised host or app (by its cgroup), else external.
@@ -135,6 +139,7 @@ final class HostServer {
         guard let connection = host.connection, host.isReading else { return }
         host.dropHeldPushes()
         host.isReading = false
+        dropped["behind", default: 0] += 1
         events.record(.error, nil, reason: "host-behind", "host connection \(connection.fd) disconnected: \(why)")
         connection.abandon(sending: SupervisorToHost.error(.init(id: nil, error: "disconnected: \(why) (read faster)")).encodedLine())
         // The farewell goes out if the host reads in time (or until the total needs its bytes).
@@ -159,6 +164,7 @@ final class HostServer {
         refusing = false
         let peer = HostPeer.pid(of: fd).map(identify) ?? .external(0)
         if let refusal = Self.refusal(of: peer, externalHosts: externalHosts) {
+            dropped["refused", default: 0] += 1
             _ = try? UnixSocket.writeAll(fd, SupervisorToHost.error(.init(id: nil, error: refusal)).encodedLine())
             Glibc.close(fd)
             return
@@ -176,6 +182,7 @@ final class HostServer {
             )
             host.connection?.onDrained = { [unowned host] in host.sendHeldPushes() }
             connections[fd] = host
+            accepted += 1
             if case .app(let id) = peer, let queued = pendingURLs.removeValue(forKey: id) {
                 for message in queued { host.send(message) }
             }
@@ -187,6 +194,7 @@ final class HostServer {
     /// One host too many: told so, and closed.
     private func refuse(_ fd: Int32, limit: Int) {
         let why = "too many host connections (\(limit), half the daemon's open-file limit less a reserve)"
+        dropped["limit", default: 0] += 1
         if !refusing {
             refusing = true
             events.record(.error, nil, reason: "host-limit", "refusing hosts: \(why)")

@@ -80,6 +80,8 @@ struct ProcessStatistics {
     /// The highest cgroup usage of ended runs.
     var peakMemoryBytes: UInt64 = 0
     var kills: [StopReason: Int] = [:]
+    /// `memoryWarning` messages sent, by level (`high`, `warn`).
+    var memoryWarnings = ["high": 0, "warn": 0]
 
     mutating func recordLaunch(_ latency: Duration) {
         lastLaunchLatency = latency

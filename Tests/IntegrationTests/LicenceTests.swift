@@ -27,8 +27,8 @@ import Testing
                                      in: try TemporaryDirectory())
         let others = tracked.stdout.split(separator: "\n").filter { path in
             let text = (try? read(String(path))) ?? ""
-            return text.components(separatedBy: "SPDX-License-Identifier:").dropFirst()
-                .contains { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("Apache-2.0") }
+            // A statement is a line of its own, behind a comment marker at most.
+            return text.matches(of: /(?m)^[^\w"]*SPDX-License-Identifier: *(\S+)/).contains { $0.1 != "Apache-2.0" }
         }
         #expect(others.isEmpty, "files under another licence: \(others)")
     }

@@ -19,9 +19,9 @@ import Testing
         return tmux
     }
 
-    /// Types `line`, presses Tab twice, and returns the screen once it shows `expected`.
-    func tab(_ tmux: Tmux, _ line: String, until expected: @escaping ([String]) -> Bool) throws -> [String] {
-        try tmux.run(["send-keys", "C-u", line, "Tab", "Tab"])
+    /// Types `line`, presses Tab `times`, and returns the screen once it shows `expected`.
+    func tab(_ tmux: Tmux, _ line: String, times: Int = 1, until expected: @escaping ([String]) -> Bool) throws -> [String] {
+        try tmux.run(["send-keys", "C-u", line] + Array(repeating: "Tab", count: times))
         _ = eventually(timeout: 10) { (try? tmux.screen()).map(expected) == true }
         return try tmux.screen()
     }
@@ -35,7 +35,7 @@ import Testing
 
         var screen = try tab(tmux, "supervisorctl status com.example.app.w") { $0.contains("$ supervisorctl status com.example.app.widget ") }
         #expect(screen.contains("$ supervisorctl status com.example.app.widget "), "\(screen)")
-        screen = try tab(tmux, "supervisorctl start ") { $0.contains { $0.contains("panel") } }
+        screen = try tab(tmux, "supervisorctl start ", times: 2) { $0.contains { $0.contains("panel") } }
         #expect(screen.contains { $0.contains("com.example.app.widget") && $0.contains("panel") }, "\(screen)")
         #expect(!screen.contains { $0.contains("parsable argument") || $0.contains("error") }, "\(screen)")
     }
