@@ -28,7 +28,7 @@ import Testing
         #expect(panels.count >= 12)
         for panel in panels {
             let title = panel["title"] as? String ?? "?"
-            let unit = try #require(unit(panel), "\(title) has no unit")
+            let unit = try #require(self.unit(panel), "\(title) has no unit")
             let queries = expressions(panel)
             let bytes = queries.filter { $0.contains("_bytes") }
             #expect(bytes.isEmpty || bytes.count == queries.count, "\(title) mixes bytes with other quantities")
