@@ -24,9 +24,10 @@ package final class HostServer {
     let extensions: ExtensionCoordinator
     private let events: EventLog
     private var listener: Listener?
-    package private(set) var connections: [Int32: HostConnection] = [:]
+    private(set) var connections: [Int32: HostConnection] = [:]
     /// Host connections accepted, and those dropped by reason (`behind`: did not read in
     /// time, `limit`: one too many, `refused`: not allowed to be a host), for `/metrics`.
+    package var connectedCount: Int { connections.count }
     package private(set) var accepted = 0
     package private(set) var dropped = ["behind": 0, "limit": 0, "refused": 0]
     /// Set while hosts are refused for being too many (one event per episode).

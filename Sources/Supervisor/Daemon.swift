@@ -192,7 +192,7 @@ public final class Daemon: ControlledDaemon {
             if let address = settings.metricsListen {
                 let figures = DaemonMetrics(loop: loop, registry: registry, cgroups: cgroups, extensions: extensions, pressure: pressure,
                                             events: events) { [unowned self] in
-                    OperationFigures(reloads: self.reloads, hostsConnected: self.hosts?.connections.count ?? 0,
+                    OperationFigures(reloads: self.reloads, hostsConnected: self.hosts?.connectedCount ?? 0,
                                      hostsAccepted: self.hosts?.accepted ?? 0,
                                      hostsDropped: self.hosts?.dropped ?? ["behind": 0, "limit": 0, "refused": 0])
                 }
