@@ -80,7 +80,7 @@ public final class Daemon {
         } catch {
             throw .cgroup(error)
         }
-        let isolation = Isolation(configuration: configuration, groups: GroupStore(stateDirectory: settings.stateDirectory, events: events),
+        let isolation = Isolation(configuration: configuration, groups: GroupStore(stateDirectory: settings.stateDirectory, events: events, clock: loop),
                                   runsAsRoot: geteuid() == 0, events: events)
         supervisor = ProcessSupervisor(loop: loop, tree: cgroups.tree, events: events, isolation: isolation,
                                        hostSocket: settings.runtimeDirectory + "/host.sock")
@@ -284,6 +284,7 @@ public final class Daemon {
         var remaining = alive.count
         let finish: () -> Void = { [unowned self] in
             self.extensions.saveRecords()
+            self.extensions.groups.saveAccepted()
             self.releaseCgroups()
             self.signalSources.removeAll()
             self.loop.exit(code: 0)
