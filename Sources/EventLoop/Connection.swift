@@ -84,13 +84,25 @@ public final class Connection {
     /// Whether the loop watches the socket for writability (bytes wait for the peer).
     private var isAwaitingWritable = false
 
+    /// While set, nothing is read (the peer's writes wait in the kernel) but an end of file
+    /// or an error, which the kernel reports anyway.
+    public var isReadingPaused = false {
+        didSet { if isReadingPaused != oldValue { source?.setIOEvents(interest) } }
+    }
+
+    private var interest: IOEvents {
+        var events: IOEvents = isReadingPaused ? [] : .readable
+        if isAwaitingWritable { events.insert(.writable) }
+        return events
+    }
+
     private func write(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
         Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
     }
 
     private func awaitWritable() {
         isAwaitingWritable = true
-        source?.setIOEvents([.readable, .writable])
+        source?.setIOEvents(interest)
     }
 
     /// Writes the held bytes in one `send`; what the kernel refuses waits for the socket to
@@ -146,7 +158,7 @@ public final class Connection {
 
     private func handle(_ events: IOEvents) {
         if events.contains(.writable) { flush() }
-        if events.contains(.readable) || events.contains(.hangup) || events.contains(.error) {
+        if (events.contains(.readable) && !isReadingPaused) || events.contains(.hangup) || events.contains(.error) {
             readAvailable(maxReads: Self.readsPerWakeup)
         }
     }
@@ -165,7 +177,7 @@ public final class Connection {
         outbox.removeAll(keepingCapacity: outbox.capacity <= Self.compactionBytes)
         outboxStart = 0
         isAwaitingWritable = false
-        source?.setIOEvents(.readable)
+        source?.setIOEvents(interest)
         if closeAfterFlush { return close() }
         onDrained?()
     }

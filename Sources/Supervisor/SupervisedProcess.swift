@@ -44,6 +44,8 @@ final class SupervisedProcess {
     var groupRemoval: EventSource?
     /// Captured stdout and stderr.
     let output: OutputLog
+    /// The budget of its output capture, made at its first launch and kept across runs.
+    var capture: OutputCapture?
     var statistics = ProcessStatistics()
 
     var kind: ProcessKind { definition.kind }
