@@ -124,13 +124,26 @@ public struct ResourceLimits: Sendable, Equatable {
     public var memoryLow: ByteSize?
     /// Maximum number of tasks in the cgroup.
     public var pidsMax: Int?
+    /// CPU time the cgroup may use; `nil` or ``CPUQuota/unlimited``: no limit.
+    public var cpuMax: CPUQuota?
+    /// Its share of contended CPU against its siblings, 1 to 10000 (100: the kernel's default).
+    public var cpuWeight: Int?
+
+    /// The range of `cpu_weight` (cgroup v2's `cpu.weight`).
+    public static let cpuWeights = 1...10_000
+    /// What an extension gets unless its entry or `[defaults]` say otherwise: half a core,
+    /// and half the weight of a host or app, which keep the kernel's defaults.
+    public static let extensionDefaults = ResourceLimits(cpuMax: CPUQuota(percent: 50), cpuWeight: 50)
 
     /// Limits; `nil` leaves a limit unset.
-    public init(memoryMax: ByteSize? = nil, memoryHigh: ByteSize? = nil, memoryLow: ByteSize? = nil, pidsMax: Int? = nil) {
+    public init(memoryMax: ByteSize? = nil, memoryHigh: ByteSize? = nil, memoryLow: ByteSize? = nil, pidsMax: Int? = nil,
+                cpuMax: CPUQuota? = nil, cpuWeight: Int? = nil) {
         self.memoryMax = memoryMax
         self.memoryHigh = memoryHigh
         self.memoryLow = memoryLow
         self.pidsMax = pidsMax
+        self.cpuMax = cpuMax
+        self.cpuWeight = cpuWeight
     }
 }
 
@@ -232,7 +245,7 @@ public struct ExtensionSpec: Sendable, Equatable, Identifiable {
     /// How the process is started.
     public var launch: LaunchSpec
     /// Its cgroup limits.
-    public var limits: ResourceLimits = .init()
+    public var limits = ResourceLimits.extensionDefaults
     /// Lower is killed first within a band.
     public var priority: Int = 0
     /// The initial activation state; the persisted state wins once it exists.

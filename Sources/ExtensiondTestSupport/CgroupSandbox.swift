@@ -2,8 +2,9 @@
 import Glibc
 #endif
 
-/// A throw-away cgroup v1 memory cgroup (and a pids cgroup of the same name)
-/// below the test process's own cgroups, under a hard memory limit, so that
+/// A throw-away cgroup v1 memory cgroup (and a pids cgroup of the same name; the cpu
+/// and cpuacct groups of that name, which a daemon using the sandbox makes, are removed
+/// with it) below the test process's own cgroups, under a hard memory limit, so that
 /// tests run real processes in real cgroups without pressuring the machine.
 ///
 /// Everything inside is killed and every directory below it removed by
@@ -15,6 +16,8 @@ public final class CgroupSandbox {
     public let memoryDirectory: String
     /// The sandbox's directory in the v1 pids hierarchy, when it is mounted.
     public let pidsDirectory: String?
+    /// Where a daemon with this sandbox as its root puts its cpu and cpuacct groups.
+    private let cpuDirectories: [String]
     private var removed = false
 
     private static let namePrefix = "extensiond-test-"
@@ -23,11 +26,13 @@ public final class CgroupSandbox {
     public init(memoryLimit: UInt64 = 512 << 20) throws(CgroupSandboxError) {
         let memoryParent = try Self.ownDirectory(controller: "memory")
         let pidsParent = try? Self.ownDirectory(controller: "pids")
-        Self.removeAbandonedSandboxes(in: [memoryParent, pidsParent].compactMap { $0 })
+        let cpuParents = Set(["cpu", "cpuacct"].compactMap { try? Self.ownDirectory(controller: $0) }).sorted()
+        Self.removeAbandonedSandboxes(in: [memoryParent, pidsParent].compactMap { $0 } + cpuParents)
 
         let name = "\(Self.namePrefix)\(getpid())-\(UInt64.random(in: 0 ... .max))"
         memoryDirectory = "\(memoryParent)/\(name)"
         pidsDirectory = pidsParent.map { "\($0)/\(name)" }
+        cpuDirectories = cpuParents.map { "\($0)/\(name)" }
         for directory in [memoryDirectory, pidsDirectory].compactMap({ $0 }) where mkdir(directory, 0o755) != 0 {
             let error = errno
             remove()
@@ -45,7 +50,7 @@ public final class CgroupSandbox {
     public func remove() {
         guard !removed else { return }
         removed = true
-        for directory in [memoryDirectory, pidsDirectory].compactMap({ $0 }) {
+        for directory in [memoryDirectory, pidsDirectory].compactMap({ $0 }) + cpuDirectories {
             Self.destroy(directory)
         }
     }

@@ -159,6 +159,8 @@ struct ConfigurationDecoder {
         reader.read("memory_max", .size, into: &limits.memoryMax)
         reader.read("memory_high", .size, into: &limits.memoryHigh)
         reader.read("pids_max", .positiveInteger, into: &limits.pidsMax)
+        reader.read("cpu_max", .cpuQuota, into: &limits.cpuMax)
+        reader.read("cpu_weight", .cpuWeight, into: &limits.cpuWeight)
         if let high = limits.memoryHigh, let max = limits.memoryMax, high > max {
             reader.report(
                 involving: ["memory_high", "memory_max"],

@@ -162,6 +162,13 @@ extension ValueKind where Value == Int {
     static var nonNegativeInteger: Self {
         integer.refined { check($0, $0 >= 0, "expected an integer of 0 or more, found \($0)") }
     }
+
+    static var cpuWeight: Self {
+        let range = ResourceLimits.cpuWeights
+        return integer.refined {
+            check($0, range.contains($0), "expected a CPU weight from \(range.lowerBound) to \(range.upperBound), found \($0)")
+        }
+    }
 }
 
 // MARK: - Units
@@ -207,6 +214,17 @@ extension ValueKind where Value == Share {
     static var threshold: Self {
         ValueKind<String>.string.refined { parsed(Share.init(parsing:), $0) }
             .refined { check($0, $0.fraction > 0, "a threshold must be above 0%, found \($0)") }
+    }
+}
+
+extension ValueKind where Value == CPUQuota {
+    static var cpuQuota: Self {
+        Self { node throws(ConfigurationError) in
+            guard case .string(let text) = node.value else { throw node.mismatch(CPUQuota.expectedForm + " in quotes") }
+            do throws(ValueSyntaxError) { return try CPUQuota(parsing: text) } catch {
+                throw node.origin.error(error.message)
+            }
+        }
     }
 }
 
