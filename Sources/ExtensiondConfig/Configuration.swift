@@ -72,6 +72,9 @@ public struct SupervisorSettings: Sendable, Equatable {
     public var adminGroup: String?
     /// Peers of `host.sock` that are not supervised processes are accepted as hosts.
     public var externalHosts: Bool = true
+    /// Free space in `state_dir` that making a bounded directory (`disk_max`) must leave,
+    /// for the daemon's own files.
+    public var stateReserve = ByteSize(64 << 20)
 
     /// The built-in defaults.
     public init() {}
@@ -213,6 +216,8 @@ public struct AppSpec: Sendable, Equatable, Identifiable {
     public var urlSchemes: [String] = []
     /// App groups owned by this app and shared with its extensions only.
     public var groups: [String] = []
+    /// The size of each of its group containers.
+    public var diskMax = ByteSize(64 << 20)
     /// Started with the daemon (default false: apps launch on demand).
     public var autostart: Bool = false
     /// Grace period between SIGTERM and SIGKILL when the daemon stops it.
@@ -246,6 +251,8 @@ public struct ExtensionSpec: Sendable, Equatable, Identifiable {
     public var launch: LaunchSpec
     /// Its cgroup limits.
     public var limits = ResourceLimits.extensionDefaults
+    /// The size of its data directory.
+    public var diskMax = ByteSize(32 << 20)
     /// Lower is killed first within a band.
     public var priority: Int = 0
     /// The initial activation state; the persisted state wins once it exists.

@@ -285,6 +285,7 @@ public final class Daemon {
         let finish: () -> Void = { [unowned self] in
             self.extensions.saveRecords()
             self.extensions.groups.saveAccepted()
+            self.supervisor.isolation.volumes.unmountAll()
             self.releaseCgroups()
             self.signalSources.removeAll()
             self.loop.exit(code: 0)

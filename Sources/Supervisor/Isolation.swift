@@ -2,11 +2,12 @@ import EventLoop
 import ExtensiondConfig
 import Glibc
 import LinuxProcess
+import Sockets
 import WireProtocol
 
 /// Who a process runs as and what it may reach (docs/SECURITY.md): the app's uid for an
 /// app and its extensions, its groups' gids, the group containers, an extension's private
-/// data directory, and the sandbox its configuration asks for.
+/// data directory, their sizes (``DiskVolumes``), and the sandbox its configuration asks for.
 ///
 /// Everything is prepared in the daemon before the spawn; the spawner only applies it.
 final class Isolation {
@@ -25,13 +26,19 @@ final class Isolation {
     /// Data directories made since start, by extension, with the owner they were given: a
     /// relaunch checks that the directory is still there instead of making it again.
     private var dataDirectoryOwners: [String: DirectoryOwner?] = [:]
+    let volumes: DiskVolumes
+    private let events: EventLog
+    /// Directories whose `disk_max` the kernel cannot enforce, told once as an event.
+    private var unboundedTold: Set<String> = []
 
     /// The variable that lowers the Landlock ABI the daemon uses (0: as if the kernel had none).
     static let landlockOverrideVariable = "EXTENSIOND_LANDLOCK_ABI"
 
     init(configuration: Configuration, groups: GroupStore, runsAsRoot: Bool, events: EventLog) {
         self.groups = groups
+        self.events = events
         stateDirectory = configuration.supervisor.stateDirectory
+        volumes = DiskVolumes(stateDirectory: stateDirectory, runsAsRoot: runsAsRoot)
         settings = configuration.supervisor
         identities = runsAsRoot
             ? IdentityBook(stateDirectory: stateDirectory, range: settings.userRange) { events.record(.error, nil, $0) }
@@ -60,7 +67,11 @@ final class Isolation {
         for group in appGroups {
             let gid = try identities?.gid(ofGroup: group)
             launch.supplementaryGroups += gid.map { [$0] } ?? []
+            let size = apps.values.filter { $0.groups.contains(group) }.map(\.diskMax.bytes).max() ?? 0
             do {
+                let path = try groups.container(group, gid: gid)
+                try bound(path, name: "groups/" + group, size: size, owner: gid.map { (0, $0) }, what: "group container \(group)")
+                // Again: the mount's root is a directory of its own.
                 containers[group] = try groups.container(group, gid: gid)
             } catch {
                 throw .storage("group container \(group): \(error)")
@@ -78,7 +89,7 @@ final class Isolation {
 
         var writable = Array(containers.values)
         if process.kind == .extension {
-            let dataDirectory = try self.dataDirectory(of: process.name, launch: launch)
+            let dataDirectory = try self.dataDirectory(of: process.name, launch: launch, size: definition.extensionSpec?.diskMax.bytes ?? 0)
             launch.environment[ExtensionEnvironment.dataDirectoryVariable] = dataDirectory
             launch.environment["TMPDIR"] = dataDirectory + "/tmp"
             launch.environment["HOME"] = dataDirectory
@@ -93,7 +104,7 @@ final class Isolation {
     }
 
     /// `<state_dir>/data/<id>`, 0700 and the extension's own, with `tmp` in it.
-    private func dataDirectory(of id: String, launch: IsolatedLaunch) throws(IsolationError) -> String {
+    private func dataDirectory(of id: String, launch: IsolatedLaunch, size: UInt64) throws(IsolationError) -> String {
         let owner: (uid: uid_t, gid: gid_t)?
         do throws(SpawnError) {
             owner = try Credentials.resolve(user: launch.user, group: launch.group).map { ($0.uid, $0.gid) }
@@ -108,12 +119,27 @@ final class Isolation {
         do {
             try FileSystem.ownedDirectory(stateDirectory + "/data", owner: nil, mode: 0o711)
             try FileSystem.ownedDirectory(directory, owner: owner, mode: 0o700)
+            try bound(directory, name: "data/" + id, size: size, owner: owner, what: "data directory of \(id)")
+            try FileSystem.ownedDirectory(directory, owner: owner, mode: 0o700)
             try FileSystem.ownedDirectory(directory + "/tmp", owner: owner, mode: 0o700)
         } catch {
             throw .storage("data directory of \(id): \(error)")
         }
         dataDirectoryOwners[id] = directoryOwner
         return directory
+    }
+
+    /// Bounds `directory` to `size` bytes by a volume; where the kernel cannot, refuses the
+    /// launch while the directory holds `size` or more (and says so once as an event).
+    private func bound(_ directory: String, name: String, size: UInt64, owner: (uid: uid_t, gid: gid_t)?, what: String) throws(SystemError) {
+        guard let unbounded = try volumes.bound(directory, name: name, size: size, owner: owner, reserve: settings.stateReserve.bytes) else { return }
+        if unboundedTold.insert(directory).inserted {
+            events.record(.error, nil, reason: "storage", "disk_max of the \(what) is checked at launch only, not by the kernel: \(unbounded)")
+        }
+        let used = DiskVolumes.usage(of: directory)
+        guard used < size else {
+            throw SystemError("the \(what) holds \(used) bytes, not below its disk_max of \(size); not starting it", errno: EDQUOT)
+        }
     }
 
     private func sandbox(

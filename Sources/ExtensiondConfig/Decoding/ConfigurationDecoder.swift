@@ -42,6 +42,7 @@ struct ConfigurationDecoder {
         reader.read("control_group", .nonEmptyString, into: &settings.controlGroup)
         reader.read("admin_group", .nonEmptyString, into: &settings.adminGroup)
         reader.read("external_hosts", .boolean, into: &settings.externalHosts)
+        reader.read("state_reserve", .size, into: &settings.stateReserve)
     }
 
     private func pressure(_ reader: TableReader, into settings: inout PressureSettings) {
@@ -114,6 +115,7 @@ struct ConfigurationDecoder {
         restart(reader, into: &app.restart)
         reader.read("url_schemes", ValueKind.urlScheme.list, into: &app.urlSchemes)
         reader.read("groups", ValueKind.identifier("an app group name").list, into: &app.groups)
+        reader.read("disk_max", .diskSize, into: &app.diskMax)
         sandbox(reader, into: &app.sandbox)
         return launch == nil ? nil : app
     }
@@ -187,6 +189,7 @@ struct ConfigurationDecoder {
     /// The keys `[defaults]` may set for every extension.
     private func tunables(_ reader: TableReader, into spec: inout ExtensionSpec) {
         limits(reader, into: &spec.limits)
+        reader.read("disk_max", .diskSize, into: &spec.diskMax)
         reader.read("priority", .integer, into: &spec.priority)
         reader.read("enabled", .boolean, into: &spec.enabled)
         reader.read("idle_exit", .duration, into: &spec.idleExit)

@@ -194,6 +194,15 @@ extension ValueKind where Value == ByteSize {
     }
 }
 
+extension ValueKind where Value == ByteSize {
+    /// A `disk_max`, in ``ByteSize/diskSizes``.
+    static var diskSize: Self {
+        size.refined {
+            check($0, (ByteSize.diskSizes).contains($0.bytes), "a disk size must be from 4M to 1T, found \($0)")
+        }
+    }
+}
+
 extension ValueKind where Value == Duration {
     static var duration: Self {
         Self { node throws(ConfigurationError) in
