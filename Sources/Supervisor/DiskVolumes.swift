@@ -41,8 +41,9 @@ final class DiskVolumes {
 
     /// Mounts the volume `name` of `size` bytes on `directory` (made before, empty or
     /// already the volume), making its image first if there is none. Returns nil when the
-    /// directory is bounded, else why it is not (volumes are unavailable, or `directory`
-    /// holds files from before it was bounded).
+    /// directory is bounded, else why it is not: volumes are unavailable, `directory` holds
+    /// files from before it was bounded, or `state_dir` has no room for the volume now (a
+    /// later launch tries again).
     func bound(_ directory: String, name: String, size: UInt64, owner: (uid: uid_t, gid: gid_t)?,
                reserve: UInt64) throws(SystemError) -> String? {
         if mounted[directory] != nil { return nil }
@@ -53,8 +54,9 @@ final class DiskVolumes {
             return nil
         }
         if access(image, F_OK) != 0 {
-            guard Self.isEmpty(directory) else { return "\(directory) holds files from before disk_max (move them out to have it bounded)" }
-            try make(image, size: size, owner: owner, reserve: reserve)
+            guard Self.isUnused(directory) else { return "\(directory) holds files from before disk_max (move them out to have it bounded)" }
+            if let noRoom = try make(image, size: size, owner: owner, reserve: reserve) { return noRoom }
+            rmdir(directory + "/tmp")
         }
         try mount(image, on: directory)
         mounted[directory] = image
@@ -67,16 +69,17 @@ final class DiskVolumes {
         mounted = [:]
     }
 
-    /// Allocates `image` in full and makes an ext4 file system in it, owned by `owner`.
-    private func make(_ image: String, size: UInt64, owner: (uid: uid_t, gid: gid_t)?, reserve: UInt64) throws(SystemError) {
+    /// Makes `image`, sparse, with an ext4 file system owned by `owner`; returns why not
+    /// when `state_dir` lacks the room.
+    private func make(_ image: String, size: UInt64, owner: (uid: uid_t, gid: gid_t)?, reserve: UInt64) throws(SystemError) -> String? {
         try FileSystem.createDirectories(String(image[..<image.lastIndex(of: "/")!]), mode: 0o700)
         var space = statvfs()
         guard statvfs(stateDirectory, &space) == 0 else { throw SystemError("statvfs \(stateDirectory)") }
         let free = UInt64(space.f_bavail) * UInt64(space.f_frsize)
         let unfilled = Self.unfilledBytes(of: Array(Set(mounted.values)))
         guard free >= unfilled + size + reserve else {
-            throw SystemError("\(image): \(size) bytes for it, \(unfilled) the other volumes may still fill and the daemon's "
-                              + "reserve of \(reserve) (state_reserve) do not fit in the \(free) bytes free in \(stateDirectory)", errno: ENOSPC)
+            return "no room for its volume: \(size) bytes, \(unfilled) the other volumes may still fill and the daemon's "
+                + "reserve of \(reserve) (state_reserve) do not fit in the \(free) bytes free in \(stateDirectory)"
         }
         let fd = open(image, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw SystemError("create \(image)") }
@@ -94,6 +97,7 @@ final class DiskVolumes {
             unlink(image)
             throw error
         }
+        return nil
     }
 
     private func mount(_ image: String, on directory: String) throws(SystemError) {
@@ -127,11 +131,14 @@ final class DiskVolumes {
         return stat(directory, &own) == 0 && stat(directory + "/..", &parent) == 0 && own.st_dev != parent.st_dev
     }
 
-    private static func isEmpty(_ directory: String) -> Bool {
+    /// Empty, or holding only the empty `tmp` an unbounded launch made.
+    private static func isUnused(_ directory: String) -> Bool {
         guard let stream = opendir(directory) else { return true }
         defer { closedir(stream) }
         while let entry = readdir(stream) {
-            if ![".", ".."].contains(name(of: entry)) { return false }
+            let name = name(of: entry)
+            if name == "tmp" && usage(of: directory + "/tmp") == 0 { continue }
+            if ![".", ".."].contains(name) { return false }
         }
         return true
     }

@@ -6,7 +6,12 @@ import WireProtocol
 /// The daemon's end of an extension's fd-3 socket: framed, decoded messages in,
 /// encoded messages out. A malformed or oversized message is a violation; what to do
 /// with it (kill, reason `protocol`) is the owner's decision.
+///
+/// A wake-up reads at most ``bytesPerWakeup``: every message costs the loop work, so an
+/// extension that floods (thousands of `defaults` at once) is served a slice per turn.
 final class ExtensionChannel {
+    static let bytesPerWakeup = 16 << 10
+
     private var connection: Connection?
     private var framer = LineFramer()
     private let onMessage: (ExtensionToSupervisor) -> Void
@@ -19,7 +24,7 @@ final class ExtensionChannel {
         self.onMessage = onMessage
         self.onViolation = onViolation
         connection = try Connection(
-            loop: loop, fd: fd,
+            loop: loop, fd: fd, maxBytesPerWakeup: Self.bytesPerWakeup,
             onData: { [unowned self] _, bytes in self.receive(bytes) },
             onClose: { _ in }
         )

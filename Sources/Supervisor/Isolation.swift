@@ -134,7 +134,7 @@ final class Isolation {
     private func bound(_ directory: String, name: String, size: UInt64, owner: (uid: uid_t, gid: gid_t)?, what: String) throws(SystemError) {
         guard let unbounded = try volumes.bound(directory, name: name, size: size, owner: owner, reserve: settings.stateReserve.bytes) else { return }
         if unboundedTold.insert(directory).inserted {
-            events.record(.error, nil, reason: "storage", "disk_max of the \(what) is checked at launch only, not by the kernel: \(unbounded)")
+            events.record(.error, nil, reason: "disk_max", "disk_max of the \(what) is checked at launch only, not by the kernel: \(unbounded)")
         }
         let used = DiskVolumes.usage(of: directory)
         guard used < size else {
