@@ -1,6 +1,7 @@
+import DaemonSupport
 import EventLoop
 import Testing
-@testable import Supervisor
+@testable import ExtensionCoordination
 
 /// A ``CoordinatorClock`` that moves only when a test advances it, firing due timers in
 /// deadline order (ties in arming order). Fake because the event loop's clock is real time.

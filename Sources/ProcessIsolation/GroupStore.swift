@@ -1,0 +1,162 @@
+import DaemonSupport
+import EventLoop
+import Sockets
+import WireProtocol
+
+/// App groups (DESIGN §5): a container directory `<state_dir>/groups/<group>/` shared by
+/// an app and its extensions, and a key-value store, the shared defaults, kept in
+/// `<state_dir>/defaults/<group>.json`. Every write replaces the file atomically, so a
+/// crash leaves the old or the new value, never a torn file.
+///
+/// Writes are coalesced: those a group gets within ``coalescingInterval`` are saved by one
+/// write of the file, and each is answered once that write is on disk (or failed). Reads
+/// answer from what is on disk. Each peer's writes are bounded by ``DefaultsWriteBudget``.
+///
+/// A write that fails (a full disk) is refused to whoever asked, recorded as an event
+/// (reason `storage`) at the first failure and when writes succeed again, and kept in
+/// ``storageErrors`` for `status`.
+package final class GroupStore {
+    package typealias Reply = (Result<JSONValue, GroupStoreError>) -> Void
+
+    private let stateDirectory: String
+    private let events: EventLog
+    private let clock: any CoordinatorClock
+    /// The stores as saved, by group (loaded at first use).
+    private var saved: [String: DefaultsContent] = [:]
+    /// Writes accepted and not yet saved, by group: the store they make and who waits.
+    private var pending: [String: (content: DefaultsContent, waiting: [Reply])] = [:]
+    private var saveTimer: (any CoordinatorTimer)?
+    private var budget = DefaultsWriteBudget()
+    /// Why the last write of a group's defaults failed, until one succeeds.
+    package private(set) var storageErrors: [String: String] = [:]
+    /// The largest store kept for one group: the defaults are for settings, not data.
+    static let maxStoreBytes = 1 << 20
+    /// How long a write waits for others to be saved with it.
+    static let coalescingInterval = Duration.milliseconds(5)
+
+    package init(stateDirectory: String, events: EventLog, clock: any CoordinatorClock) {
+        self.stateDirectory = stateDirectory
+        self.events = events
+        self.clock = clock
+    }
+
+    /// The container directory of `group`, created if missing: `root:<gid>` with mode 2770,
+    /// so that only the processes with the group's gid enter it, and files made in it are
+    /// the group's. Without a `gid` (the daemon is not root) it is the daemon's, 0770.
+    func container(_ group: String, gid: UInt32?) throws(SystemError) -> String {
+        let path = stateDirectory + "/groups/" + group
+        try FileSystem.ownedDirectory(stateDirectory + "/groups", owner: nil, mode: 0o711)
+        try FileSystem.ownedDirectory(path, owner: gid.map { (0, $0) }, mode: gid == nil ? 0o770 : 0o2770)
+        return path
+    }
+
+    /// Runs one `defaults` request of `writer` on `group`; `reply` is called once, at once
+    /// for a read or a refusal, after the save for a write.
+    package func perform(_ operation: DefaultsOperation, group: String, key: String?, value: JSONValue?,
+                 by writer: DefaultsWriter, reply: @escaping Reply) {
+        do throws(GroupStoreError) {
+            let current = try load(group)
+            switch operation {
+            case .list:
+                return reply(.success(.array(current.values.keys.sorted().map(JSONValue.string))))
+            case .get:
+                return reply(.success(current[try required(key, for: operation)] ?? .null))
+            case .remove:
+                try write(nil, at: try required(key, for: operation), of: group, by: writer, reply: reply)
+            case .set:
+                let key = try required(key, for: operation)
+                guard let value else { throw .missing("value", operation: operation) }
+                try write(value, at: key, of: group, by: writer, reply: reply)
+            }
+        } catch {
+            reply(.failure(error))
+        }
+    }
+
+    /// Saves every accepted write now and answers its writers (at a clean stop).
+    package func saveAccepted() {
+        saveTimer = nil
+        let batch = pending
+        pending = [:]
+        for group in batch.keys.sorted() {
+            let write = batch[group]!
+            let outcome = save(write.content, group)
+            for reply in write.waiting { reply(outcome) }
+        }
+    }
+
+    private func write(_ value: JSONValue?, at key: String, of group: String, by writer: DefaultsWriter,
+                       reply: @escaping Reply) throws(GroupStoreError) {
+        var write: (content: DefaultsContent, waiting: [Reply])
+        if let accepted = pending[group] { write = accepted } else { write = (try load(group), []) }
+        if value == nil && write.content[key] == nil && write.waiting.isEmpty { return reply(.success(.null)) }
+        guard write.content.encodedBytes(setting: key, to: value) <= Self.maxStoreBytes else {
+            throw .full(group, limit: Self.maxStoreBytes)
+        }
+        if writer != .control && !budget.take(writer, at: clock.now.policyInstant) {
+            throw .overBudget(writer)
+        }
+        write.content[key] = value
+        write.waiting.append(reply)
+        pending[group] = write
+        if saveTimer == nil {
+            saveTimer = clock.timer(after: Self.coalescingInterval) { [unowned self] in saveAccepted() }
+        }
+    }
+
+    private func required(_ key: String?, for operation: DefaultsOperation) throws(GroupStoreError) -> String {
+        guard let key, !key.isEmpty else { throw .missing("key", operation: operation) }
+        return key
+    }
+
+    private func path(_ group: String) -> String { stateDirectory + "/defaults/" + group + ".json" }
+
+    private func load(_ group: String) throws(GroupStoreError) -> DefaultsContent {
+        if let cached = saved[group] { return cached }
+        guard let bytes = FileSystem.read(path(group)) else { return DefaultsContent() }
+        guard let values = try? JSONCoding.decode([String: JSONValue].self, from: bytes) else {
+            throw .unreadable(path(group))
+        }
+        let content = DefaultsContent(values)
+        saved[group] = content
+        return content
+    }
+
+    private func save(_ content: DefaultsContent, _ group: String) -> Result<JSONValue, GroupStoreError> {
+        do {
+            try FileSystem.createDirectories(stateDirectory + "/defaults", mode: 0o750)
+            try FileSystem.writeAtomically(content.encoded, to: path(group))
+        } catch {
+            let message = "the shared defaults of \(group) could not be saved: \(error)"
+            if storageErrors[group] == nil { events.record(.error, nil, reason: "storage", message) }
+            storageErrors[group] = message
+            return .failure(.storage("\(error)"))
+        }
+        if storageErrors.removeValue(forKey: group) != nil {
+            events.record(.cleanup, nil, reason: "storage", "the shared defaults of \(group) are saved again")
+        }
+        saved[group] = content
+        return .success(.null)
+    }
+}
+
+/// Why a `defaults` request failed.
+package enum GroupStoreError: Error, CustomStringConvertible {
+    case missing(String, operation: DefaultsOperation)
+    case unreadable(String)
+    case full(String, limit: Int)
+    case storage(String)
+    case overBudget(DefaultsWriter)
+
+    package var description: String {
+        switch self {
+        case .missing(let field, let operation): "\(operation.rawValue) needs a \(field)"
+        case .unreadable(let path): "the shared defaults in \(path) are damaged (not a JSON object); remove the file to start afresh"
+        case .full(let group, let limit): "the shared defaults of \(group) would exceed \(limit) bytes"
+        case .storage(let message): "could not save the shared defaults: \(message)"
+        case .overBudget(let writer):
+            "\(writer) writes the shared defaults too often: at most \(DefaultsWriteBudget.writesPerSecond) sets or removes "
+                + "per second (\(DefaultsWriteBudget.burst) at once); retry later"
+        }
+    }
+}
