@@ -63,6 +63,10 @@ public struct CgroupTree: Sendable {
         case .unified(let root):
             return CgroupTree(unifiedRoot: root)
         case let .legacy(memoryRoot, pidsRoot, cpuRoot, cpuacctRoot):
+            // CPU limits are optional: a daemon that may not make groups there (not root,
+            // not delegated) runs without them rather than not at all.
+            let writable = { (root: String?) in root.flatMap { access($0, W_OK) == 0 || access(parent(of: $0), W_OK) == 0 ? $0 : nil } }
+            let (cpuRoot, cpuacctRoot) = (writable(cpuRoot), writable(cpuacctRoot))
             var tree = CgroupTree(memoryRoot: memoryRoot, pidsRoot: pidsRoot, cpuRoot: cpuRoot, cpuacctRoot: cpuacctRoot)
             tree.home = CgroupDetection.legacyHome(memberships: memberships, mounts: mounts)
             var made = Set<String>()
@@ -235,4 +239,9 @@ public struct CgroupTree: Sendable {
             else { nil }
         if let reason { throw .invalidIdentifier(id, reason: reason) }
     }
+}
+
+/// The directory holding `path`.
+private func parent(of path: String) -> String {
+    String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
 }

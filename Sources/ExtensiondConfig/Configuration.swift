@@ -75,6 +75,9 @@ public struct SupervisorSettings: Sendable, Equatable {
     /// Free space in `state_dir` that making a bounded directory (`disk_max`) must leave,
     /// for the daemon's own files.
     public var stateReserve = ByteSize(64 << 20)
+    /// Stdout and stderr bytes per second captured from each process (4 seconds' worth
+    /// at once); what comes faster is dropped and counted.
+    public var outputRate = ByteSize(1 << 20)
 
     /// The built-in defaults.
     public init() {}

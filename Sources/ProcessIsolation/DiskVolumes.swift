@@ -26,6 +26,8 @@ package final class DiskVolumes {
     private var mounted: [String: String] = [:]
     /// Why no volume can be made here, once known: ``bound(_:name:size:owner:reserve:)`` then returns it.
     private(set) var unavailable: String?
+    /// File systems mounted since start: a change says a directory was mounted afresh.
+    private(set) var mounts = 0
     private let mkfs: String?
 
     static let mkfsTimeout = Duration.seconds(30)
@@ -47,9 +49,9 @@ package final class DiskVolumes {
     /// later launch tries again).
     func bound(_ directory: String, name: String, size: UInt64, owner: (uid: uid_t, gid: gid_t)?,
                reserve: UInt64) throws(SystemError) -> String? {
-        if mounted[directory] != nil { return nil }
         if let unavailable { return unavailable }
         let image = stateDirectory + "/volumes/" + name + ".img"
+        // Checked each time: an operator may have unmounted it.
         if Self.isMountPoint(directory) {
             mounted[directory] = image
             return nil
@@ -60,6 +62,7 @@ package final class DiskVolumes {
             rmdir(directory + "/tmp")
         }
         try mount(image, on: directory)
+        mounts += 1
         mounted[directory] = image
         return nil
     }

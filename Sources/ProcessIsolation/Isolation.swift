@@ -1,5 +1,6 @@
 /// Who a process runs as and what it may reach: users and groups, group containers and
-/// shared defaults, data directories, sandbox rules (Landlock, seccomp).
+/// shared defaults (their writes coalesced and budgeted), data directories and their
+/// sizes (`disk_max` volumes), sandbox rules (Landlock, seccomp).
 ///
 /// This module owns preparing a launch's identity and sandbox. It must not spawn, signal or
 /// track processes (Processes does), nor know extensions' protocol.
@@ -64,6 +65,7 @@ package final class Isolation {
 
     /// Prepares the launch of `process`, whose executable is `executable` (resolved).
     package func prepare(_ process: some IsolatedProcess, executable: String) throws(IsolationError) -> IsolatedLaunch {
+        let mountsBefore = volumes.mounts
         let definition = process.definition
         let app = definition.extensionSpec.map(\.app) ?? (process.kind == .app ? process.name : nil)
         var launch = IsolatedLaunch(user: definition.launch.user, group: definition.launch.group)
@@ -102,6 +104,8 @@ package final class Isolation {
             writable.append(dataDirectory)
         }
 
+        // A volume mounted afresh is a new directory to Landlock, though it looks the same.
+        if volumes.mounts != mountsBefore { rulesets.removeValue(forKey: process.name) }
         let sandbox = definition.extensionSpec?.sandbox ?? (process.kind == .app ? apps[process.name]?.sandbox : nil)
         if let sandbox, sandbox.enabled {
             launch.sandbox = try self.sandbox(sandbox, for: process, executable: executable, writable: writable, notices: &launch.notices)

@@ -3,15 +3,14 @@ import ExtensiondPolicy
 import Output
 
 /// What capturing a process's stdout and stderr may cost the daemon (docs/SECURITY.md):
-/// both streams share a budget of bytes per second that is timestamped, written and
-/// followed. What a read brings past it is dropped and counted, and then the pipes are
+/// both streams share a budget of bytes per second (`output_rate`, four seconds' worth at
+/// once) that is timestamped, written and followed. What a read brings past it is dropped and counted, and then the pipes are
 /// read once per ``pauseInterval`` only: a process writing as fast as it can waits on
 /// its full pipe most of the time, and its flood costs the loop one read per pause.
 /// Drops are recorded (``OutputLog/noteSkipped(_:of:reason:)``) when the flood ends,
 /// when the stream does, and at most once per ``recordInterval`` meanwhile.
 final class OutputCapture {
-    static let bytesPerSecond = 256 << 10
-    static let burst = 1 << 20
+    let bytesPerSecond: Int
     static let pauseInterval = Duration.milliseconds(10)
     static let recordInterval = Duration.seconds(1)
 
@@ -24,10 +23,12 @@ final class OutputCapture {
     private var paused: [Connection] = []
     private var resumeTimer: EventSource?
 
-    init(loop: EventLoop, log: OutputLog) {
+    init(loop: EventLoop, log: OutputLog, bytesPerSecond: Int) {
         self.loop = loop
         self.log = log
-        budget = ByteRateBudget(bytesPerSecond: Self.bytesPerSecond, burst: Self.burst, now: loop.now.policyInstant)
+        self.bytesPerSecond = bytesPerSecond
+        let (burst, overflow) = bytesPerSecond.multipliedReportingOverflow(by: 4)
+        budget = ByteRateBudget(bytesPerSecond: bytesPerSecond, burst: overflow ? .max : burst, now: loop.now.policyInstant)
     }
 
     /// Captures what the budget allows of `bytes`, read from `connection`.
@@ -47,7 +48,7 @@ final class OutputCapture {
         lastRecord = loop.now
         for stream in StandardStream.allCases {
             guard let bytes = skipped.removeValue(forKey: stream) else { continue }
-            log.noteSkipped(bytes, of: stream, reason: "more than \(Self.bytesPerSecond >> 10) KiB of output per second (\(Self.burst >> 20) MiB at once)")
+            log.noteSkipped(bytes, of: stream, reason: "more than output_rate, \(bytesPerSecond) bytes of output per second")
         }
     }
 

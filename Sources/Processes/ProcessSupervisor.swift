@@ -169,7 +169,8 @@ package final class ProcessSupervisor {
             run.exitWatch = try loop.addChildExit(pidfd: spawned.descriptor.fileDescriptor) { [unowned self, unowned process] exit in
                 self.runExited(process, exit)
             }
-            let capture = process.capture ?? OutputCapture(loop: loop, log: process.output)
+            let capture = process.capture.flatMap { $0.bytesPerSecond == process.outputRate ? $0 : nil }
+                ?? OutputCapture(loop: loop, log: process.output, bytesPerSecond: process.outputRate)
             process.capture = capture
             run.output = try zip(StandardStream.allCases, pipes).map { stream, pipe throws(SystemError) in
                 try Connection(

@@ -14,7 +14,7 @@ import Testing
         try daemon.writeConfig("""
             [hosts.flooder]
             command = ["/usr/bin/yes", "\(String(repeating: "y", count: 100))"]
-            """)
+            """, supervisor: "output_rate = \"256K\"")
         try daemon.start()
         let pid = try #require(daemon.process?.pid)
         Thread.sleep(forTimeInterval: 1)

@@ -239,7 +239,7 @@ import Testing
         let daemon = try TestDaemon(config: """
         [hosts.flood]
         command = ["/usr/bin/python3", "-c", "import sys, time\\nfor _ in range(6000): sys.stdout.write('x' * 4000 + '\\\\n')\\nsys.stdout.flush()\\ntime.sleep(1000)"]
-        """, supervisor: "log_max_size = \"64M\"")
+        """, supervisor: "log_max_size = \"64M\"\noutput_rate = \"1G\"")
         try daemon.start()
         let log = daemon.stateDirectory + "/logs/flood.log"
         #expect(eventually(timeout: 20) { ((try? FileManager.default.attributesOfItem(atPath: log)[.size]) as? Int ?? 0) >= 6000 * 4000 })

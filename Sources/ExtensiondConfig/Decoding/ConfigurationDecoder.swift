@@ -43,6 +43,7 @@ struct ConfigurationDecoder {
         reader.read("admin_group", .nonEmptyString, into: &settings.adminGroup)
         reader.read("external_hosts", .boolean, into: &settings.externalHosts)
         reader.read("state_reserve", .size, into: &settings.stateReserve)
+        reader.read("output_rate", .size, into: &settings.outputRate)
     }
 
     private func pressure(_ reader: TableReader, into settings: inout PressureSettings) {

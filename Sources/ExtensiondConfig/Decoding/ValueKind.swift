@@ -203,15 +203,20 @@ extension ValueKind where Value == ByteSize {
     }
 }
 
-extension ValueKind where Value == Duration {
-    static var duration: Self {
+extension ValueKind {
+    /// A string parsed by `parse`; anything else is "expected `form` in quotes".
+    static func quoted(_ form: String, _ parse: @escaping (String) throws(ValueSyntaxError) -> Value) -> Self {
         Self { node throws(ConfigurationError) in
-            guard case .string(let text) = node.value else { throw node.mismatch(Duration.expectedForm + " in quotes") }
-            do throws(ValueSyntaxError) { return try Duration(parsing: text) } catch {
+            guard case .string(let text) = node.value else { throw node.mismatch(form + " in quotes") }
+            do throws(ValueSyntaxError) { return try parse(text) } catch {
                 throw node.origin.error(error.message)
             }
         }
     }
+}
+
+extension ValueKind where Value == Duration {
+    static var duration: Self { quoted(Duration.expectedForm, Duration.init(parsing:)) }
 
     static var positiveDuration: Self {
         duration.refined { check($0, $0 > .zero, "expected a duration above 0, found \($0.configSpelling)") }
@@ -227,14 +232,7 @@ extension ValueKind where Value == Share {
 }
 
 extension ValueKind where Value == CPUQuota {
-    static var cpuQuota: Self {
-        Self { node throws(ConfigurationError) in
-            guard case .string(let text) = node.value else { throw node.mismatch(CPUQuota.expectedForm + " in quotes") }
-            do throws(ValueSyntaxError) { return try CPUQuota(parsing: text) } catch {
-                throw node.origin.error(error.message)
-            }
-        }
-    }
+    static var cpuQuota: Self { quoted(CPUQuota.expectedForm, CPUQuota.init(parsing:)) }
 }
 
 extension ValueKind where Value == PSITrigger {
