@@ -2,7 +2,8 @@
 /// shared defaults (their writes coalesced and budgeted), data directories and their
 /// sizes (`disk_max` volumes), sandbox rules (Landlock, seccomp).
 ///
-/// This module owns preparing a launch's identity and sandbox. It must not spawn, signal or
+/// This module owns preparing a launch's identity and sandbox, and setting aside what a
+/// removed app left (``RemovedApps``). It must not spawn, signal or
 /// track processes (Processes does), nor know extensions' protocol.
 import DaemonSupport
 import EventLoop
@@ -19,7 +20,7 @@ import WireProtocol
 /// Everything is prepared in the daemon before the spawn; the spawner only applies it.
 package final class Isolation {
     /// `nil` when the daemon is not root: every process then runs as the daemon's user.
-    private let identities: IdentityBook?
+    package let identities: IdentityBook?
     package let groups: GroupStore
     private let stateDirectory: String
     private var settings: SupervisorSettings

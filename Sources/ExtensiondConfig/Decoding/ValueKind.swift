@@ -96,6 +96,9 @@ extension ValueKind where Value == String {
         }
     }
 
+    /// A file or directory; a relative one is resolved against the directory of the declaring file.
+    static var path: Self { directory }
+
     /// A directory; a relative one is resolved against the directory of the declaring file.
     static var directory: Self {
         Self { node throws(ConfigurationError) in
@@ -159,16 +162,12 @@ extension ValueKind where Value == Int {
         integer.refined { check($0, $0 > 0, "expected an integer above 0, found \($0)") }
     }
 
-    static var nonNegativeInteger: Self {
-        integer.refined { check($0, $0 >= 0, "expected an integer of 0 or more, found \($0)") }
-    }
-
-    static var cpuWeight: Self {
-        let range = ResourceLimits.cpuWeights
-        return integer.refined {
-            check($0, range.contains($0), "expected a CPU weight from \(range.lowerBound) to \(range.upperBound), found \($0)")
+    static func integer(in range: ClosedRange<Int>) -> Self {
+        integer.refined {
+            check($0, range.contains($0), "expected an integer from \(range.lowerBound) to \(range.upperBound), found \($0)")
         }
     }
+
 }
 
 // MARK: - Units
@@ -189,6 +188,9 @@ extension ValueKind where Value == ByteSize {
             default: throw node.mismatch(ByteSize.expectedForm)
             }
             guard size.bytes > 0 else { throw node.origin.error("a size must be above 0") }
+            guard size <= ValueRanges.largestSize else {
+                throw node.origin.error("\(size) is larger than the largest size, \(ValueRanges.largestSize) (1 EiB)")
+            }
             return size
         }
     }
@@ -203,20 +205,21 @@ extension ValueKind where Value == ByteSize {
     }
 }
 
-extension ValueKind {
-    /// A string parsed by `parse`; anything else is "expected `form` in quotes".
-    static func quoted(_ form: String, _ parse: @escaping (String) throws(ValueSyntaxError) -> Value) -> Self {
+extension ValueKind where Value == Duration {
+    static var duration: Self {
         Self { node throws(ConfigurationError) in
-            guard case .string(let text) = node.value else { throw node.mismatch(form + " in quotes") }
-            do throws(ValueSyntaxError) { return try parse(text) } catch {
+            guard case .string(let text) = node.value else { throw node.mismatch(Duration.expectedForm + " in quotes") }
+            let duration: Duration
+            do throws(ValueSyntaxError) { duration = try Duration(parsing: text) } catch {
                 throw node.origin.error(error.message)
             }
+            guard duration <= ValueRanges.longestDuration else {
+                throw node.origin.error(
+                    "\"\(text)\" is longer than the longest duration, \(ValueRanges.longestDuration.configSpelling) (100 years)")
+            }
+            return duration
         }
     }
-}
-
-extension ValueKind where Value == Duration {
-    static var duration: Self { quoted(Duration.expectedForm, Duration.init(parsing:)) }
 
     static var positiveDuration: Self {
         duration.refined { check($0, $0 > .zero, "expected a duration above 0, found \($0.configSpelling)") }
@@ -232,7 +235,14 @@ extension ValueKind where Value == Share {
 }
 
 extension ValueKind where Value == CPUQuota {
-    static var cpuQuota: Self { quoted(CPUQuota.expectedForm, CPUQuota.init(parsing:)) }
+    static var cpuQuota: Self {
+        Self { node throws(ConfigurationError) in
+            guard case .string(let text) = node.value else { throw node.mismatch(CPUQuota.expectedForm + " in quotes") }
+            do throws(ValueSyntaxError) { return try CPUQuota(parsing: text) } catch {
+                throw node.origin.error(error.message)
+            }
+        }
+    }
 }
 
 extension ValueKind where Value == PSITrigger {
