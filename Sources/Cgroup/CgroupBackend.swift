@@ -19,6 +19,10 @@ protocol CgroupBackend: Sendable {
     func prepare(supervisor: String, subtrees: [String]) throws(CgroupError)
     /// Sets `pids.max` (`nil`: unlimited).
     func setPidsMax(_ limit: Int?, of group: String) throws(CgroupError)
+    /// Sets the CPU time per period (`nil`: unlimited); nothing where the cpu controller is missing.
+    func setCPUQuota(_ quota: CgroupLimits.CPUQuota?, of group: String) throws(CgroupError)
+    /// Sets the CPU weight (`nil`: the kernel's default, 100); nothing where the cpu controller is missing.
+    func setCPUWeight(_ weight: Int?, of group: String) throws(CgroupError)
     /// The processes of the group and of any cgroup below it.
     func processes(of group: String) throws(CgroupError) -> [pid_t]
     /// The threads of the group and of any cgroup below it.

@@ -22,9 +22,10 @@ public struct CgroupTree: Sendable {
         backend = UnifiedBackend(root: root)
     }
 
-    /// A tree on v1 hierarchies: memory at `memoryRoot`, pids (optional) at `pidsRoot`.
-    public init(memoryRoot: String, pidsRoot: String?) {
-        backend = LegacyBackend(memoryRoot: memoryRoot, pidsRoot: pidsRoot)
+    /// A tree on v1 hierarchies: memory at `memoryRoot`, pids, cpu and cpuacct (each
+    /// optional, cpu and cpuacct possibly one) at the others.
+    public init(memoryRoot: String, pidsRoot: String?, cpuRoot: String? = nil, cpuacctRoot: String? = nil) {
+        backend = LegacyBackend(memoryRoot: memoryRoot, pidsRoot: pidsRoot, cpuRoot: cpuRoot, cpuacctRoot: cpuacctRoot)
     }
 
     /// The tree in the daemon's own cgroup, or at `configuredRoot` (an absolute
@@ -61,10 +62,16 @@ public struct CgroupTree: Sendable {
         switch location {
         case .unified(let root):
             return CgroupTree(unifiedRoot: root)
-        case let .legacy(memoryRoot, pidsRoot):
-            var tree = CgroupTree(memoryRoot: memoryRoot, pidsRoot: pidsRoot)
+        case let .legacy(memoryRoot, pidsRoot, cpuRoot, cpuacctRoot):
+            // CPU limits are optional: a daemon that may not make groups there (not root,
+            // not delegated) runs without them rather than not at all.
+            let writable = { (root: String?) in root.flatMap { access($0, W_OK) == 0 || access(parent(of: $0), W_OK) == 0 ? $0 : nil } }
+            let (cpuRoot, cpuacctRoot) = (writable(cpuRoot), writable(cpuacctRoot))
+            var tree = CgroupTree(memoryRoot: memoryRoot, pidsRoot: pidsRoot, cpuRoot: cpuRoot, cpuacctRoot: cpuacctRoot)
             tree.home = CgroupDetection.legacyHome(memberships: memberships, mounts: mounts)
-            tree.madeRoots = (configuredRoot == nil ? [memoryRoot] : []) + [pidsRoot].compactMap { $0 }
+            var made = Set<String>()
+            tree.madeRoots = ((configuredRoot == nil ? [memoryRoot] : []) + [pidsRoot, cpuRoot, cpuacctRoot].compactMap { $0 })
+                .filter { made.insert($0).inserted }
             tree.madeRoots.removeAll { tree.home.contains($0) }
             return tree
         }
@@ -232,4 +239,9 @@ public struct CgroupTree: Sendable {
             else { nil }
         if let reason { throw .invalidIdentifier(id, reason: reason) }
     }
+}
+
+/// The directory holding `path`.
+private func parent(of path: String) -> String {
+    String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
 }

@@ -39,6 +39,8 @@ public struct ControlGroup: Sendable, CustomStringConvertible {
         if !isNew || limits.memoryHigh != nil { try setMemoryHigh(limits.memoryHigh) }
         if !isNew || limits.memoryLow != nil { try setMemoryLow(limits.memoryLow) }
         if !isNew || limits.pidsMax != nil { try setPidsMax(limits.pidsMax) }
+        if !isNew || limits.cpuQuota != nil { try backend.setCPUQuota(limits.cpuQuota, of: name) }
+        if !isNew || limits.cpuWeight != nil { try backend.setCPUWeight(limits.cpuWeight, of: name) }
     }
 
     /// Sets the hard limit (`memory_max`; v2 `memory.max`, v1

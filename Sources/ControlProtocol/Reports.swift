@@ -63,6 +63,8 @@ public struct ProcessStats: Codable, CompleteKeys, Sendable, Equatable {
     public var budgetLeft: Int?
     /// Milliseconds until the next scheduled refresh, when one is scheduled.
     public var nextRefreshInMs: Int64?
+    /// Output bytes not captured: past the capture rate, or not writable (a full disk).
+    public var outputDroppedBytes: Int = 0
 
     public init(name: String, kind: ProcessKind) {
         self.name = name

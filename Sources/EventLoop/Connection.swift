@@ -14,6 +14,8 @@ public final class Connection {
     private var outboxStart = 0
     private var closeAfterFlush = false
     private let maxQueued: Int
+    /// The most bytes one wake-up reads (see ``readsPerWakeup``).
+    private let maxBytesPerWakeup: Int
     private let onData: (Connection, UnsafeRawBufferPointer) -> Void
     private let onClose: (Connection) -> Void
     /// Called when everything queued has been written (the peer caught up).
@@ -23,14 +25,16 @@ public final class Connection {
     nonisolated(unsafe) private static var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
 
     /// Takes ownership of `fd` (made non-blocking). `onClose` runs once, when the
-    /// peer hangs up, on an error, or after ``close()``.
+    /// peer hangs up, on an error, or after ``close()``. A wake-up reads at most
+    /// `maxBytesPerWakeup` (a peer whose every byte costs work gets a smaller slice).
     public init(
-        loop: EventLoop, fd: Int32, maxQueuedBytes: Int = 8 << 20,
+        loop: EventLoop, fd: Int32, maxQueuedBytes: Int = 8 << 20, maxBytesPerWakeup: Int = 256 << 10,
         onData: @escaping (Connection, UnsafeRawBufferPointer) -> Void,
         onClose: @escaping (Connection) -> Void
     ) throws(SystemError) {
         self.fd = fd
         self.maxQueued = maxQueuedBytes
+        self.maxBytesPerWakeup = max(1, maxBytesPerWakeup)
         self.onData = onData
         self.onClose = onClose
         let flags = fcntl(fd, F_GETFL)
@@ -84,13 +88,25 @@ public final class Connection {
     /// Whether the loop watches the socket for writability (bytes wait for the peer).
     private var isAwaitingWritable = false
 
+    /// While set, nothing is read (the peer's writes wait in the kernel) but an end of file
+    /// or an error, which the kernel reports anyway.
+    public var isReadingPaused = false {
+        didSet { if isReadingPaused != oldValue { source?.setIOEvents(interest) } }
+    }
+
+    private var interest: IOEvents {
+        var events: IOEvents = isReadingPaused ? [] : .readable
+        if isAwaitingWritable { events.insert(.writable) }
+        return events
+    }
+
     private func write(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
         Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
     }
 
     private func awaitWritable() {
         isAwaitingWritable = true
-        source?.setIOEvents([.readable, .writable])
+        source?.setIOEvents(interest)
     }
 
     /// Writes the held bytes in one `send`; what the kernel refuses waits for the socket to
@@ -146,8 +162,8 @@ public final class Connection {
 
     private func handle(_ events: IOEvents) {
         if events.contains(.writable) { flush() }
-        if events.contains(.readable) || events.contains(.hangup) || events.contains(.error) {
-            readAvailable(maxReads: Self.readsPerWakeup)
+        if (events.contains(.readable) && !isReadingPaused) || events.contains(.hangup) || events.contains(.error) {
+            readAvailable(maxReads: Self.readsPerWakeup, maxBytes: maxBytesPerWakeup)
         }
     }
 
@@ -165,7 +181,7 @@ public final class Connection {
         outbox.removeAll(keepingCapacity: outbox.capacity <= Self.compactionBytes)
         outboxStart = 0
         isAwaitingWritable = false
-        source?.setIOEvents(.readable)
+        source?.setIOEvents(interest)
         if closeAfterFlush { return close() }
         onDrained?()
     }
@@ -183,19 +199,22 @@ public final class Connection {
     /// while more is waiting.
     private static let readsPerWakeup = 4
 
-    private func readAvailable(maxReads: Int) {
+    private func readAvailable(maxReads: Int, maxBytes: Int = .max) {
         isCorked = true
         defer {
             isCorked = false
             writeQueued()
         }
         var reads = 0
-        while isOpen, reads < maxReads {
-            let count = Connection.readBuffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        var left = maxBytes
+        while isOpen, reads < maxReads, left > 0 {
+            let wanted = min(left, Connection.readBuffer.count)
+            let count = Connection.readBuffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, wanted) }
             if count > 0 {
                 reads += 1
+                left -= count
                 Connection.readBuffer.withUnsafeBytes { onData(self, UnsafeRawBufferPointer(rebasing: $0[..<count])) }
-                if count < Connection.readBuffer.count { return }
+                if count < wanted { return }
             } else if count < 0 && errno == EINTR {
                 continue
             } else if count < 0 && errno == EAGAIN {

@@ -1,3 +1,4 @@
+import DaemonSupport
 import ControlProtocol
 import EventLoop
 import ExtensiondConfig

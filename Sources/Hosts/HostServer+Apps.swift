@@ -7,7 +7,9 @@ import HostProtocol
 extension HostServer {
     func answerDefaults(_ request: HostToSupervisor.Defaults, from host: HostConnection) {
         guard let app = app(of: host, sending: "defaults", id: request.id) else { return }
-        host.send(.defaultsResult(.init(id: request.id, outcome: extensions.groupAccess.perform(request, forAppOf: app))))
+        extensions.groupAccess.perform(request, forAppOf: app, by: .app(app)) { outcome in
+            host.send(.defaultsResult(.init(id: request.id, outcome: outcome)))
+        }
     }
 
     func reload(_ request: HostToSupervisor.ReloadExtensions, from host: HostConnection) {

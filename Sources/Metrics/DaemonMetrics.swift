@@ -45,6 +45,8 @@ package final class DaemonMetrics {
         var limit = MetricFamily("extensiond_process_memory_limit_bytes", .gauge, help: "The configured memory_max; absent when unlimited.")
         var launches = MetricFamily("extensiond_process_launches_total", .counter, help: "Processes spawned for it.")
         var kills = MetricFamily("extensiond_process_kills_total", .counter, help: "Runs killed by the daemon or the kernel, by reason.")
+        var dropped = MetricFamily("extensiond_process_output_dropped_bytes_total", .counter,
+                                   help: "Output bytes not captured: past the capture rate, or not writable.")
         var launchSeconds = MetricFamily("extensiond_launch_duration_seconds", .histogram,
                                          help: "Spawn until running (hosts, apps) or until ready (extensions).")
         var pulls = MetricFamily("extensiond_pulls_total", .counter, help: "Host pulls of an extension, by how they were answered.")
@@ -66,6 +68,7 @@ package final class DaemonMetrics {
             peak.add(labels, Double(peakBytes))
             if let bytes = status.memoryLimitBytes { limit.add(labels, Double(bytes)) }
             launches.add(labels, Double(process.statistics.launches))
+            dropped.add(labels, Double(process.output.droppedBytes))
             for reason in Set(StopReason.countedKills).union(process.statistics.kills.keys).sorted(by: { $0.rawValue < $1.rawValue }) {
                 kills.add(labels + [("reason", reason.rawValue)], Double(process.statistics.kills[reason] ?? 0))
             }
@@ -83,7 +86,7 @@ package final class DaemonMetrics {
             updateSeconds.add(labels, counters.updateLatency?.exposition ?? LatencyDistribution.emptyExposition)
             if let tokens = record.budget?.tokens(at: now.policyInstant) { budget.add(labels, Double(tokens)) }
         }
-        return [state, rss, memory, peak, limit, launches, kills, launchSeconds, pulls, pullSeconds, results, updateSeconds, budget]
+        return [state, rss, memory, peak, limit, launches, kills, dropped, launchSeconds, pulls, pullSeconds, results, updateSeconds, budget]
     }
 
     /// The memory budget, its watermarks, the level and PSI stall time.

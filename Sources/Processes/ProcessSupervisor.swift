@@ -169,11 +169,17 @@ package final class ProcessSupervisor {
             run.exitWatch = try loop.addChildExit(pidfd: spawned.descriptor.fileDescriptor) { [unowned self, unowned process] exit in
                 self.runExited(process, exit)
             }
+            let capture = process.capture.flatMap { $0.bytesPerSecond == process.outputRate ? $0 : nil }
+                ?? OutputCapture(loop: loop, log: process.output, bytesPerSecond: process.outputRate)
+            process.capture = capture
             run.output = try zip(StandardStream.allCases, pipes).map { stream, pipe throws(SystemError) in
                 try Connection(
                     loop: loop, fd: pipe.read,
-                    onData: { [unowned process] _, bytes in process.output.append(bytes, from: stream) },
-                    onClose: { [unowned process] _ in process.output.flush(stream) }
+                    onData: { connection, bytes in capture.take(bytes, from: stream, on: connection) },
+                    onClose: { [unowned process] _ in
+                        capture.recordSkipped()
+                        process.output.flush(stream)
+                    }
                 )
             }
             if isExtension {

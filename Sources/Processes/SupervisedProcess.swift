@@ -47,6 +47,11 @@ package final class SupervisedProcess {
     var groupRemoval: EventSource?
     /// Captured stdout and stderr.
     package let output: OutputLog
+    /// The budget of its output capture, made at its first launch and kept across runs
+    /// while `output_rate` stays.
+    var capture: OutputCapture?
+    /// `output_rate`: bytes per second of its output captured.
+    var outputRate = 1 << 20
     package var statistics = ProcessStatistics()
 
     package var kind: ProcessKind { definition.kind }

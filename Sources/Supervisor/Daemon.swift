@@ -94,7 +94,7 @@ public final class Daemon: ControlledDaemon {
         } catch {
             throw .cgroup(error)
         }
-        let isolation = Isolation(configuration: configuration, groups: GroupStore(stateDirectory: settings.stateDirectory, events: events),
+        let isolation = Isolation(configuration: configuration, groups: GroupStore(stateDirectory: settings.stateDirectory, events: events, clock: loop),
                                   runsAsRoot: geteuid() == 0, events: events)
         removedApps = RemovedApps(stateDirectory: settings.stateDirectory, isolation: isolation)
         supervisor = ProcessSupervisor(loop: loop, tree: cgroups.tree, events: events, isolation: isolation,
@@ -342,6 +342,8 @@ public final class Daemon: ControlledDaemon {
         var remaining = alive.count
         let finish: () -> Void = { [unowned self] in
             self.extensions.saveRecords()
+            self.extensions.groups.saveAccepted()
+            self.supervisor.isolation.volumes.unmountAll()
             self.releaseCgroups()
             self.signalSources.removeAll()
             self.loop.exit(code: 0)

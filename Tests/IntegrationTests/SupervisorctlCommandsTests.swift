@@ -235,7 +235,8 @@ import Testing
                 for entry in stats["processes"] as? [[String: Any]] ?? [] {
                     #expect(Set(entry.keys) == ["name", "kind", "rssBytes", "peakRSSBytes", "memoryCurrentBytes", "memoryPeakBytes", "launches",
                                                 "launchLatencyUs", "updateLatencyUs", "pullsCached", "pullsCoalesced", "pullsUpdated",
-                                                "resultsNewData", "resultsNoData", "resultsFailed", "kills", "budgetLeft", "nextRefreshInMs"])
+                                                "resultsNewData", "resultsNoData", "resultsFailed", "kills", "budgetLeft", "nextRefreshInMs",
+                                                "outputDroppedBytes"])
                     for key in ["launchLatencyUs", "updateLatencyUs"] {
                         if let latency = entry[key] as? [String: Any] { #expect(Set(latency.keys) == latencyKeys, "\(key)") }
                     }
@@ -272,7 +273,7 @@ import Testing
         let daemon = try TestDaemon(config: """
         [hosts.flood]
         command = ["/usr/bin/python3", "-c", "import sys, time\\nfor _ in range(6000): sys.stdout.write('x' * 4000 + '\\\\n')\\nsys.stdout.flush()\\ntime.sleep(1000)"]
-        """, supervisor: "log_max_size = \"64M\"")
+        """, supervisor: "log_max_size = \"64M\"\noutput_rate = \"1G\"")
         try daemon.start()
         let log = daemon.stateDirectory + "/logs/flood.log"
         #expect(eventually(timeout: 20) { ((try? FileManager.default.attributesOfItem(atPath: log)[.size]) as? Int ?? 0) >= 6000 * 4000 })

@@ -16,6 +16,8 @@
 #include <sys/timerfd.h>
 #include <sys/types.h>
 
+#include "loop_device.h"
+
 /* The step of a spawn that failed; reported with the errno of that step. */
 enum ext_spawn_step {
     EXT_SPAWN_OK = 0,

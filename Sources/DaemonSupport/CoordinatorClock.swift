@@ -1,4 +1,3 @@
-import DaemonSupport
 import EventLoop
 
 /// The time and timers the ``ExtensionCoordinator`` runs on: the event loop's, or a
@@ -20,7 +19,7 @@ package protocol CoordinatorTimer: AnyObject {
 }
 
 extension CoordinatorClock {
-    func timer(after delay: Duration, accuracy: Duration = .milliseconds(1), _ action: @escaping () -> Void) -> (any CoordinatorTimer)? {
+    package func timer(after delay: Duration, accuracy: Duration = .milliseconds(1), _ action: @escaping () -> Void) -> (any CoordinatorTimer)? {
         timer(at: now + delay, accuracy: accuracy, action)
     }
 }
