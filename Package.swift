@@ -3,8 +3,8 @@
 // The layout of Sources/ is the architecture (see docs/ARCHITECTURE.md):
 //   pure policy      ExtensiondPolicy
 //   model            ExtensiondConfig (uses the policy's values), TOML (the config files' parser)
-//   Linux adapters   CLinux (C shim), CMalloc (malloc_trim), Cgroup, LinuxProcess, Sockets,
-//                    EventLoop, Journal
+//   Linux adapters   CLinux (C shim, libseccomp), CMalloc (malloc_trim), Cgroup, LinuxProcess,
+//                    Sockets, EventLoop, Systemd (libsystemd: notify, sockets, journal, bus)
 //   protocols        WireProtocol (extension socket, shared types), HostProtocol (host socket),
 //                    ControlProtocol (supervisorctl),
 //                    PrometheusText (the metrics exposition format)
@@ -30,12 +30,14 @@ let package = Package(
     ],
     targets: [
         // Linux adapters.
-        .target(name: "CLinux"),
+        // The sandbox's seccomp filter is built by libseccomp (Debian's libseccomp-dev).
+        .target(name: "CLinux", linkerSettings: [.linkedLibrary("seccomp")]),
         .target(name: "Cgroup", dependencies: ["CLinux", "LinuxProcess"]),
         .target(name: "LinuxProcess", dependencies: ["CLinux"]),
         .target(name: "Sockets"),
-        .target(name: "EventLoop", dependencies: ["CLinux", "LinuxProcess", "Sockets"]),
-        .target(name: "Journal", dependencies: ["CLinux", "Sockets"]),
+        .target(name: "EventLoop", dependencies: ["CLinux", "Sockets"]),
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .target(name: "Systemd", dependencies: ["CSystemd", "CLinux", "EventLoop", "Sockets"]),
 
         // Pure model and policy: no I/O, no clocks of their own.
         // Cross-module optimisation lets the daemon specialise the generic refresh engine
@@ -56,14 +58,14 @@ let package = Package(
             name: "Supervisor",
             dependencies: [
                 "ExtensiondConfig", "ExtensiondPolicy", "Cgroup", "LinuxProcess", "EventLoop", "Sockets",
-                "WireProtocol", "HostProtocol", "ControlProtocol", "PrometheusText", "Journal",
+                "WireProtocol", "HostProtocol", "ControlProtocol", "PrometheusText", "Systemd",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),
         .executableTarget(
             name: "extensiond",
-            dependencies: ["Supervisor", "ExtensiondConfig", "ControlProtocol", "WireProtocol", "Journal"],
+            dependencies: ["Supervisor", "ExtensiondConfig", "ControlProtocol", "WireProtocol", "Systemd"],
             linkerSettings: staticLibstdcxx
         ),
 
@@ -86,7 +88,8 @@ let package = Package(
         // Structure-aware fuzzing of a real daemon (`make fuzz`).
         .executableTarget(name: "extensiond-fuzz", dependencies: ["ExtensiondTestSupport"], path: "fuzz"),
 
-        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "Journal", "LinuxProcess", "Sockets", "ExtensiondTestSupport"]),
+        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "LinuxProcess", "Sockets", "ExtensiondTestSupport"]),
+        .testTarget(name: "SystemdTests", dependencies: ["Systemd", "EventLoop", "Sockets", "ExtensiondTestSupport"]),
         .testTarget(name: "TOMLTests", dependencies: ["TOML", "ExtensiondTestSupport"]),
         .testTarget(name: "ExtensiondConfigTests", dependencies: ["ExtensiondConfig", "ExtensiondTestSupport"]),
         .testTarget(name: "ExtensiondPolicyTests", dependencies: ["ExtensiondPolicy", "ExtensiondTestSupport"]),
@@ -96,7 +99,7 @@ let package = Package(
         .testTarget(name: "IntegrationTests", dependencies: ["ExtensiondTestSupport", "ControlProtocol", "HostProtocol"]),
         .testTarget(name: "SupervisorTests", dependencies: [
             "Supervisor", "Cgroup", "ExtensiondPolicy", "ExtensiondConfig", "EventLoop", "ControlProtocol", "ExtensiondTestSupport", "WireProtocol",
-            "HostProtocol", "PrometheusText", "Journal",
+            "HostProtocol", "PrometheusText", "Systemd",
             .product(name: "Logging", package: "swift-log"),
         ]),
     ]

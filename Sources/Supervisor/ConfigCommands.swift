@@ -15,7 +15,9 @@ extension Daemon {
                 session.reply(ControlResponse(message: "updated: \(Self.describe(changes))", changes: changes))
             case .reload:
                 let changes = try reload()
-                session.reply(ControlResponse(message: "reloaded: \(summary)", changes: changes))
+                let waiting = changes.waitingForRestart.isEmpty ? ""
+                    : "; not applied until the next start: \(changes.waitingForRestart.joined(separator: ", "))"
+                session.reply(ControlResponse(message: "reloaded: \(summary)\(waiting)", changes: changes))
             default:
                 session.reply(.failure("internal: '\(request.command.rawValue)' is not a config command"))
             }
@@ -34,6 +36,14 @@ extension Daemon {
         return running + ProcessRegistry.definitions(of: next).filter { added.contains($0.name) }.map {
             AvailableProcess(name: $0.name, kind: $0.definition.kind, inUse: false, autostart: $0.definition.autostart)
         }
+    }
+
+    /// The `[supervisor]` keys whose change only a restart applies: the sockets, the
+    /// state, the cgroup tree, the metrics listener and the identities are set up at start.
+    static func settingsWaitingForRestart(from running: SupervisorSettings, to next: SupervisorSettings) -> [String] {
+        [("runtime_dir", running.runtimeDirectory == next.runtimeDirectory), ("state_dir", running.stateDirectory == next.stateDirectory),
+         ("cgroup", running.cgroup == next.cgroup), ("metrics_listen", running.metricsListen == next.metricsListen),
+         ("user_range", running.userRange == next.userRange)].filter { !$0.1 }.map { "supervisor." + $0.0 }
     }
 
     /// `added a, b; changed c; removed nothing`.

@@ -8,7 +8,7 @@ import ControlProtocol
 import EventLoop
 import ExtensiondConfig
 import Glibc
-import Journal
+import Systemd
 import Logging
 import PrometheusText
 import WireProtocol
@@ -35,6 +35,8 @@ public final class Daemon {
     private(set) var hosts: HostServer?
     private var metrics: MetricsServer?
     private var signalSources: [EventSource] = []
+    /// Pings systemd's watchdog while the loop runs (`WatchdogSec=`).
+    private var watchdog: Watchdog?
     private var stopping = false
     /// Copy every process's output to stderr, prefixed with its name (a developer's terminal).
     private let echoOutput: Bool
@@ -159,14 +161,16 @@ public final class Daemon {
     /// and serves until SIGTERM or SIGINT; returns the process exit code.
     public func run() throws(SupervisorError) -> Int32 {
         let settings = configuration.supervisor
+        let controlPath = settings.runtimeDirectory + "/control.sock", hostPath = settings.runtimeDirectory + "/host.sock"
+        var activated = ActivatedSockets()
         do {
-            control = try ControlServer(loop: loop, path: settings.runtimeDirectory + "/control.sock",
+            control = try ControlServer(loop: loop, path: controlPath, inherited: activated.take(path: controlPath),
                                         access: ControlAccess(settings)) { [unowned self] request, session in
                 self.handle(request, session)
             }
             control?.onRefused = { [unowned self] _, refusal in self.events.record(.error, nil, "control.sock: \(refusal)") }
             control?.isSupervised = { [unowned self] pid in self.supervisedProcess(pid, among: ProcessKind.allCases) != nil }
-            hosts = try HostServer(loop: loop, path: settings.runtimeDirectory + "/host.sock", extensions: extensions, events: events,
+            hosts = try HostServer(loop: loop, path: hostPath, inherited: activated.take(path: hostPath), extensions: extensions, events: events,
                                    openInApp: { [unowned self] url, app, source throws(OpenURLError) in
                                        try self.open(url, from: source, onlyIn: app)
                                    }) { [unowned self] pid in
@@ -193,9 +197,13 @@ public final class Daemon {
             releaseCgroups()
             throw error
         }
-        let watchdog = loop.enableWatchdog()
+        for unclaimed in activated.closeUnclaimed() {
+            events.record(.error, nil, "socket activation: \(unclaimed) is neither \(controlPath) nor \(hostPath) (runtime_dir); closed it")
+        }
+        watchdog = Watchdog(loop: loop)
+        defer { watchdog = nil }
         logger.info("extensiond \(extensiondVersion) serving \(settings.runtimeDirectory)/control.sock", metadata: [
-            "config": "\(configPath)", "cgroup": "\(cgroups.tree.root)", "backend": "\(cgroups.tree.version)", "watchdog": "\(watchdog)",
+            "config": "\(configPath)", "cgroup": "\(cgroups.tree.root)", "backend": "\(cgroups.tree.version)", "watchdog": "\(watchdog.map { "\($0.interval)" } ?? "off")",
         ])
         if geteuid() != 0 || supervisor.isolation.landlockABI == 0 {
             logger.warning("isolation: \(supervisor.isolation.summary)")
@@ -324,13 +332,11 @@ public final class Daemon {
             logger.error("reload failed, keeping the running configuration: \(error)")
             throw error
         }
-        if next.supervisor.runtimeDirectory != configuration.supervisor.runtimeDirectory
-            || next.supervisor.stateDirectory != configuration.supervisor.stateDirectory
-            || next.supervisor.cgroup != configuration.supervisor.cgroup
-            || next.supervisor.metricsListen != configuration.supervisor.metricsListen {
-            logger.warning("runtime_dir, state_dir, cgroup and metrics_listen changes take effect at the next start")
+        var changes = registry.changes(to: next)
+        changes.waitingForRestart = Self.settingsWaitingForRestart(from: configuration.supervisor, to: next.supervisor)
+        if !changes.waitingForRestart.isEmpty {
+            logger.warning("\(changes.waitingForRestart.joined(separator: ", ")) changed: applied at the next start")
         }
-        let changes = registry.changes(to: next)
         configuration = next
         supervisor.isolation.apply(next)
         applyHostRules()

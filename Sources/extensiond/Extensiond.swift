@@ -1,7 +1,7 @@
 import ControlProtocol
 import ExtensiondConfig
 import Glibc
-import Journal
+import Systemd
 import Logging
 import Supervisor
 

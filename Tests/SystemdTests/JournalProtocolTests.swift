@@ -1,6 +1,6 @@
 import ExtensiondTestSupport
 import Foundation
-@testable import Journal
+@testable import Systemd
 import Testing
 
 /// The journal's native protocol as the daemon writes it, received by a socket standing
