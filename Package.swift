@@ -94,7 +94,7 @@ let package = Package(
         .testTarget(name: "ExtensiondConfigTests", dependencies: ["ExtensiondConfig", "ExtensiondTestSupport"]),
         .testTarget(name: "ExtensiondPolicyTests", dependencies: ["ExtensiondPolicy", "ExtensiondTestSupport"]),
         .testTarget(name: "CgroupTests", dependencies: ["Cgroup", "ExtensiondTestSupport"]),
-        .testTarget(name: "LinuxProcessTests", dependencies: ["LinuxProcess", "Cgroup", "ExtensiondTestSupport"]),
+        .testTarget(name: "LinuxProcessTests", dependencies: ["LinuxProcess", "CLinux", "Cgroup", "ExtensiondTestSupport"]),
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "HostProtocol", "ExtensionSDK", "ExtensiondTestSupport"]),
         .testTarget(name: "IntegrationTests", dependencies: ["ExtensiondTestSupport", "ControlProtocol", "HostProtocol"]),
         .testTarget(name: "SupervisorTests", dependencies: [

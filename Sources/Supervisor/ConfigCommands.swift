@@ -12,12 +12,10 @@ extension Daemon {
                 session.reply(ControlResponse(changes: registry.changes(to: try readConfiguration())))
             case .update:
                 let changes = try reload(restartingChanged: true)
-                session.reply(ControlResponse(message: "updated: \(Self.describe(changes))", changes: changes))
+                session.reply(ControlResponse(message: "updated: \(Self.describe(changes))\(Self.restartNote(changes))", changes: changes))
             case .reload:
                 let changes = try reload()
-                let waiting = changes.waitingForRestart.isEmpty ? ""
-                    : "; not applied until the next start: \(changes.waitingForRestart.joined(separator: ", "))"
-                session.reply(ControlResponse(message: "reloaded: \(summary)\(waiting)", changes: changes))
+                session.reply(ControlResponse(message: "reloaded: \(summary)\(Self.restartNote(changes))", changes: changes))
             default:
                 session.reply(.failure("internal: '\(request.command.rawValue)' is not a config command"))
             }
@@ -38,12 +36,28 @@ extension Daemon {
         }
     }
 
-    /// The `[supervisor]` keys whose change only a restart applies: the sockets, the
-    /// state, the cgroup tree, the metrics listener and the identities are set up at start.
-    static func settingsWaitingForRestart(from running: SupervisorSettings, to next: SupervisorSettings) -> [String] {
-        [("runtime_dir", running.runtimeDirectory == next.runtimeDirectory), ("state_dir", running.stateDirectory == next.stateDirectory),
-         ("cgroup", running.cgroup == next.cgroup), ("metrics_listen", running.metricsListen == next.metricsListen),
-         ("user_range", running.userRange == next.userRange)].filter { !$0.1 }.map { "supervisor." + $0.0 }
+    /// `next` with the `[supervisor]` keys that only a restart applies (the sockets, the
+    /// state, the cgroup tree, the metrics listener and the identities are set up at start)
+    /// kept at their running values, and the keys among them that `next` changes.
+    static func applicable(_ next: Configuration, running: SupervisorSettings) -> (configuration: Configuration, waitingForRestart: [String]) {
+        var applied = next
+        var waiting: [String] = []
+        func keep<Value: Equatable>(_ key: String, _ setting: WritableKeyPath<SupervisorSettings, Value>) {
+            guard next.supervisor[keyPath: setting] != running[keyPath: setting] else { return }
+            waiting.append("supervisor." + key)
+            applied.supervisor[keyPath: setting] = running[keyPath: setting]
+        }
+        keep("runtime_dir", \.runtimeDirectory)
+        keep("state_dir", \.stateDirectory)
+        keep("cgroup", \.cgroup)
+        keep("metrics_listen", \.metricsListen)
+        keep("user_range", \.userRange)
+        return (applied, waiting)
+    }
+
+    /// `; not applied until the next start: supervisor.runtime_dir`, or nothing.
+    static func restartNote(_ changes: ConfigChanges) -> String {
+        changes.waitingForRestart.isEmpty ? "" : "; not applied until the next start: " + changes.waitingForRestart.joined(separator: ", ")
     }
 
     /// `added a, b; changed c; removed nothing`.

@@ -203,7 +203,7 @@ public final class Daemon {
         watchdog = Watchdog(loop: loop)
         defer { watchdog = nil }
         logger.info("extensiond \(extensiondVersion) serving \(settings.runtimeDirectory)/control.sock", metadata: [
-            "config": "\(configPath)", "cgroup": "\(cgroups.tree.root)", "backend": "\(cgroups.tree.version)", "watchdog": "\(watchdog.map { "\($0.interval)" } ?? "off")",
+            "config": "\(configPath)", "cgroup": "\(cgroups.tree.root)", "backend": "\(cgroups.tree.version)", "watchdog": "\(watchdog != nil)",
         ])
         if geteuid() != 0 || supervisor.isolation.landlockABI == 0 {
             logger.warning("isolation: \(supervisor.isolation.summary)")
@@ -325,18 +325,16 @@ public final class Daemon {
     func reload(restartingChanged: Bool = false) throws(ConfigurationErrors) -> ConfigChanges {
         notifier.reloading()
         defer { notifier.reloaded(status: summary) }
-        let next: Configuration
+        let read: Configuration
         do {
-            next = try readConfiguration()
+            read = try readConfiguration()
         } catch {
             logger.error("reload failed, keeping the running configuration: \(error)")
             throw error
         }
+        let (next, waitingForRestart) = Self.applicable(read, running: configuration.supervisor)
         var changes = registry.changes(to: next)
-        changes.waitingForRestart = Self.settingsWaitingForRestart(from: configuration.supervisor, to: next.supervisor)
-        if !changes.waitingForRestart.isEmpty {
-            logger.warning("\(changes.waitingForRestart.joined(separator: ", ")) changed: applied at the next start")
-        }
+        changes.waitingForRestart = waitingForRestart
         configuration = next
         supervisor.isolation.apply(next)
         applyHostRules()
@@ -368,7 +366,7 @@ public final class Daemon {
         startAutostarted()
         let counts = [("HOSTS", next.hosts.count), ("APPS", next.apps.count), ("EXTENSIONS", next.extensions.count),
                       ("ADDED", changes.added.count), ("CHANGED", changes.changed.count), ("REMOVED", changes.removed.count)]
-        events.record(.reload, nil, "reloaded \(configPath): \(summary); added \(changes.added.count), changed \(changes.changed.count), removed \(changes.removed.count)",
+        events.record(.reload, nil, "reloaded \(configPath): \(summary); added \(changes.added.count), changed \(changes.changed.count), removed \(changes.removed.count)\(Self.restartNote(changes))",
                       figures: [("CONFIG", configPath)] + counts.map { ($0.0, "\($0.1)") })
         return changes
     }
