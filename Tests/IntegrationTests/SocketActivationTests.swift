@@ -71,8 +71,8 @@ import Testing
         let answers = AnswerCounter()
         let clients = DispatchGroup()
         for index in 0..<50 {
+            clients.enter()
             DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(10 * index)) { [first] in
-                clients.enter()
                 defer { clients.leave() }
                 let reply = (try? first.exchange(ControlCodec.line(ControlRequest.status(NameSelection())), timeout: 30)) ?? []
                 answers.record(String(decoding: reply, as: UTF8.self).contains("\"ok\":true"))
@@ -82,7 +82,6 @@ import Testing
         #expect(first.stop() == 0)
         let second = TestDaemon(restarting: first)
         try start(second, with: sockets)
-        Thread.sleep(forTimeInterval: 0.5)
         #expect(clients.wait(timeout: .now() + 60) == .success)
         #expect(answers.counts == (served: 50, refused: 0))
     }
