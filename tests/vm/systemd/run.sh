@@ -16,10 +16,9 @@ cd /test
 inode() { stat -c %i "$1" 2>/dev/null; }
 
 step "set-up: no systemctl on the daemon's PATH, a memory budget"
+# runtime_dir and state_dir are the defaults, the paths extensiond.socket names.
 install_daemon <<'TOML'
 [supervisor]
-runtime_dir = "/run/extensiond"
-state_dir = "/var/lib/extensiond"
 memory_budget = "256M"
 
 [hosts.panel]
