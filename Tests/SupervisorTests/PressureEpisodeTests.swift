@@ -2,7 +2,7 @@ import ExtensiondTestSupport
 import EventLoop
 import ExtensiondPolicy
 import Testing
-@testable import Supervisor
+@testable import Pressure
 
 /// ``PressureEpisode`` over thousands of random process tables in virtual time.
 @Suite struct PressureEpisodeTests {

@@ -1,6 +1,6 @@
 import EventLoop
 import ExtensiondPolicy
-@testable import Supervisor
+@testable import Pressure
 
 /// A memory tree in virtual time for ``PressureEpisode``: processes hold memory until
 /// killed; a kill frees it once the group is seen empty, unless the group is stuck.
