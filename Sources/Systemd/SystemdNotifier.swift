@@ -35,8 +35,7 @@ public struct SystemdNotifier: Sendable {
     /// After a reload: ready again.
     public func reloaded(status: String) { send("READY=1\nSTATUS=\(status)") }
 
-    /// The daemon is stopping; sent once, at the end, so it may wait.
-    public func stopping() { send("STOPPING=1", waiting: true) }
+    public func stopping() { send("STOPPING=1") }
 
     /// The loop is alive (`WatchdogSec=`).
     func watchdog() { send("WATCHDOG=1") }
