@@ -45,6 +45,7 @@ public final class Daemon: ControlledDaemon {
     private var control: ControlServer?
     private(set) var hosts: HostServer?
     private var metrics: MetricsServer?
+    private var dropIns: DropInWatcher?
     private var signalSources: [EventSource] = []
     /// Pings systemd's watchdog while the loop runs (`WatchdogSec=`).
     private var watchdog: Watchdog?
@@ -118,6 +119,7 @@ public final class Daemon: ControlledDaemon {
             self.hosts?.extensionTerminated(name, reason: reason)
         }
         extensions.onHasContentChanged = { [unowned self] id, value in self.hosts?.hasContentChanged(id, to: value) }
+        extensions.onGalleryChanged = { [unowned self] in self.hosts?.listChanged() }
         supervisor.onLaunched = { [unowned self] process in
             self.extensions.launched(process.name)
             self.pressure.launched(process)
@@ -192,6 +194,7 @@ public final class Daemon: ControlledDaemon {
                 self.hostPeer(pid)
             }
             applyHostRules()
+            watchDropIns()
             if let address = settings.metricsListen {
                 let figures = DaemonMetrics(loop: loop, registry: registry, cgroups: cgroups, extensions: extensions, pressure: pressure)
                 metrics = try MetricsServer(loop: loop, address: address) {
@@ -262,9 +265,25 @@ public final class Daemon: ControlledDaemon {
         }
     }
 
+    /// A drop-in that appears, changes or disappears is applied as `supervisorctl update`
+    /// would (changed extensions relaunch on demand); a broken one keeps the configuration.
+    private func watchDropIns() {
+        let directory = ConfigurationLoader.dropInDirectory(for: configPath)
+        do {
+            dropIns = try DropInWatcher(loop: loop, directory: directory) { [unowned self] in
+                do {
+                    try self.reload(restartingChanged: true)
+                } catch {
+                    self.events.record(.error, nil, reason: "drop-in", "\(directory) changed; not applied: \(error)")
+                }
+            }
+        } catch {
+            events.record(.error, nil, "drop-ins are applied by reload only: \(error)")
+        }
+    }
+
     private func applyHostRules() {
-        hosts?.hosts = Dictionary(configuration.hosts.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        hosts?.externalHosts = configuration.supervisor.externalHosts
+        hosts?.configure(configuration)
     }
 
     /// With `echoOutput`, follows each process's output log (once per process).
@@ -302,6 +321,7 @@ public final class Daemon: ControlledDaemon {
         control = nil
         hosts?.close()
         hosts = nil
+        dropIns = nil
         metrics?.close()
         metrics = nil
         let alive = (registry.ordered + registry.retiring).filter(\.isAlive)
@@ -353,7 +373,6 @@ public final class Daemon: ControlledDaemon {
         changes.waitingForRestart = waitingForRestart
         configuration = next
         supervisor.isolation.apply(next)
-        applyHostRules()
         do {
             try control?.apply(ControlAccess(next.supervisor))
         } catch {
@@ -364,6 +383,7 @@ public final class Daemon: ControlledDaemon {
             supervisor.stop(removed, reason: .removed) { [unowned self, unowned removed] in self.registry.retired(removed) }
         }
         extensions.configure(next.extensions, apps: next.apps, types: next.types)
+        applyHostRules()
         routeOutput()
         echoOutputOfNewProcesses()
         try? cgroups.setBackstop(for: next.supervisor.memoryBudget)
