@@ -216,16 +216,17 @@ int ext_seccomp_program(uint32_t arch, struct ext_seccomp_program *program)
 }
 
 static struct ext_seccomp_program native;
-static int native_status;
-static pthread_once_t native_once = PTHREAD_ONCE_INIT;
-
-static void build_native(void) { native_status = ext_seccomp_program(0, &native); }
+static pthread_mutex_t native_lock = PTHREAD_MUTEX_INITIALIZER;
 
 const void *ext_seccomp_deny_list(void)
 {
-    pthread_once(&native_once, build_native);
-    if (native_status != 0) {
-        errno = -native_status;
+    /* Built at the first call that succeeds: a failure (no descriptor left for the
+       export's memfd, say) is not kept, the next launch tries again. */
+    pthread_mutex_lock(&native_lock);
+    int status = native.filter.filter != NULL ? 0 : ext_seccomp_program(0, &native);
+    pthread_mutex_unlock(&native_lock);
+    if (status != 0) {
+        errno = -status;
         return NULL;
     }
     return &native.filter;

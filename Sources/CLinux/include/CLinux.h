@@ -113,7 +113,7 @@ struct ext_seccomp_program {
 /* Builds it for `arch` (an AUDIT_ARCH_* value, 0: this machine's); the caller frees
    `filter.filter`. Returns 0 or a negative errno. */
 int ext_seccomp_program(uint32_t arch, struct ext_seccomp_program *program);
-/* This machine's program (a struct sock_fprog, built at the first call, never freed), or
+/* This machine's program (a struct sock_fprog, built by the first call that succeeds, never freed), or
    NULL with errno. The child of a spawn only installs it. */
 const void *ext_seccomp_deny_list(void);
 /* The names of the denied calls, for tests and documentation. */
