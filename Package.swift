@@ -4,14 +4,15 @@
 //   pure policy      ExtensiondPolicy
 //   model            ExtensiondConfig (uses the policy's values), TOML (the config files' parser)
 //   Linux adapters   CLinux (C shim, libseccomp), CMalloc (malloc_trim), Cgroup, LinuxProcess,
-//                    Sockets, EventLoop, Systemd (libsystemd: notify, sockets, journal, bus)
+//                    Sockets, EventLoop, HTTPServer, Systemd (libsystemd: notify, sockets, journal,
+//                    bus)
 //   protocols        WireProtocol (extension socket, shared types), HostProtocol (host socket),
 //                    ControlProtocol (supervisorctl),
 //                    PrometheusText (the metrics exposition format)
 //   daemon rooms     DaemonSupport (event log, files, errors), Output, ProcessIsolation,
 //                    Processes, ExtensionCoordination, Pressure, Hosts, Control, Metrics
 //   daemon wiring    Supervisor (the composition root), extensiond
-//   clients          supervisorctl, ExtensionSDK, demos
+//   clients          supervisorctl, ExtensionSDK, HostClient, extensiond-today, demos
 import PackageDescription
 
 /// The installed programs link libstdc++ statically: linker/libstdc++.so says why and how.
@@ -22,7 +23,9 @@ let package = Package(
     products: [
         .executable(name: "extensiond", targets: ["extensiond"]),
         .executable(name: "supervisorctl", targets: ["supervisorctl"]),
+        .executable(name: "extensiond-today", targets: ["extensiond-today"]),
         .library(name: "ExtensionSDK", targets: ["ExtensionSDK"]),
+        .library(name: "HostClient", targets: ["HostClient"]),
         .library(name: "ExtensiondTestSupport", targets: ["ExtensiondTestSupport"]),
     ],
     dependencies: [
@@ -40,6 +43,7 @@ let package = Package(
         .target(name: "EventLoop", dependencies: ["CLinux", "Sockets"]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .target(name: "Systemd", dependencies: ["CSystemd", "CLinux", "EventLoop", "Sockets"]),
+        .target(name: "HTTPServer", dependencies: ["EventLoop", "Sockets"]),
 
         // Pure model and policy: no I/O, no clocks of their own.
         // Cross-module optimisation lets the daemon specialise the generic refresh engine
@@ -85,7 +89,7 @@ let package = Package(
         ]),
         .target(name: "Metrics", dependencies: [
             "DaemonSupport", "Processes", "ExtensionCoordination", "Pressure", "ControlProtocol", "EventLoop", "ExtensiondPolicy",
-            "LinuxProcess", "PrometheusText", "Sockets",
+            "HTTPServer", "LinuxProcess", "PrometheusText", "Sockets",
         ]),
 
         // Daemon wiring.
@@ -115,6 +119,17 @@ let package = Package(
         .executableTarget(name: "DemoPanel", dependencies: ["HostClient", "HostProtocol"]),
         .executableTarget(name: "DemoWidget", dependencies: ["ExtensionSDK"]),
         .executableTarget(name: "DemoApp", dependencies: ["HostClient", "HostProtocol"]),
+        // The Today view: a host that serves the widgets as a web page (docs/HOSTS.md).
+        .executableTarget(
+            name: "extensiond-today",
+            dependencies: ["HTTPServer", "EventLoop", "Sockets", "HostClient", "HostProtocol", "WireProtocol", "ControlProtocol"],
+            resources: [
+                .embedInCode("web/index.html"), .embedInCode("web/today.css"), .embedInCode("web/today.js"),
+                .embedInCode("web/cards.js"), .embedInCode("web/template.js"), .embedInCode("web/system.html"),
+                .embedInCode("web/system.js"), .embedInCode("web/frame.html"),
+            ],
+            linkerSettings: staticLibstdcxx
+        ),
 
         // Test support: a real daemon in a throw-away cgroup, runtime and state dir.
         .target(name: "ExtensiondTestSupport", dependencies: ["ControlProtocol", "HostProtocol"]),
