@@ -1,5 +1,5 @@
 import ControlProtocol
-import Journal
+import Systemd
 
 /// Sends the daemon's events to the journal as structured entries: a fixed `MESSAGE_ID`
 /// per kind (docs/METRICS.md lists them), the process, the reason, and the event's figures

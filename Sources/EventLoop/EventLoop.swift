@@ -1,8 +1,9 @@
 /// The daemon's single-threaded event loop: epoll underneath, Swift closures on top.
 ///
-/// This module owns the loop, event sources (fds, timers, signals, child pidfds),
-/// non-blocking UNIX sockets and systemd notification. It must not know about
-/// extensions, hosts or policies: it only turns kernel events into callbacks.
+/// This module owns the loop, event sources (fds, timers, signals, child pidfds) and
+/// non-blocking UNIX sockets. It must not know about extensions, hosts, policies or
+/// systemd (the Systemd module pings the watchdog from a timer of the loop): it only
+/// turns kernel events into callbacks.
 import CLinux
 import Glibc
 import Sockets
@@ -32,8 +33,6 @@ public final class EventLoop {
     private var cachedNow: UInt64?
     private(set) var exitCode: Int32?
     private let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: EventLoop.batchSize)
-    /// The watchdog's timer holds the loop: it is dropped when ``run()`` returns.
-    var watchdog: EventSource?
 
     private static let batchSize = 64
     private static let timerToken: UInt64 = 0
@@ -70,7 +69,6 @@ public final class EventLoop {
 
     /// Runs until ``exit(code:)``; returns the exit code.
     public func run() throws(SystemError) -> Int32 {
-        defer { watchdog = nil }
         while exitCode == nil {
             try iterate()
         }

@@ -10,8 +10,9 @@ import Sockets
 /// peer sees the end of the stream), and takes the reserve again. If even that fails, it
 /// stops listening for ``pauseAfterExhaustion``.
 public final class Listener {
-    /// The socket file of a UNIX listener, removed on ``close()``.
+    /// The socket file of a UNIX listener, removed on ``close()`` unless it was inherited.
     public let path: String?
+    private let removesFile: Bool
     /// Connections closed at once because the daemon had no descriptor left for them.
     public private(set) var refusedCount = 0
     private let fd: Int32
@@ -24,18 +25,32 @@ public final class Listener {
     /// How long the listener stops when no descriptor can be had even to refuse a connection.
     public static let pauseAfterExhaustion = Duration.milliseconds(100)
 
-    /// Binds `path` (see ``UnixSocket/listen(path:mode:)``) and accepts on `loop`.
-    public convenience init(loop: EventLoop, path: String, mode: mode_t, onAccept: @escaping (Int32) -> Void) throws(SystemError) {
-        try self.init(loop: loop, listening: UnixSocket.listen(path: path, mode: mode), path: path, onAccept: onAccept)
+    /// Binds `path` (see ``UnixSocket/listen(path:mode:)``) and accepts on `loop`; or, with
+    /// `inherited`, accepts on that socket, already bound to `path` and listening (socket
+    /// activation): its file gets `mode` and stays at ``close()``, for the next daemon.
+    public convenience init(loop: EventLoop, path: String, mode: mode_t, inherited: Int32? = nil, onAccept: @escaping (Int32) -> Void) throws(SystemError) {
+        let listening: Int32
+        if let inherited {
+            guard fcntl(inherited, F_SETFL, fcntl(inherited, F_GETFL) | O_NONBLOCK) == 0, chmod(path, mode) == 0 else {
+                let error = SystemError("inherited socket \(path)")
+                Glibc.close(inherited)
+                throw error
+            }
+            listening = inherited
+        } else {
+            listening = try UnixSocket.listen(path: path, mode: mode)
+        }
+        try self.init(loop: loop, listening: listening, path: path, removesFile: inherited == nil, onAccept: onAccept)
     }
 
     /// Binds the TCP `address` (`HOST:PORT`, IPv6 in brackets) and accepts on `loop`.
     public convenience init(loop: EventLoop, tcpAddress address: String, onAccept: @escaping (Int32) -> Void) throws(SystemError) {
-        try self.init(loop: loop, listening: TCPSocket.listen(address: address), path: nil, onAccept: onAccept)
+        try self.init(loop: loop, listening: TCPSocket.listen(address: address), path: nil, removesFile: false, onAccept: onAccept)
     }
 
-    private init(loop: EventLoop, listening: Int32, path: String?, onAccept: @escaping (Int32) -> Void) throws(SystemError) {
+    private init(loop: EventLoop, listening: Int32, path: String?, removesFile: Bool, onAccept: @escaping (Int32) -> Void) throws(SystemError) {
         self.path = path
+        self.removesFile = removesFile
         self.loop = loop
         self.onAccept = onAccept
         fd = listening
@@ -58,7 +73,7 @@ public final class Listener {
         Glibc.close(fd)
         if reserve >= 0 { Glibc.close(reserve) }
         reserve = -1
-        if let path { unlink(path) }
+        if let path, removesFile { unlink(path) }
     }
 
     deinit { close() }

@@ -51,7 +51,8 @@ package final class HostServer {
 
     /// Binds `path` with mode 0666: apps run under uids of their own, and every peer is told
     /// apart by its cgroup instead.
-    package init(loop: EventLoop, path: String, extensions: ExtensionCoordinator, events: EventLog,
+    /// `inherited`: the socket systemd passed for `path` (socket activation).
+    package init(loop: EventLoop, path: String, inherited: Int32? = nil, extensions: ExtensionCoordinator, events: EventLog,
          openInApp: @escaping (_ url: String, _ app: String, _ source: String) throws(OpenURLError) -> Void,
          identify: @escaping (pid_t) -> HostPeer) throws(SystemError) {
         self.loop = loop
@@ -59,7 +60,7 @@ package final class HostServer {
         self.extensions = extensions
         self.events = events
         self.identify = identify
-        listener = try Listener(loop: loop, path: path, mode: 0o666) { [unowned self] fd in self.accept(fd) }
+        listener = try Listener(loop: loop, path: path, mode: 0o666, inherited: inherited) { [unowned self] fd in self.accept(fd) }
     }
 
     package func close() {

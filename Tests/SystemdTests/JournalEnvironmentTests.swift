@@ -1,4 +1,4 @@
-import Journal
+import Systemd
 import Testing
 
 /// Under systemd the journal is detected from the environment systemd gives every service,
