@@ -61,6 +61,7 @@ package final class HostServer {
     /// instance (see ``HostConnection/wants(_:firstMode:)``); a host that is behind gets it
     /// later, in place of any older one of the same extension, mode and instance.
     package func push(_ snapshot: SupervisorToHost.Snapshot) {
+        loop.assertInEventLoop()
         let line = SupervisorToHost.snapshot(snapshot).encodedLine()
         let firstMode = extensions.records[snapshot.extensionID]?.modes.first
         let key = SlotKey(mode: snapshot.mode ?? .compact, instance: snapshot.instance)
@@ -144,7 +145,7 @@ package final class HostServer {
         events.record(.error, nil, reason: "host-behind", "host connection \(connection.fd) disconnected: \(why)")
         connection.abandon(sending: SupervisorToHost.error(.init(id: nil, error: "disconnected: \(why) (read faster)")).encodedLine())
         // The farewell goes out if the host reads in time (or until the total needs its bytes).
-        host.farewellTimer = try? loop.addTimer(after: HostLimits.farewellTimeout) { [weak host] in host?.connection?.close() }
+        host.farewellTimer = loop.addTimer(after: HostLimits.farewellTimeout) { [weak host] in host?.connection?.close() }
     }
 
     /// Why `peer` may not connect at all, or `nil`.

@@ -60,7 +60,7 @@ package final class MetricsServer {
                 onData: { [unowned self] connection, bytes in self.receive(bytes, on: connection) },
                 onClose: { [unowned self] connection in self.clients.removeValue(forKey: connection.fd) }
             )
-            let timeout = try? loop.addTimer(after: Self.requestTimeout) { [weak connection] in connection?.close() }
+            let timeout = loop.addTimer(after: Self.requestTimeout) { [weak connection] in connection?.close() }
             clients[fd] = Client(connection: connection, timeout: timeout)
         } catch {
             Glibc.close(fd)

@@ -39,7 +39,7 @@ import Testing
                 sources[1 - index]?.cancel()
             }
         }
-        let stop = try loop.addTimer(after: .milliseconds(20)) { loop.exit() }
+        let stop = loop.addTimer(after: .milliseconds(20)) { loop.exit() }
         _ = try loop.run()
         #expect(fired.count == 1)
         _ = stop
@@ -58,7 +58,7 @@ import Testing
                 sources = [nil, nil]
             }
         }
-        let stop = try loop.addTimer(after: .milliseconds(20)) { loop.exit() }
+        let stop = loop.addTimer(after: .milliseconds(20)) { loop.exit() }
         _ = try loop.run()
         #expect(fired.count == 1)
         _ = stop
@@ -74,7 +74,7 @@ import Testing
             // Waits for nothing more: an idle socket must not fire.
             source?.setIOEvents([])
         }
-        let stop = try loop.addTimer(after: .milliseconds(20)) { loop.exit() }
+        let stop = loop.addTimer(after: .milliseconds(20)) { loop.exit() }
         _ = try loop.run()
         #expect(seen == [.writable])
         _ = stop
