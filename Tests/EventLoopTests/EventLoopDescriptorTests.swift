@@ -6,11 +6,7 @@ import Testing
 /// Descriptor sources: level-triggered readiness, changing the events waited for, and
 /// sources cancelled or freed while a batch of events is being dispatched.
 @Suite struct EventLoopDescriptorTests {
-    private func readable() -> DescriptorPair {
-        let pair = DescriptorPair.socketPair()
-        _ = write(pair.childEnd, "x", 1)
-        return pair
-    }
+    private func readable() -> DescriptorPair { readableSocketPair() }
 
     @Test func readinessIsLevelTriggered() throws {
         let loop = try EventLoop()
@@ -79,4 +75,11 @@ import Testing
         #expect(seen == [.writable])
         _ = stop
     }
+}
+
+/// A socket pair whose parent end is readable (one byte waits).
+func readableSocketPair() -> DescriptorPair {
+    let pair = DescriptorPair.socketPair()
+    _ = write(pair.childEnd, "x", 1)
+    return pair
 }

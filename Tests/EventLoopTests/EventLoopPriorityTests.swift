@@ -7,13 +7,9 @@ import Testing
 
 /// Priorities within one batch of ready descriptors, and descriptors that close themselves.
 @Suite struct EventLoopPriorityTests {
-    /// A socket pair whose parent end is readable; registered while readable, it is in
-    /// epoll's ready list in the order of registration.
-    private func readable() -> DescriptorPair {
-        let pair = DescriptorPair.socketPair()
-        _ = write(pair.childEnd, "x", 1)
-        return pair
-    }
+    /// Registered while readable, a descriptor is in epoll's ready list in the order of
+    /// registration.
+    private func readable() -> DescriptorPair { readableSocketPair() }
 
     @Test func aHighPrioritySourceOfTheBatchRunsBeforeANormalOneReadyEarlier() throws {
         let loop = try EventLoop()
