@@ -24,7 +24,7 @@ package final class HostServer {
     let extensions: ExtensionCoordinator
     private let events: EventLog
     private var listener: Listener?
-    private(set) var connections: [Int32: HostConnection] = [:]
+    private(set) var connections: [Int32: ConnectedHost] = [:]
     /// Set while hosts are refused for being too many (one event per episode).
     private var refusing = false
     /// Who a peer pid is: a supervised host or app (by its cgroup), else external.
@@ -58,7 +58,7 @@ package final class HostServer {
     }
 
     /// Sends `snapshot` to every host subscribed to its extension that shows its mode and
-    /// instance (see ``HostConnection/wants(_:firstMode:)``); a host that is behind gets it
+    /// instance (see ``ConnectedHost/wants(_:firstMode:)``); a host that is behind gets it
     /// later, in place of any older one of the same extension, mode and instance.
     package func push(_ snapshot: SupervisorToHost.Snapshot) {
         loop.assertInEventLoop()
@@ -138,7 +138,7 @@ package final class HostServer {
     }
 
     /// Ends a host that does not keep up: what waits for it is dropped, it is told why.
-    private func disconnect(_ host: HostConnection, _ why: String) {
+    private func disconnect(_ host: ConnectedHost, _ why: String) {
         guard let connection = host.connection, host.isReading else { return }
         host.dropHeldPushes()
         host.isReading = false
@@ -170,7 +170,7 @@ package final class HostServer {
             Glibc.close(fd)
             return
         }
-        let host = HostConnection(peer: peer)
+        let host = ConnectedHost(peer: peer)
         do {
             host.connection = try Connection(
                 // A backstop: ``enforceLimits()`` disconnects with an error long before.
@@ -203,7 +203,7 @@ package final class HostServer {
         Glibc.close(fd)
     }
 
-    private func receive(_ bytes: UnsafeRawBufferPointer, from host: HostConnection) {
+    private func receive(_ bytes: UnsafeRawBufferPointer, from host: ConnectedHost) {
         guard host.isReading else { return }
         do throws(ProtocolError) {
             try host.framer.append(bytes)
@@ -218,13 +218,13 @@ package final class HostServer {
     }
 
     /// An answer that comes later (a pull waiting for an update, an action).
-    private func answerLater(_ host: HostConnection?, _ message: SupervisorToHost) {
+    private func answerLater(_ host: ConnectedHost?, _ message: SupervisorToHost) {
         guard let host else { return }
         host.send(message)
         enforceLimits()
     }
 
-    private func handle(_ message: HostToSupervisor, from host: HostConnection) {
+    private func handle(_ message: HostToSupervisor, from host: ConnectedHost) {
         if let (id, requested) = message.requestedExtensions {
             for extensionID in requested {
                 let app = extensions.records[extensionID]?.spec.app
@@ -321,7 +321,7 @@ extension HostToSupervisor {
 }
 
 /// One host's connection, subscriptions, and the pushes held back while it is behind.
-final class HostConnection {
+final class ConnectedHost {
     fileprivate(set) var connection: Connection?
     fileprivate var framer = LineFramer()
     fileprivate(set) var subscriptions: Set<String> = []

@@ -13,8 +13,8 @@ struct Shell {
 
     static let prompt = "supervisorctl> "
 
-    func run() -> ExitStatus {
-        var status = ExitStatus.success
+    func run() -> CLIExitCode {
+        var status = CLIExitCode.success
         if !first.isEmpty { status = execute(first) }
         let interactive = Terminal.isCapable(STDIN_FILENO) && isatty(STDOUT_FILENO) == 1
         var editor = LineEditor(prompt: Self.prompt)
@@ -35,7 +35,7 @@ struct Shell {
         return status
     }
 
-    private func execute(_ words: [String]) -> ExitStatus {
+    private func execute(_ words: [String]) -> CLIExitCode {
         guard GlobalOptions.split(words).command.first != nil else {
             printError("no command in '\(words.joined(separator: " "))'; type help")
             return .usage
