@@ -253,6 +253,9 @@ public struct ExtensionSpec: Sendable, Equatable, Identifiable {
     public var activation: [String: Int] = [:]
     /// Widgets: the display modes hosts may pull, each with its own snapshot (all by default).
     public var modes: [WidgetMode] = WidgetMode.allCases
+    /// Widgets: the file of the Adaptive Card template their snapshots are the data of
+    /// (absolute, resolved against the declaring file's directory).
+    public var cardTemplate: String?
     /// Its sandbox: on unless turned off.
     public var sandbox = SandboxSettings(enabled: true)
     /// Its name, description, preview and instance settings, for a gallery.

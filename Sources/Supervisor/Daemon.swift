@@ -189,6 +189,7 @@ public final class Daemon: ControlledDaemon {
                                    }) { [unowned self] pid in
                 self.hostPeer(pid)
             }
+            hosts?.dataRoot = settings.stateDirectory + "/data"
             applyHostRules()
             watchDropIns()
             if let address = settings.metricsListen {

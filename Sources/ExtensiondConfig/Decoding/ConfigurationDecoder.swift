@@ -141,6 +141,10 @@ struct ConfigurationDecoder {
                 reader.report(involving: ["modes"], "modes applies to widgets, not \(point.rawValue) extensions")
             }
         }
+        reader.read("card_template", .path, into: &spec.cardTemplate)
+        if let point, point != .widget, spec.cardTemplate != nil {
+            reader.report(involving: ["card_template"], "card_template applies to widgets, not \(point.rawValue) extensions")
+        }
         gallery(reader, point: point, into: &spec.gallery)
         guard app != nil, point != nil, launch != nil else { return nil }
         return spec

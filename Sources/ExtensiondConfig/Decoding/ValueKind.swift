@@ -96,6 +96,9 @@ extension ValueKind where Value == String {
         }
     }
 
+    /// A file or directory; a relative one is resolved against the directory of the declaring file.
+    static var path: Self { directory }
+
     /// A directory; a relative one is resolved against the directory of the declaring file.
     static var directory: Self {
         Self { node throws(ConfigurationError) in
