@@ -74,6 +74,9 @@ public struct SupervisorSettings: Sendable, Equatable {
     public var adminGroup: String?
     /// Peers of `host.sock` that are not supervised processes are accepted as hosts.
     public var externalHosts: Bool = true
+    /// How long the data and ids of an app removed from the config are kept, set aside,
+    /// before they are purged.
+    public var removedDataKeep: Duration = .seconds(30 * 86_400)
 
     /// The built-in defaults.
     public init() {}

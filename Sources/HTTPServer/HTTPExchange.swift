@@ -6,12 +6,21 @@ public final class HTTPExchange {
     var connection: Connection?
     var timeout: EventSource?
     var reader: RequestReader
-    private var answered = false
+    /// The peer's address bytes (without the port) and the order of acceptance, by which
+    /// the server drops the oldest idle connection first.
+    let peer: [UInt8]
+    let sequence: UInt64
+    /// Arms the timer that drops a whole answer the peer does not take.
+    private let armAnswerTimeout: (Connection) -> EventSource?
+    private(set) var answered = false
     /// Runs once when the connection closes (the peer left, or ``close()``).
     public var onClose: (() -> Void)?
 
-    init(limits: HTTPLimits) {
+    init(limits: HTTPLimits, peer: [UInt8], sequence: UInt64, armAnswerTimeout: @escaping (Connection) -> EventSource?) {
         reader = RequestReader(limits: limits)
+        self.peer = peer
+        self.sequence = sequence
+        self.armAnswerTimeout = armAnswerTimeout
     }
 
     /// Whether the connection is still open (a stream's reader is still there).
@@ -25,8 +34,10 @@ public final class HTTPExchange {
         guard begin() else { return }
         let head = Self.head(status: status, headers: [("Content-Type", type), ("Content-Length", String(body.count))] + headers
                                  + [("Connection", "close")])
-        connection?.send(omitBody ? head : head + body)
-        connection?.closeWhenFlushed()
+        guard let connection else { return }
+        connection.send(omitBody ? head : head + body)
+        connection.closeWhenFlushed()
+        timeout = armAnswerTimeout(connection)
     }
 
     /// A plain-text answer (errors).

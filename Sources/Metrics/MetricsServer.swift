@@ -10,7 +10,8 @@ import Sockets
 /// The optional Prometheus endpoint (`supervisor.metrics_listen`): `GET` or `HEAD`
 /// `/metrics` answers with the exposition text, any other path 404, any other method
 /// 405; one request per connection. The HTTP is HTTPServer's, with its default bounds:
-/// at most 16 connections of 8 KiB request heads, for 10 s each.
+/// at most 16 connections (8 per peer address) of 8 KiB request heads, 2 s to send the
+/// request and 10 s to take the answer; a new connection drops the oldest idle one.
 package final class MetricsServer {
     private var server: HTTPServer?
 

@@ -169,7 +169,8 @@ package final class ProcessSupervisor {
                     onMessage: { [unowned self, unowned process] message in self.onExtensionMessage?(process, message) },
                     onViolation: { [unowned self, unowned process] error in
                         self.kill(process, reason: .protocolViolation, message: "protocol violation: \(error)")
-                    }
+                    },
+                    onEndOfFile: { [unowned self, unowned process] in self.channelClosed(process) }
                 )
             }
         } catch {
@@ -251,7 +252,7 @@ package final class ProcessSupervisor {
         if let completion { run.onEnd.append(completion) }
         guard run.stopReason == nil || run.killTimer == nil else { return }
         run.stopReason = run.stopReason ?? reason
-        if let channel = run.channel, process.state == .idle || process.state == .running {
+        if let channel = run.channel, channel.isOpen, process.state == .idle || process.state == .running {
             channel.send(.terminate)
         } else {
             try? run.process.descriptor.send(signal: SIGTERM)

@@ -27,7 +27,11 @@ final class TodayServer {
         self.hostSocket = hostSocket
         assets = AssetProxy(loop: loop, hostSocket: hostSocket)
         system = SystemMonitor(loop: loop, controlSocket: controlSocket)
-        let limits = HTTPLimits(maxClients: 2 * Self.maxSessions + 32, maxBodyBytes: Self.maxMessageBytes, maxQueuedBytes: 8 << 20)
+        // The page's browser is usually the one local peer, opening several connections at
+        // once: no per-peer share, or its own parallel requests would drop each other.
+        let maxClients = 2 * Self.maxSessions + 32
+        let limits = HTTPLimits(maxClients: maxClients, maxClientsPerPeer: maxClients, maxBodyBytes: Self.maxMessageBytes,
+                                requestTimeout: .seconds(10), maxQueuedBytes: 8 << 20)
         http = try HTTPServer(loop: loop, address: address, limits: limits) { [unowned self] request, exchange in
             self.route(request, exchange)
         }

@@ -109,9 +109,11 @@ extension ExtensionCoordinator {
         }
     }
 
-    /// A wall-clock date as an instant of the monotonic clock, `offsetMs` apart.
+    /// A wall-clock date as an instant of the monotonic clock, `offsetMs` apart; a date
+    /// past the instants that exist (about 292 years either way) is clamped to the last one
+    /// (docs/PROTOCOL.md, "Conventions").
     private func instant(of date: UnixTime, offsetMs: Int64) -> Instant {
-        Instant(nanoseconds: (Int64((date.secondsSince1970 * 1000).rounded()) - offsetMs) * 1_000_000)
+        Instant(nanoseconds: date.millisecondsSince1970.saturatingSubtract(offsetMs).saturatingMultiply(1_000_000))
     }
 
     /// Ends the run at its first violation; its timers cannot kill it a second time (and
