@@ -59,7 +59,7 @@ package final class ControlServer {
             // Only the daemon's own uid needs it: looking costs a read per supervised group.
             session.peer?.isSupervised = isSupervised(peer.pid)
         }
-        session.requestTimer = try? loop.addTimer(after: Self.requestTimeout, accuracy: .milliseconds(500)) { [unowned session] in
+        session.requestTimer = loop.addTimer(after: Self.requestTimeout, accuracy: .milliseconds(500)) { [unowned session] in
             session.reply(.failure("no request within \(Self.requestTimeout)", code: .badRequest))
         }
         do {

@@ -30,6 +30,6 @@ extension EventLoop: CoordinatorClock {
     package var wallMilliseconds: Int64 { WallClock.nowMilliseconds() }
 
     package func timer(at deadline: MonotonicInstant, accuracy: Duration, _ action: @escaping () -> Void) -> (any CoordinatorTimer)? {
-        try? addTimer(at: deadline, accuracy: accuracy, handler: action)
+        addTimer(at: deadline, accuracy: accuracy, handler: action)
     }
 }

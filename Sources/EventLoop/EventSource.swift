@@ -62,6 +62,14 @@ public final class EventSource {
     }
 }
 
+/// When a source's events are dispatched within one batch of ready descriptors (after the
+/// due timers, which come first): `.high` before `.normal`, as sd-event's priorities, so that
+/// what frees memory (a child's exit, a pressure trigger) goes before hosts and control.
+public enum EventPriority: Sendable {
+    case normal
+    case high
+}
+
 /// epoll event bits.
 public struct IOEvents: OptionSet, Sendable {
     public let rawValue: UInt32

@@ -25,7 +25,7 @@ package final class HostServer {
     let extensions: ExtensionCoordinator
     let events: EventLog
     private var listener: Listener?
-    private(set) var connections: [Int32: HostConnection] = [:]
+    private(set) var connections: [Int32: ConnectedHost] = [:]
     /// Host connections accepted, and those dropped by reason (`behind`: did not read in
     /// time, `limit`: one too many, `refused`: not allowed to be a host), for `/metrics`.
     package var connectedCount: Int { connections.count }
@@ -71,9 +71,10 @@ package final class HostServer {
     }
 
     /// Sends `snapshot` to every host subscribed to its extension that shows its mode and
-    /// instance (see ``HostConnection/wants(_:firstMode:)``); a host that is behind gets it
+    /// instance (see ``ConnectedHost/wants(_:firstMode:)``); a host that is behind gets it
     /// later, in place of any older one of the same extension, mode and instance.
     package func push(_ snapshot: SupervisorToHost.Snapshot) {
+        loop.assertInEventLoop()
         let line = SupervisorToHost.snapshot(snapshot).encodedLine()
         let firstMode = extensions.records[snapshot.extensionID]?.modes.first
         let key = SlotKey(mode: snapshot.mode ?? .compact, instance: snapshot.instance)
@@ -150,7 +151,7 @@ package final class HostServer {
     }
 
     /// Ends a host that does not keep up: what waits for it is dropped, it is told why.
-    private func disconnect(_ host: HostConnection, _ why: String) {
+    private func disconnect(_ host: ConnectedHost, _ why: String) {
         guard let connection = host.connection, host.isReading else { return }
         host.dropHeldPushes()
         host.isReading = false
@@ -158,7 +159,7 @@ package final class HostServer {
         events.record(.error, nil, reason: "host-behind", "host connection \(connection.fd) disconnected: \(why)")
         connection.abandon(sending: SupervisorToHost.error(.init(id: nil, error: "disconnected: \(why) (read faster)")).encodedLine())
         // The farewell goes out if the host reads in time (or until the total needs its bytes).
-        host.farewellTimer = try? loop.addTimer(after: HostLimits.farewellTimeout) { [weak host] in host?.connection?.close() }
+        host.farewellTimer = loop.addTimer(after: HostLimits.farewellTimeout) { [weak host] in host?.connection?.close() }
     }
 
     /// Why `peer` may not connect at all, or `nil`.
@@ -184,7 +185,7 @@ package final class HostServer {
             Glibc.close(fd)
             return
         }
-        let host = HostConnection(peer: peer, uid: HostPeer.uid(of: fd))
+        let host = ConnectedHost(peer: peer, uid: HostPeer.uid(of: fd))
         do {
             host.connection = try Connection(
                 // A backstop: ``enforceLimits()`` disconnects with an error long before.
@@ -222,7 +223,7 @@ package final class HostServer {
         Glibc.close(fd)
     }
 
-    private func receive(_ bytes: UnsafeRawBufferPointer, from host: HostConnection) {
+    private func receive(_ bytes: UnsafeRawBufferPointer, from host: ConnectedHost) {
         guard host.isReading else { return }
         do throws(ProtocolError) {
             try host.framer.append(bytes)
@@ -243,13 +244,13 @@ package final class HostServer {
     }
 
     /// An answer that comes later (a pull waiting for an update, an action).
-    func answerLater(_ host: HostConnection?, _ message: SupervisorToHost) {
+    func answerLater(_ host: ConnectedHost?, _ message: SupervisorToHost) {
         guard let host else { return }
         host.send(message)
         enforceLimits()
     }
 
-    private func handle(_ message: HostToSupervisor, from host: HostConnection) {
+    private func handle(_ message: HostToSupervisor, from host: ConnectedHost) {
         if let (id, requested) = message.requestedExtensions {
             for extensionID in requested {
                 let app = extensions.records[extensionID]?.spec.app
@@ -356,7 +357,7 @@ extension HostToSupervisor {
 }
 
 /// One host's connection, subscriptions, and the pushes held back while it is behind.
-final class HostConnection {
+final class ConnectedHost {
     fileprivate(set) var connection: Connection?
     fileprivate var framer = LineFramer()
     fileprivate(set) var subscriptions: Set<String> = []

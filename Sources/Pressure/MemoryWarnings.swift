@@ -81,7 +81,7 @@ final class MemoryWarnings {
         events.record(.memoryWarning, nil, reason: "warn",
                       "tree at \(workingSet >> 20)M crossed pressure.warn \(watermark >> 20)M: warned \(warned.count) extensions (\(holdings))")
         guard !warned.isEmpty else { return }
-        freedCheck = try? loop.addTimer(after: Self.freeingTime) { [unowned self] in
+        freedCheck = loop.addTimer(after: Self.freeingTime) { [unowned self] in
             self.freedCheck = nil
             var total: UInt64 = 0
             let changes = warned.map { name, run, before in

@@ -86,7 +86,7 @@ extension ProcessSupervisor {
             process.groupRemoval = nil
             return removeGroup(group, of: process)
         }
-        process.groupRemoval = try? loop.addTimer(after: Self.removalInterval) { [unowned self, unowned process] in
+        process.groupRemoval = loop.addTimer(after: Self.removalInterval) { [unowned self, unowned process] in
             _ = try? group.kill()
             self.removeWhenEmpty(group, of: process, attemptsLeft: attemptsLeft - 1)
         }
@@ -124,7 +124,7 @@ extension ProcessSupervisor {
         case .restart(let delay):
             process.state = .backoff
             events.record(.restart, process.name, reason: reason.rawValue, "restarting in \(delay.formatted)")
-            process.restartTimer = try? loop.addTimer(after: delay) { [unowned self, unowned process] in
+            process.restartTimer = loop.addTimer(after: delay) { [unowned self, unowned process] in
                 process.restartTimer = nil
                 try? self.start(process)
             }

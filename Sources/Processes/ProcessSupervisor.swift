@@ -105,26 +105,18 @@ package final class ProcessSupervisor {
             discard(group, of: process)
             throw .cgroup(error)
         }
-        // Two pipes: stdout and stderr are logged apart.
-        let pipes: [(read: Int32, write: Int32)]
-        do throws(LaunchError) {
-            pipes = try Self.outputPipes(for: process.name)
-        } catch {
-            discard(group, of: process)  // out of descriptors (EMFILE): leave no empty group behind
-            throw error
-        }
-        defer { for pipe in pipes { close(pipe.write) } }
-        var socketPair: [Int32] = [-1, -1]
+        // Two pipes: stdout and stderr are logged apart. The ends close themselves on every
+        // way out; only what a connection takes over stays open.
         let isExtension = definition.kind == .extension
+        let stdout = try childEnds(.pipe, "stdout pipe for \(process.name)", discarding: group, of: process)
+        let stderr = try childEnds(.pipe, "stderr pipe for \(process.name)", discarding: group, of: process)
+        var channel: ChildEnds?
+        var extensionSocket: Int32?
         if isExtension {
-            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &socketPair) == 0 else {
-                let error = SystemError("socketpair for \(process.name)")
-                for pipe in pipes { close(pipe.read) }
-                discard(group, of: process)
-                throw .system(error)
-            }
+            let ends = try childEnds(.socketPair, "socketpair for \(process.name)", discarding: group, of: process)
+            extensionSocket = ends.child.rawValue
+            channel = consume ends
         }
-        defer { if isExtension { close(socketPair[1]) } }
 
         if isExtension {
             environment.removeValue(forKey: ExtensionEnvironment.hostSocketVariable)
@@ -141,9 +133,9 @@ package final class ProcessSupervisor {
             cgroup: group.spawnPlacement,
             // The kernel's own OOM killer must also take an extension before a host.
             oomScoreAdjustment: isExtension ? OOMScore.extensions : OOMScore.hostsAndApps,
-            extensionSocket: isExtension ? socketPair[1] : nil,
-            standardOutput: pipes[0].write,
-            standardError: pipes[1].write,
+            extensionSocket: extensionSocket,
+            standardOutput: stdout.child.rawValue,
+            standardError: stderr.child.rawValue,
             supplementaryGroups: isolated.supplementaryGroups,
             sandbox: isolated.sandbox,
             // A root extension can leave its cgroup: its PID namespace still ends it all.
@@ -154,8 +146,6 @@ package final class ProcessSupervisor {
         do {
             spawned = try Spawner.spawn(request)
         } catch {
-            for pipe in pipes { close(pipe.read) }
-            if isExtension { close(socketPair[0]) }
             discard(group, of: process)
             throw .spawn(error)
         }
@@ -172,19 +162,13 @@ package final class ProcessSupervisor {
             let capture = process.capture.flatMap { $0.bytesPerSecond == process.outputRate ? $0 : nil }
                 ?? OutputCapture(loop: loop, log: process.output, bytesPerSecond: process.outputRate)
             process.capture = capture
-            run.output = try zip(StandardStream.allCases, pipes).map { stream, pipe throws(SystemError) in
-                try Connection(
-                    loop: loop, fd: pipe.read,
-                    onData: { connection, bytes in capture.take(bytes, from: stream, on: connection) },
-                    onClose: { [unowned process] _ in
-                        capture.recordSkipped()
-                        process.output.flush(stream)
-                    }
-                )
-            }
-            if isExtension {
+            run.output = [
+                try outputConnection(stdout.ours.take(), .stdout, capture: capture, of: process),
+                try outputConnection(stderr.ours.take(), .stderr, capture: capture, of: process),
+            ]
+            if let channel {
                 run.channel = try ExtensionChannel(
-                    loop: loop, fd: socketPair[0],
+                    loop: loop, fd: channel.ours.take(),
                     onMessage: { [unowned self, unowned process] message in self.onExtensionMessage?(process, message) },
                     onViolation: { [unowned self, unowned process] error in
                         self.kill(process, reason: .protocolViolation, message: "protocol violation: \(error)")
@@ -207,7 +191,7 @@ package final class ProcessSupervisor {
     private func watchOOM(_ process: SupervisedProcess, _ run: ProcessRun) {
         run.oomKillsAtLaunch = run.group.isNew ? 0 : (try? run.group.memoryEvents().oomKills) ?? 0
         guard let source = try? run.group.oomEvents(),
-              let watch = try? loop.addIO(fd: source.fileDescriptor, events: source.readiness == .priority ? .priority : .readable, handler: { [unowned self, unowned process] _ in
+              let watch = try? loop.addIO(fd: source.fileDescriptor, events: source.readiness == .priority ? .priority : .readable, priority: .high, handler: { [unowned self, unowned process] _ in
                   _ = try? source.acknowledge()
                   self.oomNoticed(process)
               })
@@ -276,7 +260,7 @@ package final class ProcessSupervisor {
         } else {
             try? run.process.descriptor.send(signal: SIGTERM)
         }
-        run.killTimer = try? loop.addTimer(after: process.definition.stopTimeout) { [unowned self, unowned process] in
+        run.killTimer = loop.addTimer(after: process.definition.stopTimeout) { [unowned self, unowned process] in
             self.killRun(of: process)
         }
     }
@@ -302,7 +286,7 @@ package final class ProcessSupervisor {
         run.killTimer = nil
         let signalled = killEverything(of: run, process: process, mainReaped: false)
         if run.abandonTimer == nil {
-            run.abandonTimer = try? loop.addTimer(after: Self.exitBound) { [unowned self, unowned process] in
+            run.abandonTimer = loop.addTimer(after: Self.exitBound) { [unowned self, unowned process] in
                 self.abandon(process)
             }
         }
@@ -363,21 +347,29 @@ package final class ProcessSupervisor {
 
     // MARK: Helpers
 
-    /// A close-on-exec pipe for stdout and one for stderr; on failure none is left open.
-    private static func outputPipes(for name: String) throws(LaunchError) -> [(read: Int32, write: Int32)] {
-        var pipes: [(read: Int32, write: Int32)] = []
-        for stream in StandardStream.allCases {
-            var ends: [Int32] = [-1, -1]
-            // One thread: no fork can happen between pipe() and FD_CLOEXEC.
-            guard pipe(&ends) == 0 else {
-                let error = SystemError("\(stream) pipe for \(name)")
-                for pipe in pipes { close(pipe.read); close(pipe.write) }
-                throw .system(error)
-            }
-            for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-            pipes.append((ends[0], ends[1]))
+    /// New ends for a child; out of descriptors (EMFILE), no empty group is left behind.
+    private func childEnds(
+        _ kind: ChildEnds.Kind, _ operation: @autoclosure () -> String, discarding group: ControlGroup, of process: SupervisedProcess
+    ) throws(LaunchError) -> ChildEnds {
+        do throws(SystemError) {
+            return try ChildEnds(kind, operation())
+        } catch {
+            discard(group, of: process)
+            throw .system(error)
         }
-        return pipes
+    }
+
+    /// A connection that logs what the child writes to `stream`.
+    private func outputConnection(_ fd: Int32, _ stream: StandardStream, capture: OutputCapture,
+                                  of process: SupervisedProcess) throws(SystemError) -> Connection {
+        try Connection(
+            loop: loop, fd: fd,
+            onData: { connection, bytes in capture.take(bytes, from: stream, on: connection) },
+            onClose: { [unowned process] _ in
+                capture.recordSkipped()
+                process.output.flush(stream)
+            }
+        )
     }
 
     static func cgroupKind(_ kind: ProcessKind) -> CgroupKind {

@@ -34,7 +34,7 @@ enum Format {
 }
 
 /// One JSON document on one line.
-enum JSONText {
+enum JSONLine {
     static func line(_ value: some Encodable) -> String {
         String(decoding: ControlCodec.line(value).dropLast(), as: UTF8.self)
     }

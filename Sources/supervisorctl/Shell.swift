@@ -14,8 +14,8 @@ struct Shell {
 
     static let prompt = "supervisorctl> "
 
-    func run() -> ExitStatus {
-        var status = ExitStatus.success
+    func run() -> CLIExitCode {
+        var status = CLIExitCode.success
         if !first.isEmpty { status = execute(first) }
         let interactive = Terminal.isCapable(STDIN_FILENO) && isatty(STDOUT_FILENO) == 1
         var editor = LineEditor(prompt: Self.prompt, history: interactive ? ShellHistory.load() : [],
@@ -37,7 +37,7 @@ struct Shell {
         return status
     }
 
-    private func execute(_ words: [String]) -> ExitStatus {
+    private func execute(_ words: [String]) -> CLIExitCode {
         guard let command = GlobalOptions.split(words).command.first else {
             printError("no command in '\(words.joined(separator: " "))'; type help")
             return .usage

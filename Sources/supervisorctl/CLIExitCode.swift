@@ -3,7 +3,7 @@ import Glibc
 
 /// supervisorctl's exit codes, those of supervisord's supervisorctl (LSB init and status
 /// codes); the table is in docs/CLI.md.
-enum ExitStatus: Int32 {
+enum CLIExitCode: Int32 {
     case success = 0
     /// The command failed (`ERROR (already started)`, an error from the daemon).
     case failed = 1
@@ -20,7 +20,7 @@ enum ExitStatus: Int32 {
 /// The daemon answered that the command failed, or the answer means a non-zero exit.
 struct CommandFailed: Error {
     var message: String
-    var status: ExitStatus = .failed
+    var status: CLIExitCode = .failed
     /// The daemon's error code, when the daemon said no.
     var code: ControlErrorCode?
 }
@@ -28,7 +28,7 @@ struct CommandFailed: Error {
 extension ControlErrorCode {
     /// The exit status of a command that failed with this code (`status` maps
     /// `unknownName` to 4 itself).
-    var exitStatus: ExitStatus {
+    var exitStatus: CLIExitCode {
         self == .refused ? .unknownOrRefused : .failed
     }
 }

@@ -7,7 +7,7 @@ import ArgumentParser
 import ControlProtocol
 import WireProtocol
 
-struct Defaults: ParsableCommand {
+struct DefaultsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "defaults",
         abstract: "Read and write an app group's shared key-value store.",
