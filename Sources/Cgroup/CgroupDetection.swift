@@ -5,14 +5,14 @@ import LinuxProcess
 ///
 /// v2 is chosen only when the unified hierarchy offers the memory controller
 /// to the daemon's cgroup (on hybrid systems it usually offers none);
-/// otherwise v1 with the memory hierarchy, plus the pids hierarchy if mounted
-/// (below the daemon's own pids cgroup; in a child named like a configured root, or
-/// in the daemon's own child group).
+/// otherwise v1 with the memory hierarchy, plus the pids and freezer hierarchies if
+/// mounted (below the daemon's own cgroups there; in a child named like a configured
+/// root, or in the daemon's own child group).
 enum CgroupDetection {
     /// Where a tree lives.
     enum Location: Equatable {
         case unified(root: String)
-        case legacy(memoryRoot: String, pidsRoot: String?)
+        case legacy(memoryRoot: String, pidsRoot: String?, freezerRoot: String? = nil)
     }
 
     /// A cgroup filesystem mount from mountinfo.
@@ -49,20 +49,22 @@ enum CgroupDetection {
             throw .noMemoryController("neither the unified hierarchy offers memory nor is a v1 memory hierarchy mounted and joined")
         }
         let pids = legacyDirectory(of: "pids", memberships: memberships, mounts: mounts)
+        let freezer = legacyDirectory(of: "freezer", memberships: memberships, mounts: mounts)
         if let configuredRoot {
-            // A configured root gets its own pids group too, named like it, so that two
-            // daemons with different roots never share (or clean up) each other's groups.
+            // A configured root gets its own pids and freezer groups too, named like it, so
+            // that two daemons with different roots never share (or clean up) each other's.
             let name = configuredRoot.split(separator: "/").last.map(String.init)
-            return .legacy(memoryRoot: configuredRoot, pidsRoot: pids.map { ownPids in name.map { ownPids + "/" + $0 } ?? ownPids })
+            let named = { (own: String) in name.map { own + "/" + $0 } ?? own }
+            return .legacy(memoryRoot: configuredRoot, pidsRoot: pids.map(named), freezerRoot: freezer.map(named))
         }
-        guard let ownChild else { return .legacy(memoryRoot: memory, pidsRoot: pids) }
-        return .legacy(memoryRoot: memory + "/" + ownChild, pidsRoot: pids.map { $0 + "/" + ownChild })
+        guard let ownChild else { return .legacy(memoryRoot: memory, pidsRoot: pids, freezerRoot: freezer) }
+        return .legacy(memoryRoot: memory + "/" + ownChild, pidsRoot: pids.map { $0 + "/" + ownChild }, freezerRoot: freezer.map { $0 + "/" + ownChild })
     }
 
-    /// The daemon's own v1 memory and pids cgroups (where it returns before removing a
-    /// tree it lives in).
+    /// The daemon's own v1 memory, pids and freezer cgroups (where it returns before
+    /// removing a tree it lives in).
     static func legacyHome(memberships: [CgroupMembership], mounts: [Mount]) -> [String] {
-        ["memory", "pids"].compactMap { legacyDirectory(of: $0, memberships: memberships, mounts: mounts) }
+        ["memory", "pids", "freezer"].compactMap { legacyDirectory(of: $0, memberships: memberships, mounts: mounts) }
     }
 
     /// The cgroup mounts listed in a mountinfo text.

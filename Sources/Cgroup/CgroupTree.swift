@@ -22,9 +22,10 @@ public struct CgroupTree: Sendable {
         backend = UnifiedBackend(root: root)
     }
 
-    /// A tree on v1 hierarchies: memory at `memoryRoot`, pids (optional) at `pidsRoot`.
-    public init(memoryRoot: String, pidsRoot: String?) {
-        backend = LegacyBackend(memoryRoot: memoryRoot, pidsRoot: pidsRoot)
+    /// A tree on v1 hierarchies: memory at `memoryRoot`, pids and freezer (optional) at
+    /// `pidsRoot` and `freezerRoot`.
+    public init(memoryRoot: String, pidsRoot: String?, freezerRoot: String? = nil) {
+        backend = LegacyBackend(memoryRoot: memoryRoot, pidsRoot: pidsRoot, freezerRoot: freezerRoot)
     }
 
     /// The tree in the daemon's own cgroup, or at `configuredRoot` (an absolute
@@ -33,8 +34,8 @@ public struct CgroupTree: Sendable {
     /// ``childName(runtimeDirectory:)``), with the backend detected from
     /// `/proc/self/cgroup` and `/proc/self/mountinfo`.
     ///
-    /// On v1 the pids groups live below the daemon's own pids cgroup; with a
-    /// configured root, in a child of it named like the root's last component.
+    /// On v1 the pids and freezer groups live below the daemon's own cgroups there; with
+    /// a configured root, in a child of them named like the root's last component.
     public static func detect(configuredRoot: String? = nil, ownChild: String? = nil) throws(CgroupError) -> CgroupTree {
         // Checked first, so that a wrong root leaves nothing created (say, in the pids hierarchy).
         if let configuredRoot {
@@ -61,10 +62,10 @@ public struct CgroupTree: Sendable {
         switch location {
         case .unified(let root):
             return CgroupTree(unifiedRoot: root)
-        case let .legacy(memoryRoot, pidsRoot):
-            var tree = CgroupTree(memoryRoot: memoryRoot, pidsRoot: pidsRoot)
+        case let .legacy(memoryRoot, pidsRoot, freezerRoot):
+            var tree = CgroupTree(memoryRoot: memoryRoot, pidsRoot: pidsRoot, freezerRoot: freezerRoot)
             tree.home = CgroupDetection.legacyHome(memberships: memberships, mounts: mounts)
-            tree.madeRoots = (configuredRoot == nil ? [memoryRoot] : []) + [pidsRoot].compactMap { $0 }
+            tree.madeRoots = (configuredRoot == nil ? [memoryRoot] : []) + [pidsRoot, freezerRoot].compactMap { $0 }
             tree.madeRoots.removeAll { tree.home.contains($0) }
             return tree
         }

@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// cgroup v1: the memory controller in its own hierarchy, and optionally the
-/// pids controller in another. Each group is a directory in both.
+/// pids and freezer controllers in others. Each group is a directory in each.
 ///
 /// v1 has no throttle: `memory_high` becomes `memory.soft_limit_in_bytes`
 /// (reclaimed first under global pressure), and warnings come from usage
@@ -12,11 +12,12 @@ import Glibc
 struct LegacyBackend: CgroupBackend {
     let memoryRoot: String
     let pidsRoot: String?
+    let freezerRoot: String?
 
     var version: CgroupVersion { .v1 }
 
     func directories(of group: String) -> [String] {
-        [memoryRoot, pidsRoot].compactMap { $0 }.map { join($0, group) }
+        [memoryRoot, pidsRoot, freezerRoot].compactMap { $0 }.map { join($0, group) }
     }
 
     func memoryFile(_ name: MemoryFile, of group: String) -> String {
@@ -37,7 +38,7 @@ struct LegacyBackend: CgroupBackend {
     /// are made (the roots too: a daemon's own child group is made here).
     func prepare(supervisor: String, subtrees: [String]) throws(CgroupError) {
         try CgroupFiles.makeDirectory(memoryRoot)
-        if let pidsRoot { try CgroupFiles.makeDirectory(pidsRoot) }
+        for root in [pidsRoot, freezerRoot].compactMap({ $0 }) { try CgroupFiles.makeDirectory(root) }
         for group in [supervisor] + subtrees {
             for directory in directories(of: group) {
                 try CgroupFiles.makeDirectory(directory)
@@ -63,8 +64,38 @@ struct LegacyBackend: CgroupBackend {
         try listIDs(in: "tasks", inSubtreesOf: directories(of: group))
     }
 
+    /// A v1 frozen task does not act on SIGKILL until thawed: the group is thawed after
+    /// the signals, so that nothing runs before they are taken.
     func kill(_ group: String) throws(CgroupError) -> [pid_t] {
-        try killListedProcesses(of: group)
+        let signalled = try killListedProcesses(of: group)
+        if canFreeze { try setFrozen(false, of: group) }
+        return signalled
+    }
+
+    var canFreeze: Bool { freezerRoot != nil }
+
+    func setFrozen(_ frozen: Bool, of group: String) throws(CgroupError) {
+        try CgroupFiles.write(frozen ? "FROZEN" : "THAWED", to: try freezerFile(of: group))
+    }
+
+    /// `freezer.state`: `FREEZING` until every task has stopped (a task in the middle of
+    /// a system call may take a while); the kernel retries at each read.
+    func freezerState(of group: String) throws(CgroupError) -> FreezerState {
+        let path = try freezerFile(of: group)
+        let text = try CgroupFiles.read(path).trimmingASCIIWhitespace
+        switch text {
+        case "THAWED": return .thawed
+        case "FREEZING": return .freezing
+        case "FROZEN": return .frozen
+        default: throw .malformed(path: path, content: String(text), expected: "THAWED, FREEZING or FROZEN")
+        }
+    }
+
+    private func freezerFile(of group: String) throws(CgroupError) -> String {
+        guard let freezerRoot else {
+            throw .unsupported("freezing", version: .v1, alternative: "mount the freezer controller (no v1 freezer hierarchy found)")
+        }
+        return "\(join(freezerRoot, group))/freezer.state"
     }
 
     func memoryEvents(of group: String) throws(CgroupError) -> MemoryEvents {

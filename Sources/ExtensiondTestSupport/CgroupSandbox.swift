@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// A throw-away cgroup v1 memory cgroup (and a pids cgroup of the same name)
+/// A throw-away cgroup v1 memory cgroup (and pids and freezer cgroups of the same name)
 /// below the test process's own cgroups, under a hard memory limit, so that
 /// tests run real processes in real cgroups without pressuring the machine.
 ///
@@ -15,6 +15,9 @@ public final class CgroupSandbox {
     public let memoryDirectory: String
     /// The sandbox's directory in the v1 pids hierarchy, when it is mounted.
     public let pidsDirectory: String?
+    /// The sandbox's directory in the v1 freezer hierarchy, when it is mounted (a daemon
+    /// given ``memoryDirectory`` as its root puts its freezer groups here).
+    public let freezerDirectory: String?
     private var removed = false
 
     private static let namePrefix = "extensiond-test-"
@@ -23,12 +26,14 @@ public final class CgroupSandbox {
     public init(memoryLimit: UInt64 = 512 << 20) throws(CgroupSandboxError) {
         let memoryParent = try Self.ownDirectory(controller: "memory")
         let pidsParent = try? Self.ownDirectory(controller: "pids")
-        Self.removeAbandonedSandboxes(in: [memoryParent, pidsParent].compactMap { $0 })
+        let freezerParent = try? Self.ownDirectory(controller: "freezer")
+        Self.removeAbandonedSandboxes(in: [memoryParent, pidsParent, freezerParent].compactMap { $0 })
 
         let name = "\(Self.namePrefix)\(getpid())-\(UInt64.random(in: 0 ... .max))"
         memoryDirectory = "\(memoryParent)/\(name)"
         pidsDirectory = pidsParent.map { "\($0)/\(name)" }
-        for directory in [memoryDirectory, pidsDirectory].compactMap({ $0 }) where mkdir(directory, 0o755) != 0 {
+        freezerDirectory = freezerParent.map { "\($0)/\(name)" }
+        for directory in directories where mkdir(directory, 0o755) != 0 {
             let error = errno
             remove()
             throw CgroupSandboxError("mkdir \(directory)", errno: error)
@@ -45,10 +50,12 @@ public final class CgroupSandbox {
     public func remove() {
         guard !removed else { return }
         removed = true
-        for directory in [memoryDirectory, pidsDirectory].compactMap({ $0 }) {
+        for directory in directories {
             Self.destroy(directory)
         }
     }
+
+    private var directories: [String] { [memoryDirectory, pidsDirectory, freezerDirectory].compactMap { $0 } }
 
     deinit {
         remove()
@@ -80,9 +87,11 @@ public final class CgroupSandbox {
         }
     }
 
-    /// Kills everything in the subtree (bounded), then removes it deepest first.
+    /// Kills everything in the subtree (bounded), then removes it deepest first. A frozen
+    /// v1 task dies only once thawed: a freezer subtree is thawed first.
     private static func destroy(_ directory: String) {
         let cgroups = subtree(directory)
+        for cgroup in cgroups { try? write("THAWED", to: "\(cgroup)/freezer.state") }
         for _ in 0..<2000 {
             let pids = cgroups.flatMap { (try? read("\($0)/cgroup.procs"))?.split(separator: "\n").compactMap { pid_t($0) } ?? [] }
             if pids.isEmpty { break }
