@@ -10,7 +10,7 @@ public enum MemoryRelease: Equatable, Sendable, CustomStringConvertible {
     /// the memory goes when the process exits, as before.
     case unsupported
     /// The call failed: `EINVAL` when the process is not dying or shares its memory with
-    /// a live process, `ESRCH` when it was reaped already, `EAGAIN` when the kernel could
+    /// a live process, `ESRCH` when its exit was complete already, `EAGAIN` when the kernel could
     /// not take the memory's lock.
     case notReleased(errno: Int32)
 

@@ -284,9 +284,12 @@ public final class Daemon {
         var remaining = alive.count
         let finish: () -> Void = { [unowned self] in
             self.extensions.saveRecords()
-            self.releaseCgroups()
-            self.signalSources.removeAll()
-            self.loop.exit(code: 0)
+            // Groups still emptying are removed first (each within its bound).
+            self.supervisor.removals.whenAllDone { [unowned self] in
+                self.releaseCgroups()
+                self.signalSources.removeAll()
+                self.loop.exit(code: 0)
+            }
         }
         guard remaining > 0 else { return finish() }
         for process in alive {

@@ -19,6 +19,7 @@ extension Daemon {
         var peak = MetricFamily("extensiond_process_memory_peak_bytes", .gauge, help: "Highest memory charged to the process's cgroup, over all runs.")
         var limit = MetricFamily("extensiond_process_memory_limit_bytes", .gauge, help: "The configured memory_max; absent when unlimited.")
         var launches = MetricFamily("extensiond_process_launches_total", .counter, help: "Processes spawned for it.")
+        var suspensions = MetricFamily("extensiond_process_suspensions_total", .counter, help: "Times an idle extension was frozen (suspend_after).")
         var kills = MetricFamily("extensiond_process_kills_total", .counter, help: "Runs killed by the daemon or the kernel, by reason.")
         var launchSeconds = MetricFamily("extensiond_launch_duration_seconds", .histogram,
                                          help: "Spawn until running (hosts, apps) or until ready (extensions).")
@@ -41,6 +42,7 @@ extension Daemon {
             peak.add(labels, Double(peakBytes))
             if let bytes = status.memoryLimitBytes { limit.add(labels, Double(bytes)) }
             launches.add(labels, Double(process.statistics.launches))
+            if process.kind == .extension { suspensions.add(labels, Double(process.statistics.suspensions)) }
             for reason in Set(StopReason.countedKills).union(process.statistics.kills.keys).sorted(by: { $0.rawValue < $1.rawValue }) {
                 kills.add(labels + [("reason", reason.rawValue)], Double(process.statistics.kills[reason] ?? 0))
             }
@@ -58,7 +60,7 @@ extension Daemon {
             updateSeconds.add(labels, counters.updateLatency?.exposition ?? LatencyDistribution.emptyExposition)
             if let tokens = record.budget?.tokens(at: now.policyInstant) { budget.add(labels, Double(tokens)) }
         }
-        return [state, rss, memory, peak, limit, launches, kills, launchSeconds, pulls, pullSeconds, results, updateSeconds, budget]
+        return [state, rss, memory, peak, limit, launches, suspensions, kills, launchSeconds, pulls, pullSeconds, results, updateSeconds, budget]
     }
 
     /// The memory budget, its watermarks, the level and PSI stall time.

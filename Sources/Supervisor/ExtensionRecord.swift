@@ -24,6 +24,8 @@ final class ExtensionRecord {
     var hiddenInstances: Set<String> = []
     var startTimer: (any CoordinatorTimer)?
     var idleTimer: (any CoordinatorTimer)?
+    /// Freezes the idle run after `suspend_after`.
+    var suspendTimer: (any CoordinatorTimer)?
     /// The mode of the last pull: the one a manual refresh or an app's reload updates.
     var lastPulledMode: DisplayMode
     /// What the extension is working on now (one request at a time).

@@ -19,10 +19,12 @@ final class MemoryPressure {
         self.tree = tree
         monitor = PressureMonitor(loop: loop, tree: tree, throttle: throttle, events: events)
         warnings = MemoryWarnings(loop: loop, events: events)
-        responder = PressureResponder(registry: registry, supervisor: supervisor, events: events, tree: tree, warnings: warnings,
+        responder = PressureResponder(loop: loop, registry: registry, supervisor: supervisor, events: events, tree: tree, warnings: warnings,
                                       lastUsed: lastUsed)
         monitor.onTrigger = { [unowned self] trigger in
             self.responder.respond(to: trigger, watermarks: self.monitor.watermarks)
+        }
+        responder.onEpisodeEnded = { [unowned self] in
             if let reading = self.responder.lastReading { self.monitor.settle(after: reading) }
         }
     }

@@ -26,6 +26,10 @@ final class ProcessSupervisor {
     var onRunEnded: ((SupervisedProcess, _ reason: StopReason) -> Void)?
     /// Users, groups, containers, data directories and sandboxes.
     let isolation: Isolation
+    /// Main processes of runs given up, reaped when they exit.
+    private let givenUp: GivenUpRuns
+    /// Groups of ended runs, removed once empty.
+    let removals: GroupRemovals
 
     /// `hostSocket` is passed to hosts and apps as `EXTENSIOND_HOST_SOCKET`.
     init(loop: EventLoop, tree: CgroupTree, events: EventLog, isolation: Isolation, hostSocket: String) {
@@ -33,6 +37,8 @@ final class ProcessSupervisor {
         self.tree = tree
         self.events = events
         self.isolation = isolation
+        givenUp = GivenUpRuns(loop: loop, events: events)
+        removals = GroupRemovals(loop: loop, events: events)
         var environment = Self.inheritedEnvironment()
         environment[ExtensionEnvironment.hostSocketVariable] = hostSocket
         baseEnvironment = environment
@@ -82,14 +88,14 @@ final class ProcessSupervisor {
         // The configured environment wins over what isolation sets, which wins over the daemon's.
         var environment = baseEnvironment.merging(isolated.environment) { _, isolation in isolation }
             .merging(definition.launch.environment) { _, configured in configured }
-        // The previous run's group is reused; whatever is still dying in it goes on dying.
-        process.groupRemoval = nil
         let group: ControlGroup
         do throws(CgroupError) {
             group = try tree.group(Self.cgroupKind(definition.kind), id: process.name)
         } catch {
             throw .cgroup(error)
         }
+        // The previous run's group is reused; whatever is still dying in it goes on dying.
+        removals.cancel(group)
         do throws(CgroupError) {
             try group.apply(definition.limits.cgroupLimits)
         } catch {
@@ -233,6 +239,33 @@ final class ProcessSupervisor {
         process.run?.noteBandEntry()
     }
 
+    /// Freezes the cgroup of an idle extension (`suspend_after`): it is `suspended` until
+    /// ``resume(_:)``. Where the group cannot be frozen (a v1 system without the freezer
+    /// hierarchy) it stays idle.
+    func suspend(_ process: SupervisedProcess) {
+        guard process.state == .idle, let run = process.run, run.stopReason == nil, run.group.canFreeze else { return }
+        do {
+            try run.group.freeze()
+        } catch {
+            events.record(.error, process.name, "suspend: \(error)")
+            return
+        }
+        enter(.suspended, process)
+        process.statistics.suspensions += 1
+        events.record(.suspend, process.name, "suspended: \(run.group) frozen")
+    }
+
+    /// Thaws a suspended extension: idle again, it reads what is sent to it.
+    func resume(_ process: SupervisedProcess) {
+        guard process.state == .suspended, let run = process.run else { return }
+        do {
+            try run.group.thaw()
+        } catch {
+            events.record(.error, process.name, "resume: \(error)")
+        }
+        enter(.idle, process)
+    }
+
     /// Sends `signal` to the main process of the current run (`supervisorctl signal`);
     /// `false` when there is no run.
     func signal(_ process: SupervisedProcess, _ signal: Int32) throws -> Bool {
@@ -254,6 +287,8 @@ final class ProcessSupervisor {
         }
         if let completion { run.onEnd.append(completion) }
         guard run.stopReason == nil || run.killTimer == nil else { return }
+        // A frozen run could not take `terminate` or SIGTERM.
+        resume(process)
         run.stopReason = run.stopReason ?? reason
         if let channel = run.channel, process.state == .idle || process.state == .running {
             channel.send(.terminate)
@@ -278,13 +313,15 @@ final class ProcessSupervisor {
         return killRun(of: process)
     }
 
-    /// SIGKILL to everything of the run, then ``exitBound`` for its main process to be
-    /// reaped before the run is given up, so that every stop ends.
+    /// SIGKILL to everything of the run, its main process's memory released at once
+    /// (`process_mrelease`, as lmkd does), then ``exitBound`` for it to be reaped before
+    /// the run is given up, so that every stop ends.
     @discardableResult
     private func killRun(of process: SupervisedProcess) -> MonotonicInstant? {
         guard let run = process.run else { return nil }
         run.killTimer = nil
         let signalled = killEverything(of: run, process: process, mainReaped: false)
+        run.memoryRelease = run.process.descriptor.releaseMemory()
         if run.abandonTimer == nil {
             run.abandonTimer = try? loop.addTimer(after: Self.exitBound) { [unowned self, unowned process] in
                 self.abandon(process)
@@ -339,10 +376,16 @@ final class ProcessSupervisor {
 
     /// Ends a run whose main process was not reaped within ``exitBound`` of SIGKILL (stuck
     /// in the kernel): the stop that waits for it returns, and the state says it is down.
+    /// A loop held past the bound sees the timer before the pidfd: an exit that happened
+    /// meanwhile is taken as the exit. One that has not is still reaped when it comes.
     private func abandon(_ process: SupervisedProcess) {
         guard let run = process.run else { return }
+        if let status = try? run.process.descriptor.exitStatusIfExited() {
+            return end(run, of: process, .exited(ChildExit(status)))
+        }
         events.record(.error, process.name, "pid \(run.pid) was not reaped within \(Self.exitBound.formatted) of SIGKILL: its run is given up")
         end(run, of: process, .notReaped)
+        givenUp.reapWhenItExits(run.process, name: process.name)
     }
 
     // MARK: Exits
@@ -402,30 +445,11 @@ final class ProcessSupervisor {
     /// watches dropped and its group removed once empty.
     private func retire(_ run: ProcessRun, of process: SupervisedProcess, mainReaped: Bool) {
         killEverything(of: run, process: process, mainReaped: mainReaped)
-        // Killed processes usually go at once; on a busy machine they may need a while
-        // longer, and the group is removed when they have.
-        let empty = (try? run.group.waitUntilEmpty(timeout: .milliseconds(100))) ?? false
         run.cancelWatches()
         process.run = nil
-        if empty {
-            removeGroup(run.group, of: process)
-        } else {
-            removeWhenEmpty(run.group, of: process, attemptsLeft: Self.removalAttempts)
-        }
-    }
-
-    /// Tries to remove a killed group every ``removalInterval`` until it succeeds or
-    /// the attempts run out (then records the error; the next start's stale-group
-    /// cleanup takes it).
-    private func removeWhenEmpty(_ group: ControlGroup, of process: SupervisedProcess, attemptsLeft: Int) {
-        guard attemptsLeft > 0, (try? group.isEmpty()) != true else {
-            process.groupRemoval = nil
-            return removeGroup(group, of: process)
-        }
-        process.groupRemoval = try? loop.addTimer(after: Self.removalInterval) { [unowned self, unowned process] in
-            _ = try? group.kill()
-            self.removeWhenEmpty(group, of: process, attemptsLeft: attemptsLeft - 1)
-        }
+        // Killed processes usually go at once; they may need a while longer (never waited
+        // for on the loop), and the group is removed when they have.
+        removals.remove(run.group, of: process.name)
     }
 
     /// The group of a launch that failed: removed now, or, when that fails too (out of
@@ -434,7 +458,7 @@ final class ProcessSupervisor {
         do {
             try group.remove()
         } catch {
-            removeWhenEmpty(group, of: process, attemptsLeft: Self.removalAttempts)
+            removals.remove(group, of: process.name)
         }
     }
 
@@ -445,10 +469,6 @@ final class ProcessSupervisor {
             events.record(.error, process.name, "remove \(group): \(error)")
         }
     }
-
-    /// 10 s in all for killed processes to leave their group.
-    private static let removalAttempts = 200
-    private static let removalInterval = Duration.milliseconds(50)
 
     /// After an exit the daemon did not ask for: restart with backoff, give up, or rest.
     private func settleAfterExit(_ process: SupervisedProcess, ranFor: Duration, reason: StopReason) {

@@ -11,6 +11,7 @@ extension Daemon {
         let entries = processes.map { process -> ProcessStats in
             var stats = ProcessStats(name: process.name, kind: process.kind)
             stats.launches = process.statistics.launches
+            stats.suspensions = process.statistics.suspensions
             stats.memoryPeakBytes = process.statistics.peakMemoryBytes
             stats.kills = Dictionary(uniqueKeysWithValues: process.statistics.kills.map { ($0.key.rawValue, $0.value) })
             if process.statistics.launchLatency.count > 0 { stats.launchLatencyUs = Latency(process.statistics.launchLatency) }

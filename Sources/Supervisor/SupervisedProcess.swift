@@ -14,6 +14,9 @@ enum ProcessState: String, CaseIterable {
     case running
     /// An extension launched and ready but not serving.
     case idle
+    /// An idle extension frozen after `suspend_after` (the cgroup freezer): it uses no
+    /// CPU and keeps its memory; thawed before its next request.
+    case suspended
     /// Waiting to be restarted after a crash.
     case backoff
     /// Ended on its own and not restarted (extensions, on-demand apps).
@@ -40,8 +43,6 @@ final class SupervisedProcess {
     /// When it last began or finished serving a request; the kill policy spares the
     /// Armed while in `backoff`.
     var restartTimer: EventSource?
-    /// Armed while the group of an ended run waits for its killed processes to leave.
-    var groupRemoval: EventSource?
     /// Captured stdout and stderr.
     let output: OutputLog
     var statistics = ProcessStatistics()
@@ -80,6 +81,8 @@ struct ProcessStatistics {
     /// The highest cgroup usage of ended runs.
     var peakMemoryBytes: UInt64 = 0
     var kills: [StopReason: Int] = [:]
+    /// Times an extension was suspended.
+    var suspensions = 0
 
     mutating func recordLaunch(_ latency: Duration) {
         lastLaunchLatency = latency

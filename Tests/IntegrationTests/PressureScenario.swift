@@ -76,6 +76,7 @@ final class PressureScenario {
             command = ["\(Self.python)", "\(hold)", "40"]
             priority = \(priority)
             idle_exit = "10m"
+            suspend_after = "0s"
 
             """
         }
@@ -92,14 +93,15 @@ final class PressureScenario {
     }
 
     /// Starts the daemon inside the sandbox's pids cgroup as well, and waits for `READY=1`.
+    /// `wrapper`, when given, runs first and is passed the daemon's command line to exec.
     ///
     /// On v1 the daemon makes its pids groups below its own pids cgroup; here that is
     /// the sandbox's, not one shared with every other daemon on the machine (which
     /// removes the shared `extensions` pids group when it stops).
-    func start() throws {
+    func start(wrapper: [String] = []) throws {
         let joinAndRun = #"[ -z "$1" ] || echo $$ > "$1/cgroup.procs" && shift && exec "$@""#
         let process = try TestProcess(
-            "/bin/sh", ["-c", joinAndRun, "sh", sandbox.pidsDirectory ?? "", Binaries.path("extensiond"), "--config", daemon.configPath],
+            "/bin/sh", ["-c", joinAndRun, "sh", sandbox.pidsDirectory ?? ""] + wrapper + [Binaries.path("extensiond"), "--config", daemon.configPath],
             environment: ["NOTIFY_SOCKET": daemon.notify.path],
             removing: ["WATCHDOG_USEC", "WATCHDOG_PID", "EXTENSIOND_SOCKET"],
             outputIn: daemon.directory.path, name: "extensiond"
@@ -110,10 +112,10 @@ final class PressureScenario {
         }
     }
 
-    /// Starts the daemon, waits for the host's 64M, then starts the idle extensions one
-    /// by one, each until it is idle and holds its 40M.
-    func startHostAndIdleExtensions() throws {
-        try start()
+    /// Starts the daemon (behind `wrapper`), waits for the host's 64M, then starts the idle
+    /// extensions one by one, each until it is idle and holds its 40M.
+    func startHostAndIdleExtensions(wrapper: [String] = []) throws {
+        try start(wrapper: wrapper)
         guard eventually(timeout: 10, { usage(of: "hosts/panel") >= 60 * Self.mebibyte }) else {
             throw TestSupportError("the host did not reach 64M")
         }
