@@ -101,6 +101,8 @@ public final class Daemon {
             self.hosts?.extensionTerminated(name, reason: reason)
         }
         extensions.onHasContentChanged = { [unowned self] id, value in self.hosts?.hasContentChanged(id, to: value) }
+        pressure.admission.widgets = { [unowned self] in self.extensions.records.values.filter { $0.spec.point == .widget }.map(\.id) }
+        pressure.admission.onHold = { [unowned self] id, held in self.extensions.setMemoryHold(held, id) }
         supervisor.onLaunched = { [unowned self] process in
             self.extensions.launched(process.name)
             self.pressure.launched(process)

@@ -22,6 +22,8 @@ final class ExtensionRecord {
     var isShown = true
     /// Instances no connected host shows or uses: their scheduled refreshes wait.
     var hiddenInstances: Set<String> = []
+    /// Whether memory admission holds its scheduled refreshes back.
+    var isHeldForMemory = false
     var startTimer: (any CoordinatorTimer)?
     var idleTimer: (any CoordinatorTimer)?
     /// Freezes the idle run after `suspend_after`.

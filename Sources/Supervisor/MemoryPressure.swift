@@ -11,6 +11,8 @@ final class MemoryPressure {
     private let monitor: PressureMonitor
     private let responder: PressureResponder
     private let warnings: MemoryWarnings
+    /// Holds scheduled refreshes back while memory is short.
+    let admission: AdmissionGate
 
     /// `throttle`: who sets the v2 `memory.high` of the tree's root.
     /// `lastUsed`: when a process last served a request, if it has.
@@ -21,9 +23,12 @@ final class MemoryPressure {
         warnings = MemoryWarnings(loop: loop, events: events)
         responder = PressureResponder(loop: loop, registry: registry, supervisor: supervisor, events: events, tree: tree, warnings: warnings,
                                       lastUsed: lastUsed)
+        admission = AdmissionGate(loop: loop, tree: tree, registry: registry)
         monitor.onTrigger = { [unowned self] trigger in
             self.responder.respond(to: trigger, watermarks: self.monitor.watermarks)
         }
+        responder.onReading = { [unowned self] workingSet, thresholds in self.admission.observe(workingSet: workingSet, thresholds: thresholds) }
+        responder.onKilled = { [unowned self] id in self.admission.killedByPressure(id) }
         responder.onEpisodeEnded = { [unowned self] in
             if let reading = self.responder.lastReading { self.monitor.settle(after: reading) }
         }

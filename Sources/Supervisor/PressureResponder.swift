@@ -34,6 +34,10 @@ final class PressureResponder {
     private var lastBelowLow: MonotonicInstant?
     /// Called on the loop when an episode is over.
     var onEpisodeEnded: (() -> Void)?
+    /// Called with each reading of the tree's working set and the watermarks it was read against.
+    var onReading: ((_ workingSet: UInt64, _ thresholds: PressureThresholds?) -> Void)?
+    /// Called with each victim once its kill is recorded.
+    var onKilled: ((_ id: String) -> Void)?
 
     /// A kill waits at most this long for the victim's cgroup to empty.
     static let emptyTimeout: Duration = .milliseconds(100)
@@ -109,6 +113,7 @@ final class PressureResponder {
         guard let reading = WorkingSet.read(tree.root) else { return nil }
         lastReading = reading
         if let low = watermarks?.thresholds.lowBytes, reading.workingSet < low { lastBelowLow = .current() }
+        onReading?(reading.workingSet, watermarks?.thresholds)
         return reading.workingSet
     }
 
@@ -136,6 +141,7 @@ final class PressureResponder {
         var kill = finished
         kill.lastBelowLow = lastBelowLow
         kill.memoryRelease = victims.removeValue(forKey: kill.victim.id)?.release
+        onKilled?(kill.victim.id)
         if kill.empty == nil {
             unfinished[kill.victim.id] = (kill, watermarks)
         } else {
