@@ -8,7 +8,9 @@
 //   protocols        WireProtocol (extension socket, shared types), HostProtocol (host socket),
 //                    ControlProtocol (supervisorctl),
 //                    PrometheusText (the metrics exposition format)
-//   daemon wiring    Supervisor, extensiond
+//   daemon rooms     DaemonSupport (event log, files, errors), Output, ProcessIsolation,
+//                    Processes, ExtensionCoordination, Pressure, Hosts, Control, Metrics
+//   daemon wiring    Supervisor (the composition root), extensiond
 //   clients          supervisorctl, ExtensionSDK, demos
 import PackageDescription
 
@@ -51,19 +53,51 @@ let package = Package(
         .target(name: "ControlProtocol", dependencies: ["HostProtocol"]),
         .target(name: "PrometheusText"),
 
+        // The daemon's rooms: each imports only the rooms below it (docs/ARCHITECTURE.md).
+        .target(name: "DaemonSupport", dependencies: [
+            "Cgroup", "ControlProtocol", "EventLoop", "ExtensiondConfig", "ExtensiondPolicy", "Journal", "PrometheusText", "Sockets",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Histogram", package: "hdrhistogram-swift"),
+        ]),
+        .target(name: "Output", dependencies: ["DaemonSupport", "ControlProtocol", "Journal", "Sockets", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "ProcessIsolation", dependencies: [
+            "DaemonSupport", "ControlProtocol", "EventLoop", "ExtensiondConfig", "ExtensiondPolicy", "LinuxProcess", "Sockets", "WireProtocol",
+        ]),
+        .target(name: "Processes", dependencies: [
+            "DaemonSupport", "Output", "ProcessIsolation", "Cgroup", "ControlProtocol", "EventLoop", "ExtensiondConfig", "ExtensiondPolicy",
+            "LinuxProcess", "Sockets", "WireProtocol", .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "ExtensionCoordination", dependencies: [
+            "DaemonSupport", "ProcessIsolation", "ControlProtocol", "EventLoop", "ExtensiondConfig", "ExtensiondPolicy", "HostProtocol",
+            "Sockets", "WireProtocol",
+        ]),
+        .target(name: "Pressure", dependencies: [
+            "DaemonSupport", "Processes", "Cgroup", "ControlProtocol", "EventLoop", "ExtensiondConfig", "ExtensiondPolicy", "LinuxProcess", "WireProtocol",
+        ]),
+        .target(name: "Hosts", dependencies: [
+            "DaemonSupport", "ExtensionCoordination", "EventLoop", "ExtensiondConfig", "ExtensiondPolicy", "HostProtocol", "Sockets",
+        ]),
+        .target(name: "Control", dependencies: [
+            "DaemonSupport", "Output", "Processes", "ExtensionCoordination", "Pressure", "Hosts", "Cgroup", "ControlProtocol", "EventLoop",
+            "ExtensiondConfig", "ExtensiondPolicy", "LinuxProcess", "Sockets", "WireProtocol",
+        ]),
+        .target(name: "Metrics", dependencies: [
+            "DaemonSupport", "Processes", "ExtensionCoordination", "Pressure", "ControlProtocol", "EventLoop", "ExtensiondPolicy",
+            "LinuxProcess", "PrometheusText", "Sockets",
+        ]),
+
         // Daemon wiring.
         .target(
             name: "Supervisor",
             dependencies: [
-                "ExtensiondConfig", "ExtensiondPolicy", "Cgroup", "LinuxProcess", "EventLoop", "Sockets",
-                "WireProtocol", "HostProtocol", "ControlProtocol", "PrometheusText", "Journal",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Histogram", package: "hdrhistogram-swift"),
+                "DaemonSupport", "Output", "ProcessIsolation", "Processes", "ExtensionCoordination", "Pressure", "Hosts", "Control", "Metrics",
+                "ExtensiondConfig", "ExtensiondPolicy", "Cgroup", "EventLoop", "Sockets", "WireProtocol", "ControlProtocol", "PrometheusText",
+                "Journal", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
             name: "extensiond",
-            dependencies: ["Supervisor", "ExtensiondConfig", "ControlProtocol", "WireProtocol", "Journal"],
+            dependencies: ["Supervisor", "DaemonSupport", "Output", "ExtensiondConfig", "ControlProtocol", "WireProtocol", "Journal"],
             linkerSettings: staticLibstdcxx
         ),
 
@@ -95,7 +129,7 @@ let package = Package(
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "HostProtocol", "ExtensionSDK", "ExtensiondTestSupport"]),
         .testTarget(name: "IntegrationTests", dependencies: ["ExtensiondTestSupport", "ControlProtocol", "HostProtocol"]),
         .testTarget(name: "SupervisorTests", dependencies: [
-            "Supervisor", "Cgroup", "ExtensiondPolicy", "ExtensiondConfig", "EventLoop", "ControlProtocol", "ExtensiondTestSupport", "WireProtocol",
+            "Supervisor", "DaemonSupport", "Output", "ProcessIsolation", "Processes", "ExtensionCoordination", "Pressure", "Cgroup", "ExtensiondPolicy", "ExtensiondConfig", "EventLoop", "ControlProtocol", "ExtensiondTestSupport", "WireProtocol",
             "HostProtocol", "PrometheusText", "Journal",
             .product(name: "Logging", package: "swift-log"),
         ]),

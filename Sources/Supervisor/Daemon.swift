@@ -1,25 +1,36 @@
-/// The daemon's wiring: configuration, sockets, process table, signals and systemd.
+/// The daemon's wiring: configuration, the runtime directory, signals and systemd.
 ///
-/// This module owns the decisions of a running extensiond and the order of things at
-/// start-up and shut-down. It reaches Linux only through the adapter modules
-/// (EventLoop, Cgroup, LinuxProcess) and delegates every policy to ExtensiondPolicy.
+/// This module is the composition root: it builds the rooms (Processes,
+/// ExtensionCoordination, Pressure, Hosts, Control, Metrics), connects their callbacks,
+/// and owns the order of things at start-up, reload and shut-down, and the routing of
+/// URLs to apps. It must not hold a room's logic: a command, a policy or a syscall wrapper
+/// belongs in its room or adapter.
 import Cgroup
+import Control
 import ControlProtocol
+import DaemonSupport
 import EventLoop
+import ExtensionCoordination
 import ExtensiondConfig
 import Glibc
+import Hosts
 import Journal
 import Logging
+import Metrics
+import Output
+import Pressure
+import ProcessIsolation
+import Processes
 import PrometheusText
 import WireProtocol
 
 /// A running extensiond: ``init(configuration:configPath:logger:echoOutput:)`` takes the
 /// runtime directory, prepares the cgroup tree and builds the components; ``run()`` opens
 /// the sockets and serves.
-public final class Daemon {
+public final class Daemon: ControlledDaemon {
     let loop: EventLoop
     let configPath: String
-    var configuration: Configuration
+    package var configuration: Configuration
     let logger: Logger
     let notifier = SystemdNotifier()
     let events: EventLog
@@ -90,6 +101,10 @@ public final class Daemon {
                                   lastUsed: { [extensions] process in extensions.records[process.name]?.lastUsed })
         connectComponents()
     }
+
+    /// The answers to `supervisorctl`.
+    private lazy var commands = ControlCommands(loop: loop, events: events, registry: registry, cgroups: cgroups, supervisor: supervisor,
+                                                extensions: extensions, pressure: pressure, logRing: logRing, daemon: self)
 
     /// Who tells whom: launches, exits and messages flow from the supervisor to the
     /// extension coordinator, the pressure response and the hosts.
@@ -163,8 +178,8 @@ public final class Daemon {
         let settings = configuration.supervisor
         do {
             control = try ControlServer(loop: loop, path: settings.runtimeDirectory + "/control.sock",
-                                        access: ControlAccess(settings)) { [unowned self] request, session in
-                self.handle(request, session)
+                                        access: ControlAccess(settings)) { [commands] request, session in
+                commands.handle(request, session)
             }
             control?.onRefused = { [unowned self] _, refusal in self.events.record(.error, nil, "control.sock: \(refusal)") }
             control?.isSupervised = { [unowned self] pid in self.supervisedProcess(pid, among: ProcessKind.allCases) != nil }
@@ -176,8 +191,9 @@ public final class Daemon {
             }
             applyHostRules()
             if let address = settings.metricsListen {
-                metrics = try MetricsServer(loop: loop, address: address) { [unowned self] in
-                    ExpositionText.render(self.metricFamilies())
+                let figures = DaemonMetrics(loop: loop, registry: registry, cgroups: cgroups, extensions: extensions, pressure: pressure)
+                metrics = try MetricsServer(loop: loop, address: address) {
+                    ExpositionText.render(figures.metricFamilies())
                 }
             }
             signalSources = [
@@ -264,7 +280,7 @@ public final class Daemon {
     }
 
     /// One line for `systemctl status`.
-    var summary: String {
+    package var summary: String {
         let running = registry.ordered.filter(\.isAlive).count
         return "\(configuration.hosts.count) hosts, \(configuration.apps.count) apps, "
             + "\(configuration.extensions.count) extensions; \(running) running"
@@ -310,7 +326,7 @@ public final class Daemon {
     }
 
     /// Reads the config file without applying it.
-    func readConfiguration() throws(ConfigurationErrors) -> Configuration {
+    package func readConfiguration() throws(ConfigurationErrors) -> Configuration {
         try ConfigurationLoader.load(path: configPath)
     }
 
@@ -319,7 +335,7 @@ public final class Daemon {
     /// `restartingChanged` (`update`) changed ones that run are restarted now (extensions
     /// stopped: they relaunch on demand). On any error keeps the old config.
     @discardableResult
-    func reload(restartingChanged: Bool = false) throws(ConfigurationErrors) -> ConfigChanges {
+    package func reload(restartingChanged: Bool = false) throws(ConfigurationErrors) -> ConfigChanges {
         notifier.reloading()
         defer { notifier.reloaded(status: summary) }
         let next: Configuration

@@ -1,5 +1,7 @@
 import EventLoop
+import ExtensionCoordination
 import ExtensiondPolicy
+import Processes
 import WireProtocol
 
 /// The daemon's ``ExtensionProcesses``: extension runs of the ``ProcessSupervisor``,

@@ -1,8 +1,10 @@
 import ControlProtocol
+import DaemonSupport
 import ExtensiondConfig
 import Glibc
 import Journal
 import Logging
+import Output
 import Supervisor
 
 /// `extensiond`: the daemon's command line.

@@ -1,7 +1,7 @@
 import ExtensiondConfig
 import Testing
 import WireProtocol
-@testable import Supervisor
+@testable import ExtensionCoordination
 
 /// A daemon whose loop is busy past a deadline (200 launches in one `start` on a loaded
 /// machine took longer than `start_timeout`) has not read what the extension sent in time:

@@ -5,7 +5,9 @@ import ExtensiondPolicy
 import ExtensiondTestSupport
 import Logging
 import HostProtocol
-@testable import Supervisor
+@testable import DaemonSupport
+@testable import ProcessIsolation
+@testable import ExtensionCoordination
 
 /// An ``ExtensionCoordinator`` on a ``VirtualClock`` and ``SimulatedExtensions``, with its
 /// state in a throw-away directory, recording what hosts would receive.

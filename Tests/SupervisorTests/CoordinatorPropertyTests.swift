@@ -4,7 +4,7 @@ import ExtensiondPolicy
 import ExtensiondTestSupport
 import Testing
 import WireProtocol
-@testable import Supervisor
+@testable import ExtensionCoordination
 
 /// The coordinator itself (not only its engines) over thousands of seeded random afternoons (four hours each):
 /// pulls in both modes of the widget and of two instances, waiting or not, visibility

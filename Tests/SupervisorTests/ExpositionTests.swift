@@ -1,7 +1,7 @@
 import ExtensiondTestSupport
 import PrometheusText
 import Testing
-@testable import Supervisor
+@testable import DaemonSupport
 
 /// The exposition format as values: what a family renders to, and the histograms built
 /// from recorded durations.

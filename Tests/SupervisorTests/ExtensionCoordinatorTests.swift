@@ -3,7 +3,7 @@ import ExtensiondConfig
 import ExtensiondPolicy
 import Testing
 import WireProtocol
-@testable import Supervisor
+@testable import ExtensionCoordination
 
 /// The coordinator in-process, in virtual time: launches, coalescing, deadlines, the idle
 /// exit and scheduled refreshes, with simulated processes (``SimulatedExtensions``).

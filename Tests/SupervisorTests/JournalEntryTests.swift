@@ -2,7 +2,8 @@ import ControlProtocol
 import ExtensiondTestSupport
 import Journal
 import Testing
-@testable import Supervisor
+@testable import DaemonSupport
+@testable import Output
 
 /// The fields the daemon sends to the journal, built as pure values and through the
 /// output log with a recording journal in place of libsystemd's (the real socket is

@@ -1,7 +1,7 @@
 import ControlProtocol
 import ExtensiondPolicy
 import Testing
-@testable import Supervisor
+@testable import Pressure
 
 @Suite struct KillCandidatesTests {
     @Test func bandsFollowKindAndState() {

@@ -1,7 +1,7 @@
 import ExtensiondTestSupport
 import Foundation
 import Testing
-@testable import Supervisor
+@testable import Output
 
 /// The output log on real files in a temporary directory: two streams apart, merged
 /// back in arrival order, rotation per stream, and reads bounded whatever is asked.

@@ -1,7 +1,7 @@
 import EventLoop
 import ExtensiondPolicy
 import Testing
-@testable import Supervisor
+@testable import DaemonSupport
 
 /// The policies count nanoseconds, the loop microseconds: a deadline crossing between them
 /// must never move earlier. (A refresh planned at a sub-microsecond instant once made the

@@ -1,5 +1,5 @@
 import Testing
-@testable import Supervisor
+@testable import Pressure
 
 @Suite struct PressureStallAveragesTests {
     @Test func readsTheKernelsLines() {

@@ -5,7 +5,8 @@ import ExtensiondConfig
 import ExtensiondTestSupport
 import Logging
 import Testing
-@testable import Supervisor
+@testable import DaemonSupport
+@testable import Pressure
 
 /// On cgroup v2 the pressure monitor lets the kernel prefer extension memory: the hosts'
 /// and apps' subtrees get the sum of their `memory_low`, the extensions' subtree a

@@ -1,7 +1,7 @@
 import ExtensiondTestSupport
 import Glibc
 import Testing
-@testable import Supervisor
+@testable import ProcessIsolation
 
 /// A relaunch reuses a sandbox's rules while what they derive from is unchanged; a program
 /// replaced at the same path (a new run path, say) makes them be derived again, and a

@@ -1,7 +1,8 @@
 import EventLoop
 import ExtensiondPolicy
 import WireProtocol
-@testable import Supervisor
+@testable import Processes
+@testable import ExtensionCoordination
 
 /// Extension processes in virtual time for the ``ExtensionCoordinator``: a launch sends
 /// `ready` after ``Behaviour/launchTime``, an update is answered after

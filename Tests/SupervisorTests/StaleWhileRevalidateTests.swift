@@ -3,7 +3,7 @@ import ExtensiondConfig
 import ExtensiondPolicy
 import Testing
 import WireProtocol
-@testable import Supervisor
+@testable import ExtensionCoordination
 
 /// Stale-while-revalidate in the coordinator, in virtual time: an expired snapshot is
 /// answered at once and revalidated; a pull that waits gets the update's answer.

@@ -1,6 +1,6 @@
 import EventLoop
 import Testing
-@testable import Supervisor
+@testable import ExtensionCoordination
 
 /// A ``CoordinatorClock`` that moves only when a test advances it, firing due timers in
 /// deadline order (ties in arming order). Fake because the event loop's clock is real time.

@@ -1,6 +1,6 @@
 import Cgroup
 import Testing
-@testable import Supervisor
+@testable import Pressure
 
 @Suite struct WorkingSetTests {
     @Test func readsTheKeyValueLines() {

@@ -1,0 +1,46 @@
+import ControlProtocol
+import ExtensiondConfig
+import Processes
+
+/// `avail`, `reread`, `update` and `reload`: the config file against the running config.
+extension ControlCommands {
+    func handleConfigCommand(_ request: ControlRequest, _ session: ControlSession) {
+        do throws(ConfigurationErrors) {
+            switch request {
+            case .avail:
+                session.reply(ControlResponse(available: available()))
+            case .reread:
+                session.reply(ControlResponse(changes: registry.changes(to: try readConfiguration())))
+            case .update:
+                let changes = try reload(restartingChanged: true)
+                session.reply(ControlResponse(message: "updated: \(Self.describe(changes))", changes: changes))
+            case .reload:
+                let changes = try reload()
+                session.reply(ControlResponse(message: "reloaded: \(summary)", changes: changes))
+            default:
+                session.reply(.failure("internal: '\(request.command.rawValue)' is not a config command"))
+            }
+        } catch {
+            session.reply(.failure("the configuration was not applied; the daemon keeps running with the old one:\n\(error)"))
+        }
+    }
+
+    /// The running config's names, then those only the config file has (not in use until `update`).
+    private func available() -> [AvailableProcess] {
+        let running = registry.ordered.map {
+            AvailableProcess(name: $0.name, kind: $0.kind, inUse: true, autostart: $0.definition.autostart)
+        }
+        guard let next = try? readConfiguration() else { return running }
+        let added = Set(registry.changes(to: next).added)
+        return running + ProcessRegistry.definitions(of: next).filter { added.contains($0.name) }.map {
+            AvailableProcess(name: $0.name, kind: $0.definition.kind, inUse: false, autostart: $0.definition.autostart)
+        }
+    }
+
+    /// `added a, b; changed c; removed nothing`.
+    static func describe(_ changes: ConfigChanges) -> String {
+        [("added", changes.added), ("changed", changes.changed), ("removed", changes.removed)].map { verb, names in
+            "\(verb) " + (names.isEmpty ? "nothing" : names.joined(separator: ", "))
+        }.joined(separator: "; ")
+    }
+}

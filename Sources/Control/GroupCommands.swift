@@ -1,0 +1,44 @@
+import ControlProtocol
+import Processes
+import WireProtocol
+
+/// `supervisorctl open` and `supervisorctl defaults`.
+extension ControlCommands {
+    func handleGroupCommand(_ request: ControlRequest, _ session: ControlSession) {
+        switch request {
+        case .open(let request):
+            do {
+                let app = try open(request.url, from: "supervisorctl")
+                session.reply(ControlResponse(message: "opened \(request.url) with \(app)"))
+            } catch {
+                session.reply(.failure(error.description))
+            }
+        case .defaults(let request):
+            session.reply(defaults(request))
+        default:
+            session.reply(.failure("internal: '\(request.command.rawValue)' is not a group command"))
+        }
+    }
+
+    /// Why the shared defaults of the groups `process` uses (its app's, or its own for an
+    /// app) could not be saved, for its `status` line; nil when they could.
+    func defaultsStorageError(of process: SupervisedProcess) -> String? {
+        let app = process.kind == .extension ? configuration.extensions.first { $0.id == process.name }?.app : process.name
+        guard let groups = configuration.apps.first(where: { $0.id == app })?.groups else { return nil }
+        let errors = groups.compactMap { extensions.groups.storageErrors[$0] }
+        return errors.isEmpty ? nil : errors.joined(separator: "; ")
+    }
+
+    /// `defaults GROUP get|set|remove|list [KEY] [VALUE]`.
+    private func defaults(_ request: DefaultsRequest) -> ControlResponse {
+        guard configuration.apps.contains(where: { $0.groups.contains(request.group) }) else {
+            return .failure("no app has the group \"\(request.group)\"")
+        }
+        do {
+            let result = try extensions.groups.perform(request.operation, group: request.group, key: request.key, value: request.value)
+            return ControlResponse(message: String(decoding: result.encoded().bytes, as: UTF8.self))
+        } catch {
+            return .failure(error.description)
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import EventLoop
+import ExtensiondPolicy
+import WireProtocol
+
+/// The request queue and the life of a run: launch on demand, `ready` within
+/// `start_timeout`, one request at a time, the idle exit.
+extension ExtensionCoordinator {
+    /// Sends the next queued request if the extension is ready and free; launches it
+    /// if it is not running.
+    func dispatch(_ record: ExtensionRecord) {
+        guard !record.queue.isEmpty, record.outstanding == nil else { return }
+        switch processes.phase(of: record.id) {
+        case .notRunning:
+            do {
+                try processes.launch(record.id)
+            } catch {
+                fail(record, because: "launch failed: \(error)")
+            }
+            return
+        case .starting:
+            return
+        case .stopping:
+            // A run being stopped (told to `terminate`) takes no new request: it waits for
+            // the end of the run and a new launch (see `runEnded`).
+            return
+        case .ready:
+            // Thawed before the request is written: a frozen run would not read it.
+            processes.resume(record.id)
+        }
+        let started = clock.now
+        switch record.queue.removeFirst() {
+        case .update(let request, let key):
+            nextRequestID += 1
+            let requestID = RequestID(rawValue: nextRequestID)
+            record.outstanding = .update(requestID, ModeUpdate(key: key, id: request.id), startedAt: started)
+            let slot = record.slots[key]
+            processes.send(.update(.init(id: requestID, mode: key.mode, maxSize: slot?.maxSize ?? Size(width: 320, height: 160),
+                                         reason: WireProtocol.UpdateReason(request.reason),
+                                         instance: key.instance, params: slot?.params)), to: record.id)
+        case .action(let items, let completion):
+            nextRequestID += 1
+            let requestID = RequestID(rawValue: nextRequestID)
+            let deadline = clock.timer(after: record.spec.refresh.deadline) { [unowned self, unowned record] in
+                self.processes.readPending(record.id)
+                guard case .action(requestID, _, _, _) = record.outstanding else { return }
+                self.processes.kill(record.id, reason: .deadline, message: "no complete within deadline \(record.spec.refresh.deadline.formatted)")
+            }
+            record.outstanding = .action(requestID, startedAt: started, deadline: deadline, completion: completion)
+            processes.send(.begin(.init(id: requestID, items: items)), to: record.id)
+        }
+        becameActive(record)
+    }
+
+    /// Every queued request fails (the extension could not be launched).
+    func fail(_ record: ExtensionRecord, because reason: String) {
+        let queued = record.queue
+        record.queue.removeAll()
+        for request in queued {
+            if case .action(_, let completion) = request { completion(.failed(reason)) }
+        }
+        if record.isUpdating { record.lastResult = ("failed", clock.now) }
+        for slot in record.orderedSlots where slot.engine.updateInFlight != nil {
+            handle(.extensionExited(reason: reason), record, slot)
+        }
+    }
+
+    /// A new run: `ready` must come within `start_timeout`.
+    package func launched(_ id: String) {
+        guard let record = records[id] else { return }
+        let timeout = record.spec.startTimeout
+        record.startTimer = clock.timer(after: timeout) { [unowned self] in
+            self.processes.readPending(id)
+            guard self.processes.phase(of: id) == .starting else { return }
+            self.processes.kill(id, reason: .deadline, message: "no ready within start_timeout \(timeout.formatted)")
+        }
+    }
+
+    /// After a request finished: the next one, or idle.
+    func settle(_ record: ExtensionRecord) {
+        if record.queue.isEmpty {
+            becameIdle(record)
+        } else {
+            dispatch(record)
+        }
+    }
+
+    /// Nothing in flight: suspended after `suspend_after` and asked to exit after
+    /// `idle_exit`, unless used again.
+    private func becameIdle(_ record: ExtensionRecord) {
+        guard processes.phase(of: record.id) != .notRunning, record.isQuiet else { return }
+        processes.markServing(record.id, false)
+        record.idleTimer = clock.timer(after: record.spec.idleExit, accuracy: .milliseconds(250)) { [unowned self, unowned record] in
+            record.idleTimer = nil
+            record.suspendTimer = nil
+            self.processes.stop(record.id, reason: .idle)
+        }
+        let suspendAfter = record.spec.suspendAfter
+        guard suspendAfter > .zero, suspendAfter < record.spec.idleExit else { return }
+        record.suspendTimer = clock.timer(after: suspendAfter, accuracy: .milliseconds(250)) { [unowned self, unowned record] in
+            record.suspendTimer = nil
+            self.processes.suspend(record.id)
+        }
+    }
+
+    /// Serving: no suspension or idle exit while a request is in flight.
+    private func becameActive(_ record: ExtensionRecord) {
+        processes.markServing(record.id, true)
+        record.idleTimer = nil
+        record.suspendTimer = nil
+    }
+
+    /// The run is over: whatever it was doing failed; hosts are told.
+    package func runEnded(_ id: String, reason: StopReason) {
+        guard let record = records[id] else { return }
+        record.startTimer = nil
+        record.idleTimer = nil
+        record.suspendTimer = nil
+        if case .action(_, _, _, let completion) = record.outstanding {
+            completion(.failed("the extension ended (\(reason)) before completing"))
+        }
+        record.abandonOutstandingUpdate(at: clock.now)
+        record.outstanding = nil
+        if reason == .idle && !record.queue.isEmpty {
+            // Requests that came while the extension was exiting idle: a new run serves them.
+            dispatch(record)
+        } else {
+            fail(record, because: "the extension ended (\(reason))")
+        }
+        onTerminated?(id, reason)
+    }
+}

@@ -1,0 +1,197 @@
+import ControlProtocol
+import EventLoop
+import ExtensiondConfig
+import ExtensiondPolicy
+import WireProtocol
+
+/// The daemon's memory of one extension across its runs: refresh state, the request
+/// the extension is working on, what waits for it, and its counters.
+package final class ExtensionRecord {
+    package let id: String
+    package var spec: ExtensionSpec
+    /// The declared display modes, each with its own refresh state, of the widget and of
+    /// the instances hosts pulled; actions have none.
+    package private(set) var slots: [SlotKey: ModeSlot]
+    /// The refresh budget all slots share (handed to each engine around its events).
+    package var budget: TokenBucket?
+    /// The user's activation state (persisted).
+    package var enabled: Bool
+    /// `false` after `setHasContent false`: hosts hide the extension.
+    package var hasContent = true
+    /// `false` while hosts report on the widget itself and none shows it (`visible`).
+    var isShown = true
+    /// Instances no connected host shows or uses: their scheduled refreshes wait.
+    var hiddenInstances: Set<String> = []
+    /// Whether memory admission holds its scheduled refreshes back.
+    var isHeldForMemory = false
+    var startTimer: (any CoordinatorTimer)?
+    var idleTimer: (any CoordinatorTimer)?
+    /// Freezes the idle run after `suspend_after`.
+    var suspendTimer: (any CoordinatorTimer)?
+    /// The mode of the last pull: the one a manual refresh or an app's reload updates.
+    var lastPulledMode: DisplayMode
+    /// What the extension is working on now (one request at a time).
+    var outstanding: OutstandingRequest?
+    /// Requests waiting for `ready` or for the outstanding one to finish.
+    var queue: [QueuedRequest] = []
+    package var lastUsed: MonotonicInstant
+    /// The last update's result (`newData`, `noData`, `failed`) and when it came.
+    var lastResult: (result: String, at: MonotonicInstant)?
+    package var statistics = ExtensionStatistics()
+    /// The version hosts may have seen, as recorded in `state_dir` (see ``ShownVersion``).
+    var shownVersion = ShownVersion(shown: 0, offset: 0)
+    /// Why the last write of its state failed; nil once one succeeds.
+    var storageError: String?
+
+    init(spec: ExtensionSpec, slots: [ModeSlot], enabled: Bool, now: MonotonicInstant) {
+        id = spec.id
+        self.spec = spec
+        self.slots = Dictionary(uniqueKeysWithValues: slots.map { ($0.key, $0) })
+        budget = slots.first?.engine.budget
+        lastPulledMode = slots.first?.mode ?? .compact
+        self.enabled = enabled
+        lastUsed = now
+    }
+
+    /// Whether the slots of `instance` (the widget itself when nil) are shown.
+    func isShown(instance: String?) -> Bool {
+        instance.map { !hiddenInstances.contains($0) } ?? isShown
+    }
+
+    /// Whether some host shows the widget itself or one of its instances.
+    var isVisible: Bool {
+        isShown || slots.keys.contains { $0.instance.map { !hiddenInstances.contains($0) } ?? false }
+    }
+
+    /// The widget's own slots in declaration order, then its instances' by name.
+    var orderedSlots: [ModeSlot] {
+        let own = spec.modes.compactMap { DisplayMode(rawValue: $0.rawValue).flatMap { slots[SlotKey(mode: $0, instance: nil)] } }
+        let instances = slots.values.filter { $0.instance != nil }
+            .sorted { ($0.instance ?? "", $0.mode.rawValue) < ($1.instance ?? "", $1.mode.rawValue) }
+        return own + instances
+    }
+
+    /// The widget's own slot of the last pull's mode, or the first declared one when that
+    /// mode was dropped.
+    var currentSlot: ModeSlot? { slots[SlotKey(mode: lastPulledMode, instance: nil)] ?? orderedSlots.first }
+
+    /// The declared modes.
+    package var modes: [DisplayMode] { orderedSlots.filter { $0.instance == nil }.map(\.mode) }
+
+    /// Instances hosts pulled, each counted once whatever its modes.
+    var instanceCount: Int { Set(slots.keys.compactMap(\.instance)).count }
+
+    /// After a reconfiguration: `slots` exactly, the removed ones retired by the caller.
+    func replaceSlots(_ slots: [ModeSlot]) {
+        self.slots = Dictionary(uniqueKeysWithValues: slots.map { ($0.key, $0) })
+    }
+
+    /// A slot for an instance a host pulled for the first time.
+    func add(_ slot: ModeSlot) {
+        slots[slot.key] = slot
+    }
+
+    /// What `state_dir` keeps: the widget's own modes (instances live as long as the
+    /// daemon), each with the shared budget.
+    var savedModes: [DisplayMode: SavedMode] {
+        var saved: [DisplayMode: SavedMode] = [:]
+        for slot in slots.values where slot.instance == nil {
+            if let budget { slot.engine.budget = budget }
+            saved[slot.mode] = slot.saved
+        }
+        return saved
+    }
+
+    /// Whether some mode has an update in flight.
+    var isUpdating: Bool { slots.values.contains { $0.engine.updateInFlight != nil } }
+
+    /// The highest version of any mode's snapshot (versions are kept per mode).
+    var highestVersion: UInt64 { slots.values.map { $0.engine.record.snapshot?.version ?? 0 }.max() ?? 0 }
+
+    /// Whether nothing is in flight or waiting: the extension may go idle.
+    var isQuiet: Bool { outstanding == nil && queue.isEmpty }
+
+    /// The outstanding update ends without a result (a deadline kill, a crash): it is
+    /// the last result, `failed`, and its time to failure counts among the latencies.
+    func abandonOutstandingUpdate(at now: MonotonicInstant) {
+        guard case .update(_, _, let startedAt) = outstanding else { return }
+        outstanding = nil
+        lastResult = ("failed", now)
+        statistics.count(UpdateOutcome.failed)
+        statistics.updateLatency.record(now.since(startedAt))
+    }
+}
+
+/// A request sent to the extension and not answered yet.
+package enum OutstandingRequest {
+    case update(RequestID, ModeUpdate, startedAt: MonotonicInstant)
+    case action(RequestID, startedAt: MonotonicInstant, deadline: (any CoordinatorTimer)?, completion: (ActionOutcome) -> Void)
+
+    var id: RequestID {
+        switch self {
+        case .update(let id, _, _), .action(let id, _, _, _): id
+        }
+    }
+}
+
+/// An update of one slot's engine.
+package struct ModeUpdate: Equatable {
+    var key: SlotKey
+    var id: UpdateID
+}
+
+/// A request waiting to be sent.
+package enum QueuedRequest {
+    case update(UpdateRequest, SlotKey)
+    case action(items: [Item], completion: (ActionOutcome) -> Void)
+}
+
+/// How a pull was answered.
+package struct PullOutcome {
+    package var result: SnapshotResult
+    package var delivery: PullDelivery
+    package var state: SnapshotState<EncodedJSON>
+    /// Added to the engine's versions (see ``ShownVersion``).
+    package var versionOffset: UInt64
+    /// Answered from an expired snapshot while an update replaces it.
+    package var expired = false
+    /// The display mode answered; `nil` when the answer is not about a mode's snapshot.
+    package var mode: DisplayMode?
+    /// The extension's preferred size for that mode's snapshot.
+    package var preferredSize: Size?
+    /// The date of the timeline entry the snapshot came from, if it did.
+    package var date: UnixTime?
+    /// The instance answered, if the pull named one.
+    package var instance: String?
+}
+
+extension PullOutcome {
+    init(_ answer: PullAnswer<EncodedJSON>, slot: ModeSlot, versionOffset: UInt64) {
+        self.init(result: SnapshotResult(rawValue: answer.result.rawValue) ?? .failed, delivery: answer.delivery,
+                  state: answer.state, versionOffset: versionOffset, expired: answer.isRevalidating,
+                  mode: slot.mode, preferredSize: slot.preferredSize, instance: slot.instance)
+    }
+}
+
+/// How a `perform` ended.
+package enum ActionOutcome {
+    case completed([Item])
+    case failed(String)
+}
+
+extension ExtensionRecord {
+    /// Adds the extension's last update and its latency to its status line.
+    package func annotate(_ status: inout ProcessStatus, now: MonotonicInstant) {
+        if let lastResult {
+            status.lastResult = lastResult.result
+            status.lastUpdateAgeMs = now.since(lastResult.at).wholeMicroseconds / 1000
+        }
+        if let histogram = statistics.updateLatency {
+            status.updateLatencyP50Us = Int64(histogram.percentile(50))
+            status.updateLatencyP99Us = Int64(histogram.percentile(99))
+        }
+        if !enabled { status.state += " (disabled)" }
+        if spec.point == .widget { status.visible = isVisible }
+        if let storageError { status.error = (status.error.map { $0 + "; " } ?? "") + storageError }
+    }
+}

@@ -1,0 +1,26 @@
+import ExtensiondConfig
+
+/// Why a host's or the CLI's request cannot be served.
+package enum RequestRejection: Error, CustomStringConvertible {
+    case unknown(String)
+    case disabled(String)
+    case wrongPoint(String, ExtensionPoint)
+    case itemsRejected(String, String)
+    case storage(String)
+    /// A pull in a display mode the widget's `modes` does not declare.
+    case undeclaredMode(String, String)
+    /// A pull of one more instance than an extension may have.
+    case tooManyInstances(String, Int)
+
+    package var description: String {
+        switch self {
+        case .unknown(let id): "unknown extension \"\(id)\""
+        case .disabled(let id): "extension \"\(id)\" is disabled (supervisorctl enable \(id))"
+        case .wrongPoint(let id, let point): "extension \"\(id)\" is a \(point.rawValue) extension; this request needs another point"
+        case .itemsRejected(let id, let problem): "extension \"\(id)\" does not accept these items: \(problem)"
+        case .storage(let message): "could not save the state: \(message)"
+        case .tooManyInstances(let id, let limit): "extension \"\(id)\" has \(limit) instances already, the most it may have"
+        case .undeclaredMode(let id, let mode): "extension \"\(id)\" does not declare mode \"\(mode)\" (see its modes)"
+        }
+    }
+}

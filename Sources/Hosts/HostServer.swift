@@ -1,0 +1,440 @@
+/// The host socket: hosts and apps connect, pull, see pushes, open URLs.
+///
+/// This module owns `host.sock` and its connections. It asks the extension coordinator for
+/// everything about extensions and must not reach processes or cgroups.
+import DaemonSupport
+import EventLoop
+import ExtensionCoordination
+import ExtensiondConfig
+import ExtensiondPolicy
+import Glibc
+import HostProtocol
+import Sockets
+
+/// Serves `host.sock`: hosts list extensions, pull snapshots, subscribe to pushes and
+/// run actions. A malformed message gets an `error` and ends that connection only.
+///
+/// A host that reads slowly costs the daemon a bounded amount (``HostLimits``):
+/// past ``HostLimits/coalesceAfter`` queued bytes its pushes wait, the latest per
+/// extension replacing older ones; past ``HostLimits/perHost`` in all, or when all
+/// hosts together hold more than ``HostLimits/total``, the host furthest behind is
+/// disconnected with an `error` and an event.
+package final class HostServer {
+    private let loop: EventLoop
+    let extensions: ExtensionCoordinator
+    private let events: EventLog
+    private var listener: Listener?
+    private(set) var connections: [Int32: HostConnection] = [:]
+    /// Set while hosts are refused for being too many (one event per episode).
+    private var refusing = false
+    /// Who a peer pid is: a supervised host or app (by its cgroup), else external.
+    private let identify: (pid_t) -> HostPeer
+    /// The configured hosts (their `extensions` limits) and whether external hosts are served.
+    package var hosts: [String: HostSpec] = [:]
+    package var externalHosts = true
+    /// Opens a URL (`url`, `app`, `source`) in `app` only (`Daemon.open`).
+    let openInApp: (_ url: String, _ app: String, _ source: String) throws(OpenURLError) -> Void
+    /// URLs for apps that are starting and not connected yet, in order.
+    private var pendingURLs: [String: [SupervisorToHost]] = [:]
+
+    /// Binds `path` with mode 0666: apps run under uids of their own, and every peer is told
+    /// apart by its cgroup instead.
+    package init(loop: EventLoop, path: String, extensions: ExtensionCoordinator, events: EventLog,
+         openInApp: @escaping (_ url: String, _ app: String, _ source: String) throws(OpenURLError) -> Void,
+         identify: @escaping (pid_t) -> HostPeer) throws(SystemError) {
+        self.loop = loop
+        self.openInApp = openInApp
+        self.extensions = extensions
+        self.events = events
+        self.identify = identify
+        listener = try Listener(loop: loop, path: path, mode: 0o666) { [unowned self] fd in self.accept(fd) }
+    }
+
+    package func close() {
+        listener?.close()
+        listener = nil
+        for host in connections.values { host.connection?.close() }
+        connections.removeAll()
+    }
+
+    /// Sends `snapshot` to every host subscribed to its extension that shows its mode and
+    /// instance (see ``HostConnection/wants(_:firstMode:)``); a host that is behind gets it
+    /// later, in place of any older one of the same extension, mode and instance.
+    package func push(_ snapshot: SupervisorToHost.Snapshot) {
+        let line = SupervisorToHost.snapshot(snapshot).encodedLine()
+        let firstMode = extensions.records[snapshot.extensionID]?.modes.first
+        let key = SlotKey(mode: snapshot.mode ?? .compact, instance: snapshot.instance)
+        for host in connections.values where host.subscriptions.contains(snapshot.extensionID) && host.wants(snapshot, firstMode: firstMode) {
+            host.push(line, of: snapshot.extensionID, key)
+        }
+        enforceLimits()
+    }
+
+    /// Tells the hosts that `app` opened `url`, and the app itself unless it was `launched`
+    /// for it (the URL is then its last argument): once it is connected, queued in order
+    /// until then (at most ``maxPendingURLs``). No other app hears of it.
+    package func openURL(_ url: String, app: String, launched: Bool) {
+        let message = SupervisorToHost.openURL(.init(url: url, app: app))
+        let line = message.encodedLine()
+        var appConnected = false
+        for host in connections.values {
+            switch host.peer {
+            case .app(let id) where id == app:
+                host.connection?.send(line)
+                appConnected = true
+            case .app: continue
+            default: host.connection?.send(line)
+            }
+        }
+        if !appConnected && !launched && pendingURLs[app, default: []].count < Self.maxPendingURLs {
+            pendingURLs[app, default: []].append(message)
+        }
+    }
+
+    /// URLs kept for one app that has not connected yet.
+    static let maxPendingURLs = 64
+
+    /// An app that is not running any more gets no queued URL at its next start (which
+    /// carries its own URL as an argument).
+    package func appStopped(_ app: String) {
+        pendingURLs[app] = nil
+    }
+
+    /// `hasContentChanged` to the hosts that listed the extensions or subscribed to `id`.
+    package func hasContentChanged(_ id: String, to value: Bool) {
+        let line = SupervisorToHost.hasContentChanged(.init(extensionID: id, hasContent: value)).encodedLine()
+        for host in connections.values where host.listed || host.subscriptions.contains(id) {
+            host.connection?.send(line)
+        }
+    }
+
+    /// `extensionTerminated` to the hosts that pulled, subscribed to or performed it.
+    package func extensionTerminated(_ id: String, reason: StopReason) {
+        let line = SupervisorToHost.extensionTerminated(.init(extensionID: id, reason: TerminationReason(rawValue: reason.rawValue))).encodedLine()
+        for host in connections.values where host.used.contains(id) { host.connection?.send(line) }
+    }
+
+    /// Disconnects every host past its own limit, then the furthest behind while all
+    /// together are past the total.
+    private func enforceLimits() {
+        var total = 0
+        for host in connections.values {
+            let queued = host.queuedByteCount
+            if queued > HostLimits.perHost {
+                disconnect(host, "more than \(HostLimits.perHost) bytes waiting for it")
+            } else {
+                total += queued
+            }
+        }
+        while total > HostLimits.total, let furthest = connections.values.max(by: { $0.queuedByteCount < $1.queuedByteCount }) {
+            total -= furthest.queuedByteCount
+            if furthest.isReading {
+                disconnect(furthest, "the hosts together have more than \(HostLimits.total) bytes waiting, this one the most")
+            } else {
+                furthest.connection?.close()
+            }
+        }
+    }
+
+    /// Ends a host that does not keep up: what waits for it is dropped, it is told why.
+    private func disconnect(_ host: HostConnection, _ why: String) {
+        guard let connection = host.connection, host.isReading else { return }
+        host.dropHeldPushes()
+        host.isReading = false
+        events.record(.error, nil, reason: "host-behind", "host connection \(connection.fd) disconnected: \(why)")
+        connection.abandon(sending: SupervisorToHost.error(.init(id: nil, error: "disconnected: \(why) (read faster)")).encodedLine())
+        // The farewell goes out if the host reads in time (or until the total needs its bytes).
+        host.farewellTimer = try? loop.addTimer(after: HostLimits.farewellTimeout) { [weak host] in host?.connection?.close() }
+    }
+
+    /// Why `peer` may not connect at all, or `nil`.
+    private static func refusal(of peer: HostPeer, externalHosts: Bool) -> String? {
+        switch peer {
+        case .extensionProcess(let id):
+            "host.sock: extension \(id) may not act as a host; extensions talk to the supervisor on their fd 3 only"
+        case .external(let pid) where !externalHosts:
+            "host.sock: pid \(pid) is neither a supervised host nor an app, and supervisor.external_hosts is false"
+        default:
+            nil
+        }
+    }
+
+    private func accept(_ fd: Int32) {
+        let limit = HostLimits.connections()
+        guard connections.count < limit else { return refuse(fd, limit: limit) }
+        refusing = false
+        let peer = HostPeer.pid(of: fd).map(identify) ?? .external(0)
+        if let refusal = Self.refusal(of: peer, externalHosts: externalHosts) {
+            _ = try? UnixSocket.writeAll(fd, SupervisorToHost.error(.init(id: nil, error: refusal)).encodedLine())
+            Glibc.close(fd)
+            return
+        }
+        let host = HostConnection(peer: peer)
+        do {
+            host.connection = try Connection(
+                // A backstop: ``enforceLimits()`` disconnects with an error long before.
+                loop: loop, fd: fd, maxQueuedBytes: 2 * HostLimits.perHost,
+                onData: { [unowned self, unowned host] _, bytes in self.receive(bytes, from: host) },
+                onClose: { [unowned self] connection in
+                    // What it showed is shown no more.
+                    if let host = self.connections.removeValue(forKey: connection.fd) { self.visibilityChanged(of: host.shownOrUsed) }
+                }
+            )
+            host.connection?.onDrained = { [unowned host] in host.sendHeldPushes() }
+            connections[fd] = host
+            if case .app(let id) = peer, let queued = pendingURLs.removeValue(forKey: id) {
+                for message in queued { host.send(message) }
+            }
+        } catch {
+            Glibc.close(fd)
+        }
+    }
+
+    /// One host too many: told so, and closed.
+    private func refuse(_ fd: Int32, limit: Int) {
+        let why = "too many host connections (\(limit), half the daemon's open-file limit less a reserve)"
+        if !refusing {
+            refusing = true
+            events.record(.error, nil, reason: "host-limit", "refusing hosts: \(why)")
+        }
+        let line = SupervisorToHost.error(.init(id: nil, error: why)).encodedLine()
+        _ = line.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        Glibc.close(fd)
+    }
+
+    private func receive(_ bytes: UnsafeRawBufferPointer, from host: HostConnection) {
+        guard host.isReading else { return }
+        do throws(ProtocolError) {
+            try host.framer.append(bytes)
+            while host.connection?.isOpen == true, let line = try host.framer.nextLine() {
+                handle(try HostToSupervisor.decode(line: line), from: host)
+            }
+        } catch {
+            host.send(.error(.init(id: nil, error: error.description)))
+            host.connection?.closeWhenFlushed()
+        }
+        enforceLimits()
+    }
+
+    /// An answer that comes later (a pull waiting for an update, an action).
+    private func answerLater(_ host: HostConnection?, _ message: SupervisorToHost) {
+        guard let host else { return }
+        host.send(message)
+        enforceLimits()
+    }
+
+    private func handle(_ message: HostToSupervisor, from host: HostConnection) {
+        if let (id, requested) = message.requestedExtensions {
+            for extensionID in requested {
+                let app = extensions.records[extensionID]?.spec.app
+                if let refusal = host.peer.refusal(of: extensionID, ownedBy: app, hosts: hosts) {
+                    return host.send(.error(.init(id: id, error: refusal)))
+                }
+            }
+            host.used.formUnion(requested)
+        }
+
+        switch message {
+        case .list(let request):
+            host.listed = true
+            let infos = extensions.records.values.sorted { $0.id < $1.id }.map {
+                SupervisorToHost.ExtensionInfo(id: $0.id, app: $0.spec.app, point: $0.spec.point.rawValue,
+                                               enabled: $0.enabled, hasContent: $0.hasContent,
+                                               modes: $0.spec.point == .widget ? $0.modes : nil)
+            }
+            host.send(.extensions(.init(id: request.id, extensions: infos)))
+        case .pull(let request):
+            // Unless it waits, an expired snapshot is answered at once; the update's outcome
+            // follows as a push (a subscriber gets a newData push anyway, once).
+            let revalidated: ((PullOutcome) -> Void)? = request.wait == true ? nil : { [weak self, weak host] outcome in
+                guard let host, outcome.result != .newData || !host.subscriptions.contains(request.extensionID) else { return }
+                self?.answerLater(host, .snapshot(outcome.snapshot(id: nil, extensionID: request.extensionID)))
+            }
+            do {
+                try extensions.pull(request.extensionID, mode: request.mode, maxSize: request.maxSize,
+                                    instance: request.instance, params: request.params, revalidated: revalidated) { [weak self, weak host] outcome in
+                    self?.answerLater(host, .snapshot(outcome.snapshot(id: request.id, extensionID: request.extensionID)))
+                }
+                // Once accepted: the extension exists and the instance is within its limit.
+                host.pulled(request.extensionID, SlotKey(mode: request.mode, instance: request.instance))
+                // A new instance's slot starts shown: what connected hosts said of it decides.
+                if let instance = request.instance {
+                    visibilityChanged(of: [ShownWidget(extensionID: request.extensionID, instance: instance)])
+                }
+            } catch {
+                host.send(.error(.init(id: request.id, error: error.description)))
+            }
+        case .subscribe(let request):
+            if let unknown = request.extensions.first(where: { extensions.records[$0] == nil }) {
+                return host.send(.error(.init(id: request.id, error: RequestRejection.unknown(unknown).description)))
+            }
+            if let instance = request.instance {
+                do {
+                    // All checked before any is subscribed.
+                    for id in request.extensions { _ = try extensions.usableRecord(id, point: .widget) }
+                    for id in Set(request.extensions) {
+                        if let mode = try extensions.subscribe(id, instance: instance, params: request.params) {
+                            host.pulled(id, SlotKey(mode: mode, instance: instance))
+                            visibilityChanged(of: [ShownWidget(extensionID: id, instance: instance)])
+                        }
+                    }
+                } catch {
+                    return host.send(.error(.init(id: request.id, error: error.description)))
+                }
+            }
+            host.subscriptions.formUnion(request.extensions)
+        case .open(let request):
+            host.send(.openResult(openLink(request)))
+        case .perform(let request):
+            do {
+                try extensions.perform(request.extensionID, items: request.items) { [weak self, weak host] outcome in
+                    switch outcome {
+                    case .completed(let items): self?.answerLater(host, .completed(.init(id: request.id, items: items)))
+                    case .failed(let reason): self?.answerLater(host, .error(.init(id: request.id, error: reason)))
+                    }
+                }
+            } catch {
+                host.send(.error(.init(id: request.id, error: error.description)))
+            }
+        case .defaults(let request): answerDefaults(request, from: host)
+        case .reloadExtensions(let request): reload(request, from: host)
+        case .setHasContent(let request): setHasContent(request, from: host)
+        case .visible(let request): show(request, from: host)
+        }
+    }
+}
+
+extension HostToSupervisor {
+    /// The request id and the extensions a request uses, for the peer's rights.
+    fileprivate var requestedExtensions: (RequestID?, [String])? {
+        switch self {
+        case .list: nil
+        case .pull(let request): (request.id, [request.extensionID])
+        case .subscribe(let request): (request.id, request.extensions)
+        case .perform(let request): (request.id, [request.extensionID])
+        case .open(let request): (request.id, [request.extensionID])
+        case .visible(let request): (request.id, request.extensions.map(\.extensionID))
+        case .defaults, .reloadExtensions, .setHasContent: nil  // the app's own requests (HostServer+Apps)
+        }
+    }
+}
+
+/// One host's connection, subscriptions, and the pushes held back while it is behind.
+final class HostConnection {
+    fileprivate(set) var connection: Connection?
+    fileprivate var framer = LineFramer()
+    fileprivate(set) var subscriptions: Set<String> = []
+    /// False once disconnected for falling behind: its requests are no longer read.
+    fileprivate var isReading = true
+    fileprivate var farewellTimer: EventSource?
+    /// The latest push of each extension not sent yet, and their size.
+    private var heldPushes: [HeldPush: [UInt8]] = [:]
+    /// The modes and instances it pulled of each extension: the pushes it gets.
+    private var pulledSlots: [String: Set<SlotKey>] = [:]
+    private var heldBytes = 0
+    /// Extensions it pulled, subscribed to or performed: it hears when they end.
+    fileprivate(set) var used: Set<String> = []
+    /// It asked for the list: it hears when an extension's `hasContent` changes.
+    fileprivate(set) var listed = false
+    /// What its `visible` messages said of each widget and instance: shown or not.
+    var shown: [ShownWidget: Bool] = [:]
+    let peer: HostPeer
+
+    init(peer: HostPeer) { self.peer = peer }
+
+    func send(_ message: SupervisorToHost) {
+        connection?.send(message.encodedLine())
+    }
+
+    /// Bytes the daemon holds for this host: queued on the socket and held back.
+    var queuedByteCount: Int { (connection?.queuedByteCount ?? 0) + heldBytes }
+
+    /// A pull of `extensionID` (a configured one) in the mode and instance of `key`.
+    fileprivate func pulled(_ extensionID: String, _ key: SlotKey) {
+        pulledSlots[extensionID, default: []].insert(key)
+    }
+
+    /// Whether it pulled or subscribed to `widget` (an instance, or the widget itself).
+    func uses(_ widget: ShownWidget) -> Bool {
+        pulledSlots[widget.extensionID]?.contains { $0.instance == widget.instance } ?? false
+    }
+
+    /// The widgets and instances whose visibility may change when it leaves.
+    var shownOrUsed: [ShownWidget] {
+        let instances = pulledSlots.flatMap { id, keys in
+            keys.compactMap { $0.instance.map { ShownWidget(extensionID: id, instance: $0) } }
+        }
+        return Array(shown.keys) + instances
+    }
+
+    /// Whether `snapshot` is one it shows: of a mode and instance it pulled, or, before its
+    /// first pull of the extension, of the widget itself in its first mode (what a
+    /// version-1 host, which knows no modes or instances, expects).
+    fileprivate func wants(_ snapshot: SupervisorToHost.Snapshot, firstMode: DisplayMode?) -> Bool {
+        guard let pulled = pulledSlots[snapshot.extensionID] else {
+            return snapshot.instance == nil && (snapshot.mode == nil || snapshot.mode == firstMode)
+        }
+        return pulled.contains(SlotKey(mode: snapshot.mode ?? .compact, instance: snapshot.instance))
+    }
+
+    fileprivate func push(_ line: [UInt8], of extensionID: String, _ key: SlotKey) {
+        guard let connection, isReading else { return }
+        if heldPushes.isEmpty && connection.queuedByteCount < HostLimits.coalesceAfter {
+            return connection.send(line)
+        }
+        heldBytes += line.count - (heldPushes.updateValue(line, forKey: HeldPush(extensionID: extensionID, slot: key))?.count ?? 0)
+    }
+
+    /// The host caught up: what was held back goes out.
+    fileprivate func sendHeldPushes() {
+        let held = heldPushes.sorted { $0.key.order.lexicographicallyPrecedes($1.key.order) }
+        dropHeldPushes()
+        for (_, line) in held { connection?.send(line) }
+    }
+
+    fileprivate func dropHeldPushes() {
+        heldPushes.removeAll()
+        heldBytes = 0
+    }
+}
+
+/// Which snapshot a held push is: only the latest of each is kept.
+private struct HeldPush: Hashable {
+    var extensionID: String
+    var slot: SlotKey
+
+    /// Extensions in name order, then modes and instances.
+    var order: [String] { [extensionID, slot.mode.rawValue, slot.instance ?? ""] }
+}
+
+/// What a host that does not read may make the daemon hold (docs/PROTOCOL.md, Limits).
+enum HostLimits {
+    /// Queued bytes past which a host's pushes are held back, the latest per extension.
+    static let coalesceAfter = 1 << 20
+    /// Queued and held bytes past which a host is disconnected.
+    static let perHost = 8 << 20
+    /// Queued and held bytes of all hosts together past which the one furthest behind is
+    /// disconnected.
+    static let total = 32 << 20
+    /// How long a disconnected host has to read its `error` before the socket is closed.
+    static let farewellTimeout = Duration.seconds(10)
+
+    /// Hosts connected at once: half of the open-file limit, less 16 for the daemon's own,
+    /// so that control.sock and launches keep their descriptors whatever hosts do.
+    static func connections() -> Int {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 16 }
+        return max(1, Int(min(limit.rlim_cur, 1 << 20)) / 2 - 16)
+    }
+}
+
+extension PullOutcome {
+    /// The `snapshot` message answering pull `id`.
+    package func snapshot(id: RequestID?, extensionID: String) -> SupervisorToHost.Snapshot {
+        SupervisorToHost.Snapshot(
+            id: id, extensionID: extensionID, result: result, snapshot: state.snapshot?.payload,
+            version: (state.snapshot?.version ?? 0) &+ versionOffset,
+            ageMs: UInt64(max(0, (state.age ?? .zero).wholeMicroseconds / 1000)),
+            stale: state.isStale, expired: expired, error: state.error, mode: mode, preferredSize: preferredSize, date: date, instance: instance)
+    }
+}

@@ -1,0 +1,86 @@
+/// Memory pressure: the monitor of the tree's usage and PSI, the responder's kill episodes,
+/// memory warnings to extensions, the working-set readings and kill candidates, and the
+/// admission of scheduled refreshes against memory.
+///
+/// This module owns deciding when pressure calls for a kill and whom, and when memory holds
+/// scheduled refreshes back. It kills only through the supervisor and must not know the
+/// extension coordinator or hosts (admission reaches widgets through callbacks).
+import Cgroup
+import ControlProtocol
+import DaemonSupport
+import EventLoop
+import ExtensiondConfig
+import Processes
+
+/// The daemon's memory pressure handling, assembled: the monitor's notifications run the
+/// responder's episodes, and extensions are warned at their `memory_high` and when the
+/// tree crosses `pressure.warn`.
+package final class MemoryPressure {
+    private let tree: CgroupTree
+    private let monitor: PressureMonitor
+    private let responder: PressureResponder
+    private let warnings: MemoryWarnings
+    /// Holds scheduled refreshes back while memory is short.
+    package let admission: AdmissionGate
+
+    /// `throttle`: who sets the v2 `memory.high` of the tree's root.
+    /// `lastUsed`: when a process last served a request, if it has.
+    package init(loop: EventLoop, tree: CgroupTree, throttle: RootThrottle, registry: ProcessRegistry, supervisor: ProcessSupervisor,
+         events: EventLog, lastUsed: @escaping (SupervisedProcess) -> MonotonicInstant?) {
+        self.tree = tree
+        monitor = PressureMonitor(loop: loop, tree: tree, throttle: throttle, events: events)
+        warnings = MemoryWarnings(loop: loop, events: events)
+        responder = PressureResponder(loop: loop, registry: registry, supervisor: supervisor, events: events, tree: tree, warnings: warnings,
+                                      lastUsed: lastUsed)
+        admission = AdmissionGate(loop: loop, tree: tree, registry: registry)
+        monitor.onTrigger = { [unowned self] trigger in
+            self.responder.respond(to: trigger, watermarks: self.monitor.watermarks)
+        }
+        responder.onReading = { [unowned self] workingSet, thresholds in self.admission.observe(workingSet: workingSet, thresholds: thresholds) }
+        responder.onKilled = { [unowned self] id in self.admission.killedByPressure(id) }
+        responder.onEpisodeEnded = { [unowned self] in
+            if let reading = self.responder.lastReading { self.monitor.settle(after: reading) }
+        }
+    }
+
+    /// Arms the notifications `configuration` asks for, at start and after each reload.
+    ///
+    /// - Throws: ``SupervisorError/pressureTrigger(setting:_:)`` when the kernel refuses
+    ///   `pressure.psi`, naming the setting and the kernel's rule.
+    package func apply(_ configuration: Configuration) throws(SupervisorError) {
+        try monitor.arm(configuration)
+    }
+
+    /// Hook for every launch: watches an extension's `memory_high`.
+    package func launched(_ process: SupervisedProcess) {
+        warnings.launched(process)
+    }
+
+    /// Hook for every end of a run.
+    package func runEnded(_ process: SupervisedProcess) {
+        warnings.runEnded(process)
+        responder.runEnded(process)
+    }
+
+    /// `supervisorctl pressure`: budget use (the tree's ``WorkingSet``), watermarks, PSI
+    /// averages and mechanisms.
+    /// The PSI files of memory: `system` and, on v2, the daemon's `subtree`.
+    package var stallFiles: [(scope: String, path: String)] {
+        [("system", PressureStallAverages.systemFile)] + (tree.version == .v2 ? [("subtree", tree.root.description + "/memory.pressure")] : [])
+    }
+
+    package func report() -> PressureReport {
+        let usage = WorkingSet.read(tree.root)?.workingSet ?? 0
+        let watermarks = monitor.watermarks
+        var psi: [String: Double] = [:]
+        for (scope, path) in stallFiles {
+            for (key, value) in PressureStallAverages.read(path)?.averages ?? [:] { psi[scope == "system" ? key : "tree " + key] = value }
+        }
+        return PressureReport(
+            cgroupBackend: tree.version.rawValue, budgetBytes: watermarks?.budgetBytes, usageBytes: usage,
+            warnBytes: watermarks?.thresholds.warnBytes, lowBytes: watermarks?.thresholds.lowBytes, criticalBytes: watermarks?.thresholds.criticalBytes,
+            level: "\(watermarks?.thresholds.level(forUsage: usage) ?? .none)", psi: psi,
+            mechanisms: monitor.mechanisms + ["kernel OOM kills attributed per process (\(tree.version == .v1 ? "memory.oom_control eventfd" : "memory.events watch"))"]
+        )
+    }
+}

@@ -1,0 +1,243 @@
+import Cgroup
+import DaemonSupport
+import EventLoop
+import ExtensiondConfig
+import ExtensiondPolicy
+import Processes
+
+/// Detects memory pressure on the tree from kernel notifications registered in the
+/// event loop, never by polling:
+/// * the budget's watermarks: v1 usage-threshold eventfds at `pressure.low` and
+///   `pressure.critical` plus `memory.pressure_level`; v2 `memory.high` of the tree at
+///   the low watermark (``RootThrottle``) and a watch of the tree's `memory.events`;
+/// * `pressure.psi`: a PSI trigger on `/proc/pressure/memory` and, on v2, on the
+///   tree's `memory.pressure`.
+package final class PressureMonitor {
+    private let loop: EventLoop
+    private let tree: CgroupTree
+    /// Who sets the v2 `memory.high` of the tree's root, if anyone may.
+    private let throttle: RootThrottle
+    /// Where a throttle that cannot be set is reported (detection goes on without it).
+    private let events: EventLog
+    /// Whether this daemon set the throttle (so that it lifts only its own).
+    private var throttleSet = false
+    private typealias Watch = (source: CgroupEventSource, event: EventSource)
+    private var watches: [Watch] = []
+    /// v1: the usage threshold eventfds, at the warn watermark (fired both ways: the warning
+    /// is re-armed below it), at the low watermark's re-check band and at the critical
+    /// watermark, plus ``thresholdOffset``.
+    private var usageThresholds: [Watch] = []
+    /// The tree's unmapped page cache when the usage thresholds were set: usage counts it,
+    /// the working set does not, so the thresholds sit that much above the watermarks.
+    private var thresholdOffset: UInt64 = 0
+    /// Called on the loop thread each time a notification fires.
+    var onTrigger: ((PressureTrigger) -> Void)?
+    /// The watermarks armed; `nil` without `memory_budget`.
+    private(set) var watermarks: PressureWatermarks?
+    /// What is armed apart from the usage thresholds.
+    private var otherMechanisms: [String] = []
+    /// A one-shot re-check, armed while the working set is near or past the low watermark.
+    private var recheck: EventSource?
+
+    /// What is armed, for `supervisorctl pressure`.
+    var mechanisms: [String] {
+        let thresholds = usageThresholds.isEmpty ? [] : [
+            "v1 usage threshold eventfds at warn, at low less its re-check band and at critical, plus the unmapped file cache (\(thresholdOffset) bytes)",
+        ]
+        let rechecks = watermarks.map { ["re-checks every \(Self.recheckInterval.formatted) while the working set is at or above \($0.thresholds.recheckBytes) bytes"] } ?? []
+        return thresholds + otherMechanisms + rechecks
+    }
+
+    /// How soon a working set near or past the low watermark is read again: a crossing
+    /// the kernel does not announce is acted on within this (plus one episode).
+    static let recheckInterval: Duration = .milliseconds(10)
+
+    /// The thresholds move only when the cache changed by more than this.
+    static let thresholdSlack: UInt64 = 1 << 20
+
+    /// v1 `memory.pressure_level` that wakes the responder: any reclaim in the tree. The
+    /// usage thresholds see usage with the file cache; once cache holds usage above a
+    /// watermark, reclaim is what announces that the working set is growing.
+    static let reclaimLevel = MemoryPressureLevel.low
+
+    init(loop: EventLoop, tree: CgroupTree, throttle: RootThrottle, events: EventLog) {
+        self.loop = loop
+        self.tree = tree
+        self.throttle = throttle
+        self.events = events
+    }
+
+    /// Replaces every notification with those `configuration` asks for, then triggers
+    /// once, since usage may already be past a watermark. What was armed before an error
+    /// stays armed (after a reload whose `pressure.psi` the kernel refuses, the watermarks
+    /// still act) and is listed in ``mechanisms``.
+    ///
+    /// - Throws: ``SupervisorError/pressureTrigger(setting:_:)`` when the kernel refuses
+    ///   `pressure.psi`; ``SupervisorError/cgroup(_:)`` when a notification cannot be set up.
+    func arm(_ configuration: Configuration) throws(SupervisorError) {
+        watches.removeAll()
+        usageThresholds.removeAll()
+        otherMechanisms.removeAll()
+        watermarks = configuration.supervisor.memoryBudget.map { budget in
+            PressureWatermarks(budgetBytes: budget.bytes, thresholds: PressureThresholds(
+                budget: budget.bytes, warn: configuration.pressure.warn?.fraction, low: configuration.pressure.low.fraction, critical: configuration.pressure.critical.fraction))
+        }
+        defer { onTrigger?(PressureTrigger(cause: .armed, time: .current())) }
+        if tree.version == .v2 { shapeReclaim(configuration, warnBytes: watermarks?.thresholds.warnBytes) }
+        if let thresholds = watermarks?.thresholds {
+            try watchWatermarks(thresholds)
+        } else if tree.version == .v2 && (throttleSet || !throttle.overridesAdministrator) {
+            // A budget removed by a reload leaves no throttle behind.
+            _ = try? throttle.setMemoryHigh(nil, of: tree.root)
+            throttleSet = false
+        }
+        if let trigger = configuration.pressure.psi { try watchStalls(trigger) }
+    }
+
+    private func watchWatermarks(_ thresholds: PressureThresholds) throws(SupervisorError) {
+        let root = tree.root
+        do throws(CgroupError) {
+            switch tree.version {
+            case .v1:
+                usageThresholds = try usageThresholds(thresholds, offset: 0)
+                thresholdOffset = 0
+                try watch(root.pressureLevel(Self.reclaimLevel), .reclaim, "v1 memory.pressure_level \(Self.reclaimLevel.rawValue) eventfd")
+            case .v2:
+                setThrottle(at: thresholds.lowBytes)
+                try watch(root.oomEvents(), .memoryEvents, "v2 memory.events watch of the tree")
+            }
+        } catch {
+            throw .cgroup(error)
+        }
+    }
+
+    /// The v2 throttle at the low watermark. Without it `memory.events` announces only
+    /// OOM kills (the re-checks and `pressure.psi` still act), so a failure is an event
+    /// and a line in ``mechanisms``, not a reason to stop.
+    private func setThrottle(at lowBytes: UInt64) {
+        do {
+            if let mechanism = try throttle.setMemoryHigh(lowBytes, of: tree.root) { otherMechanisms.append(mechanism) }
+            throttleSet = true
+        } catch {
+            otherMechanisms.append("no v2 memory.high at low: \(error)")
+            events.record(.error, nil, "memory.high of the tree at low (\(lowBytes) bytes) not set: \(error)")
+        }
+    }
+
+    /// v2: lets the kernel prefer extension memory before any kill is needed. The hosts'
+    /// and apps' subtrees are protected from reclaim by the sum of their `memory_low`
+    /// (each group gets its own at launch), and the extensions' subtree is throttled and
+    /// reclaimed above the warn watermark, below `low`. A failure is an event and a line
+    /// in ``mechanisms``: detection does not depend on it.
+    private func shapeReclaim(_ configuration: Configuration, warnBytes: UInt64?) {
+        let protections: [(CgroupKind, UInt64)] = [
+            (.hosts, configuration.hosts.reduce(0) { $0 + ($1.limits.memoryLow?.bytes ?? 0) }),
+            (.apps, configuration.apps.reduce(0) { $0 + ($1.limits.memoryLow?.bytes ?? 0) }),
+        ]
+        do throws(CgroupError) {
+            for (kind, bytes) in protections {
+                try tree.subtree(kind).setMemoryLow(bytes > 0 ? bytes : nil)
+                if bytes > 0 { otherMechanisms.append("v2 memory.low of \(kind.rawValue) at \(bytes) bytes (their memory_low)") }
+            }
+            try tree.subtree(.extensions).setMemoryHigh(warnBytes)
+            if let warnBytes { otherMechanisms.append("v2 memory.high of extensions at the warn watermark (\(warnBytes) bytes)") }
+        } catch {
+            otherMechanisms.append("no v2 reclaim shaping: \(error)")
+            events.record(.error, nil, "memory.low of hosts and apps, memory.high of extensions not set: \(error)")
+        }
+    }
+
+    private func watchStalls(_ trigger: PSITrigger) throws(SupervisorError) {
+        let rule = Self.rule(trigger)
+        do throws(CgroupError) {
+            try watch(CgroupEventSource.systemMemoryPressure(rule), .stall, "PSI trigger \(trigger) on \(PressureStallAverages.systemFile)")
+            if tree.version == .v2 {
+                try watch(tree.root.pressureTrigger(rule), .stall, "PSI trigger \(trigger) on the tree's memory.pressure")
+            }
+        } catch {
+            throw .pressureTrigger(setting: Self.setting(trigger), error)
+        }
+    }
+
+    /// Whether the kernel takes `pressure.psi` from this process, checked by installing
+    /// the trigger on `/proc/pressure/memory` and dropping it again (for `--check-config`;
+    /// the subtree's trigger follows the same rules).
+    ///
+    /// - Throws: ``SupervisorError/pressureTrigger(setting:_:)`` naming the setting and the kernel's rule.
+    package static func check(_ trigger: PSITrigger) throws(SupervisorError) {
+        do throws(CgroupError) {
+            _ = try CgroupEventSource.systemMemoryPressure(rule(trigger))
+        } catch {
+            throw .pressureTrigger(setting: setting(trigger), error)
+        }
+    }
+
+    private static func rule(_ trigger: PSITrigger) -> PressureTriggerRule {
+        PressureTriggerRule(trigger.kind == .full ? .full : .some, stall: trigger.stall, window: trigger.window)
+    }
+
+    private static func setting(_ trigger: PSITrigger) -> String {
+        "pressure.psi = \"\(trigger)\""
+    }
+
+    /// After an episode that ended at `reading`: moves the v1 usage thresholds with the
+    /// unmapped cache, then arms a re-check when the working set is near or past the low
+    /// watermark, or when usage is already past the low usage threshold (the kernel
+    /// announces crossings, not levels, so a rise from there would go unnoticed). Below
+    /// that nothing wakes the daemon but the kernel.
+    func settle(after reading: WorkingSet.Reading) {
+        follow(unmappedCache: reading.unmappedCache)
+        guard let thresholds = watermarks?.thresholds, recheck == nil else { return }
+        let pastThreshold = usageThresholds.isEmpty ? false : reading.usage >= thresholds.recheckBytes + thresholdOffset
+        guard thresholds.needsRecheck(workingSet: reading.workingSet) || pastThreshold else { return }
+        recheck = try? loop.addTimer(after: Self.recheckInterval) { [unowned self] in
+            self.recheck = nil
+            self.onTrigger?(PressureTrigger(cause: .recheck, time: .current()))
+        }
+    }
+
+    /// v1: moves the usage thresholds to the watermarks plus `unmappedCache`, so that usage
+    /// crosses them when the working set crosses the watermarks. Keeps the old ones when
+    /// the new ones cannot be set.
+    private func follow(unmappedCache: UInt64) {
+        guard !usageThresholds.isEmpty, let thresholds = watermarks?.thresholds,
+              max(unmappedCache, thresholdOffset) - min(unmappedCache, thresholdOffset) > Self.thresholdSlack,
+              let moved = try? usageThresholds(thresholds, offset: unmappedCache)
+        else { return }
+        usageThresholds = moved
+        thresholdOffset = unmappedCache
+    }
+
+    private func usageThresholds(_ thresholds: PressureThresholds, offset: UInt64) throws(CgroupError) -> [Watch] {
+        [
+            try watchSource(tree.root.usageThreshold(thresholds.warnBytes + offset), .usageThreshold),
+            try watchSource(tree.root.usageThreshold(thresholds.recheckBytes + offset), .usageThreshold),
+            try watchSource(tree.root.usageThreshold(thresholds.criticalBytes + offset), .usageThreshold),
+        ]
+    }
+
+    private func watch(_ source: CgroupEventSource, _ cause: PressureTrigger.Cause, _ mechanism: String) throws(CgroupError) {
+        watches.append(try watchSource(source, cause))
+        otherMechanisms.append(mechanism)
+    }
+
+    private func watchSource(_ source: CgroupEventSource, _ cause: PressureTrigger.Cause) throws(CgroupError) -> Watch {
+        let events: IOEvents = source.readiness == .priority ? .priority : .readable
+        do {
+            let event = try loop.addIO(fd: source.fileDescriptor, events: events) { [unowned self] _ in
+                let time = MonotonicInstant.current()
+                _ = try? source.acknowledge()
+                self.onTrigger?(PressureTrigger(cause: cause, time: time))
+            }
+            return (source, event)
+        } catch {
+            throw .systemCall("watch", path: source.description, errno: error.errno)
+        }
+    }
+}
+
+/// `memory_budget` and its watermarks.
+struct PressureWatermarks {
+    var budgetBytes: UInt64
+    var thresholds: PressureThresholds
+}

@@ -1,0 +1,57 @@
+import Cgroup
+import DaemonSupport
+import Glibc
+
+/// The memory of a cgroup that counts against `memory_budget`: its usage minus the page
+/// cache no process maps (file data read or written through system calls), which the
+/// kernel can always drop or write back. Usage alone counts cache that a host's file
+/// writes and reads fill up to the tree's hard limit: it would make every extension
+/// look like a burden on an idle machine.
+///
+/// What stays counted is anonymous memory, shared memory (tmpfs, which cannot be dropped),
+/// mapped files (the code and mapped data of running processes) and kernel memory.
+/// Cache that is reclaimable but hot makes tasks stall instead, which is what the
+/// `pressure.psi` trigger is for. The active/inactive lists are no guide here: cgroup
+/// reclaim parks dirty pages on the active list until their writeback ends.
+enum WorkingSet {
+    /// A reading of a group's memory.
+    struct Reading {
+        /// `memory.usage_in_bytes` / `memory.current`.
+        var usage: UInt64
+        /// What counts against the budget.
+        var workingSet: UInt64
+        /// The difference: page cache no process maps.
+        var unmappedCache: UInt64 { usage - workingSet }
+    }
+
+    /// The usage and working set of `group` (the plain usage when `memory.stat` cannot be
+    /// read); `nil` when even the usage cannot be read.
+    static func read(_ group: ControlGroup) -> Reading? {
+        guard let usage = try? group.memoryUsage() else { return nil }
+        guard let stat = FileSystem.read(group.description + "/memory.stat").map({ String(decoding: $0, as: UTF8.self) }) else { return Reading(usage: usage, workingSet: usage) }
+        return Reading(usage: usage, workingSet: bytes(usage: usage, stat: stat, version: group.version))
+    }
+
+    /// The working set for `usage` and the group's `memory.stat` text.
+    static func bytes(usage: UInt64, stat: some StringProtocol, version: CgroupVersion) -> UInt64 {
+        let fields = values(inStat: stat)
+        // v1 reports the hierarchy's totals under `total_`; v2's figures are hierarchical.
+        let names = version == .v1
+            ? (cache: "total_cache", shared: "total_shmem", mapped: "total_mapped_file")
+            : (cache: "file", shared: "shmem", mapped: "file_mapped")
+        let cache = fields[names.cache] ?? 0
+        let pinned = (fields[names.shared] ?? 0) + (fields[names.mapped] ?? 0)
+        let unmappedCache = cache > pinned ? cache - pinned : 0
+        return usage > unmappedCache ? usage - unmappedCache : 0
+    }
+
+    /// The `key value` lines of a `memory.stat` text.
+    static func values(inStat text: some StringProtocol) -> [String: UInt64] {
+        var values: [String: UInt64] = [:]
+        for line in text.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            if fields.count == 2, let value = UInt64(fields[1]) { values[String(fields[0])] = value }
+        }
+        return values
+    }
+}

@@ -1,0 +1,435 @@
+/// The process table and the life of each run: definitions to processes, launches in their
+/// cgroups, stops, kills, exits, restarts, OOM notices, the daemon's cgroup tree.
+///
+/// This module owns every process's state and is the only sender of signals to supervised
+/// processes. It must not decide when an extension runs (ExtensionCoordination) or whom
+/// pressure kills (Pressure); it reports launches, exits and messages through callbacks.
+import Cgroup
+import ControlProtocol
+import DaemonSupport
+import EventLoop
+import ExtensiondConfig
+import ExtensiondPolicy
+import Glibc
+import LinuxProcess
+import Output
+import ProcessIsolation
+import Sockets
+import WireProtocol
+
+/// Starts, stops and restarts supervised processes, each in its own cgroup, captures
+/// their output, notices their exits and kernel OOM kills, and records all of it.
+package final class ProcessSupervisor {
+    let loop: EventLoop
+    let tree: CgroupTree
+    let events: EventLog
+    var random = SystemRandomNumberGenerator()
+    /// The daemon's environment minus what belongs to the daemon alone.
+    private let baseEnvironment: [String: String]
+    /// Called with an extension's new channel once it is spawned; the extension
+    /// runtime takes over the protocol from there.
+    package var onExtensionMessage: ((SupervisedProcess, ExtensionToSupervisor) -> Void)?
+    /// Called once a process has been spawned and is watched.
+    package var onLaunched: ((SupervisedProcess) -> Void)?
+    /// Called after a run ended and its state was settled.
+    package var onRunEnded: ((SupervisedProcess, _ reason: StopReason) -> Void)?
+    /// Users, groups, containers, data directories and sandboxes.
+    package let isolation: Isolation
+    /// Main processes of runs given up, reaped when they exit.
+    private let givenUp: GivenUpRuns
+    /// Groups of ended runs, removed once empty.
+    package let removals: GroupRemovals
+
+    /// `hostSocket` is passed to hosts and apps as `EXTENSIOND_HOST_SOCKET`.
+    package init(loop: EventLoop, tree: CgroupTree, events: EventLog, isolation: Isolation, hostSocket: String) {
+        self.loop = loop
+        self.tree = tree
+        self.events = events
+        self.isolation = isolation
+        givenUp = GivenUpRuns(loop: loop, events: events)
+        removals = GroupRemovals(loop: loop, events: events)
+        var environment = Self.inheritedEnvironment()
+        environment[ExtensionEnvironment.hostSocketVariable] = hostSocket
+        baseEnvironment = environment
+    }
+
+    // MARK: Starting
+
+    /// Launches `process` unless it is alive. A failure to launch is recorded, shown
+    /// in status, and (for restarting processes) counts as a crash.
+    /// `extraArguments` follow the configured command for this run only (an app opening a URL).
+    package func start(_ process: SupervisedProcess, extraArguments: [String] = []) throws(LaunchError) {
+        guard !process.isAlive else { return }
+        process.restartTimer = nil
+        do throws(LaunchError) {
+            try launch(process, extraArguments: extraArguments)
+        } catch {
+            process.lastError = error.description
+            events.record(.error, process.name, error.description)
+            settleAfterExit(process, ranFor: .zero, reason: .launchFailed)
+            throw error
+        }
+    }
+
+    /// Starts `process` after a manual request: clears `fatal` and the restart history.
+    package func startByHand(_ process: SupervisedProcess) throws(LaunchError) {
+        process.restartPolicy.reset()
+        if !process.isAlive { process.state = .stopped }
+        try start(process)
+    }
+
+    private func launch(_ process: SupervisedProcess, extraArguments: [String]) throws(LaunchError) {
+        let definition = process.definition
+        guard let executable = definition.launch.command.first else { throw .emptyCommand }
+        let resolved: String
+        do throws(SpawnError) {
+            resolved = try ExecutableLookup.resolve(executable, environment: baseEnvironment.merging(definition.launch.environment) { $1 })
+        } catch {
+            throw .spawn(error)
+        }
+        let isolated: IsolatedLaunch
+        do throws(IsolationError) {
+            isolated = try isolation.prepare(process, executable: resolved)
+        } catch {
+            throw .isolation(error)
+        }
+        for notice in isolated.notices { events.record(.error, process.name, notice) }
+        // The configured environment wins over what isolation sets, which wins over the daemon's.
+        var environment = baseEnvironment.merging(isolated.environment) { _, isolation in isolation }
+            .merging(definition.launch.environment) { _, configured in configured }
+        let group: ControlGroup
+        do throws(CgroupError) {
+            group = try tree.group(Self.cgroupKind(definition.kind), id: process.name)
+        } catch {
+            throw .cgroup(error)
+        }
+        // The previous run's group is reused; whatever is still dying in it goes on dying.
+        removals.cancel(group)
+        do throws(CgroupError) {
+            try group.apply(definition.limits.cgroupLimits)
+        } catch {
+            discard(group, of: process)
+            throw .cgroup(error)
+        }
+        // Two pipes: stdout and stderr are logged apart.
+        let pipes: [(read: Int32, write: Int32)]
+        do throws(LaunchError) {
+            pipes = try Self.outputPipes(for: process.name)
+        } catch {
+            discard(group, of: process)  // out of descriptors (EMFILE): leave no empty group behind
+            throw error
+        }
+        defer { for pipe in pipes { close(pipe.write) } }
+        var socketPair: [Int32] = [-1, -1]
+        let isExtension = definition.kind == .extension
+        if isExtension {
+            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &socketPair) == 0 else {
+                let error = SystemError("socketpair for \(process.name)")
+                for pipe in pipes { close(pipe.read) }
+                discard(group, of: process)
+                throw .system(error)
+            }
+        }
+        defer { if isExtension { close(socketPair[1]) } }
+
+        if isExtension {
+            environment.removeValue(forKey: ExtensionEnvironment.hostSocketVariable)
+            environment[ExtensionEnvironment.fdVariable] = "\(ExtensionEnvironment.socketDescriptor)"
+            environment[ExtensionEnvironment.extensionIDVariable] = process.name
+        }
+        let request = SpawnRequest(
+            executable: executable,
+            arguments: Array(definition.launch.command.dropFirst()) + extraArguments,
+            environment: environment,
+            workingDirectory: definition.launch.workingDirectory,
+            user: isolated.user,
+            group: isolated.group,
+            cgroup: group.spawnPlacement,
+            // The kernel's own OOM killer must also take an extension before a host.
+            oomScoreAdjustment: isExtension ? OOMScore.extensions : OOMScore.hostsAndApps,
+            extensionSocket: isExtension ? socketPair[1] : nil,
+            standardOutput: pipes[0].write,
+            standardError: pipes[1].write,
+            supplementaryGroups: isolated.supplementaryGroups,
+            sandbox: isolated.sandbox,
+            // A root extension can leave its cgroup: its PID namespace still ends it all.
+            pidNamespaceWhenRoot: isExtension
+        )
+        let launchedAt = MonotonicInstant.current()
+        let spawned: SpawnedProcess
+        do {
+            spawned = try Spawner.spawn(request)
+        } catch {
+            for pipe in pipes { close(pipe.read) }
+            if isExtension { close(socketPair[0]) }
+            discard(group, of: process)
+            throw .spawn(error)
+        }
+        let run = ProcessRun(process: spawned, group: group, launchedAt: launchedAt)
+        if isExtension { run.usageAtBandEntry = 0 }
+        process.run = run
+        process.lastError = nil
+        process.statistics.launches += 1
+        process.state = isExtension ? .starting : .running
+        do throws(SystemError) {
+            run.exitWatch = try loop.addChildExit(pidfd: spawned.descriptor.fileDescriptor) { [unowned self, unowned process] exit in
+                self.runExited(process, exit)
+            }
+            run.output = try zip(StandardStream.allCases, pipes).map { stream, pipe throws(SystemError) in
+                try Connection(
+                    loop: loop, fd: pipe.read,
+                    onData: { [unowned process] _, bytes in process.output.append(bytes, from: stream) },
+                    onClose: { [unowned process] _ in process.output.flush(stream) }
+                )
+            }
+            if isExtension {
+                run.channel = try ExtensionChannel(
+                    loop: loop, fd: socketPair[0],
+                    onMessage: { [unowned self, unowned process] message in self.onExtensionMessage?(process, message) },
+                    onViolation: { [unowned self, unowned process] error in
+                        self.kill(process, reason: .protocolViolation, message: "protocol violation: \(error)")
+                    }
+                )
+            }
+        } catch {
+            // The child runs but cannot be watched: do not leave it behind.
+            retire(run, of: process, mainReaped: false)
+            throw .system(error)
+        }
+        watchOOM(process, run)
+        if !isExtension { process.statistics.recordLaunch(MonotonicInstant.current().since(launchedAt)) }
+        events.record(.launch, process.name, "launched pid \(spawned.pid) in \(group)",
+                      figures: [("PID", "\(spawned.pid)"), ("CGROUP", "\(group)"), ("KIND", definition.kind.rawValue)])
+        onLaunched?(process)
+    }
+
+    private func watchOOM(_ process: SupervisedProcess, _ run: ProcessRun) {
+        run.oomKillsAtLaunch = run.group.isNew ? 0 : (try? run.group.memoryEvents().oomKills) ?? 0
+        guard let source = try? run.group.oomEvents(),
+              let watch = try? loop.addIO(fd: source.fileDescriptor, events: source.readiness == .priority ? .priority : .readable, handler: { [unowned self, unowned process] _ in
+                  _ = try? source.acknowledge()
+                  self.oomNoticed(process)
+              })
+        else { return }
+        run.oomWatch = (source, watch)
+    }
+
+    func oomNoticed(_ process: SupervisedProcess) {
+        guard let run = process.run else { return }
+        let kills = (try? run.group.memoryEvents().oomKills) ?? 0
+        guard kills > run.oomKillsAtLaunch else { return }
+        run.oomKillsAtLaunch = kills
+        process.statistics.kills[.oom, default: 0] += 1
+        run.stopReason = run.stopReason ?? .oom
+        events.record(.oom, process.name, reason: StopReason.oom.rawValue, "the kernel OOM-killed a process in \(run.group) (memory_max \(process.definition.limits.memoryMax?.description ?? "none"))",
+                      figures: [("CGROUP", "\(run.group)"), ("OOM_KILLS", "\(kills)")] + (process.definition.limits.memoryMax.map { [("MEMORY_MAX_BYTES", "\($0.bytes)")] } ?? []))
+    }
+
+    // MARK: Readiness and signals
+
+    /// The extension said `ready`: it is idle, and its launch latency is recorded.
+    package func markReady(_ process: SupervisedProcess) -> Duration? {
+        enter(.idle, process)
+        if let run = process.run { process.statistics.recordLaunch(MonotonicInstant.current().since(run.launchedAt)) }
+        return process.statistics.lastLaunchLatency
+    }
+
+    /// A ready extension begins (`true`) or ends serving a request.
+    package func markServing(_ process: SupervisedProcess, _ serving: Bool) {
+        guard process.isAlive else { return }
+        enter(serving ? .running : .idle, process)
+    }
+
+    /// Moves an extension to `state`; when that changes its kill band, its growth is
+    /// measured from here on.
+    func enter(_ state: ProcessState, _ process: SupervisedProcess) {
+        guard process.state != state else { return }
+        process.state = state
+        process.run?.noteBandEntry()
+    }
+
+    /// Sends `signal` to the main process of the current run (`supervisorctl signal`);
+    /// `false` when there is no run.
+    package func signal(_ process: SupervisedProcess, _ signal: Int32) throws -> Bool {
+        guard let run = process.run else { return false }
+        try run.process.descriptor.send(signal: signal)
+        return true
+    }
+
+    // MARK: Stopping
+
+    /// Asks `process` to stop: `terminate` to a ready extension, SIGTERM otherwise; the
+    /// whole cgroup is killed after the grace period. `then` runs once it is down.
+    package func stop(_ process: SupervisedProcess, reason: StopReason, then completion: (() -> Void)? = nil) {
+        process.restartTimer = nil
+        guard let run = process.run else {
+            if process.state == .backoff || process.state == .fatal || process.state == .exited { process.state = .stopped }
+            completion?()
+            return
+        }
+        if let completion { run.onEnd.append(completion) }
+        guard run.stopReason == nil || run.killTimer == nil else { return }
+        // A frozen run could not take `terminate` or SIGTERM.
+        resume(process)
+        run.stopReason = run.stopReason ?? reason
+        if let channel = run.channel, process.state == .idle || process.state == .running {
+            channel.send(.terminate)
+        } else {
+            try? run.process.descriptor.send(signal: SIGTERM)
+        }
+        run.killTimer = try? loop.addTimer(after: process.definition.stopTimeout) { [unowned self, unowned process] in
+            self.killRun(of: process)
+        }
+    }
+
+    /// Kills the whole run of `process` now and counts the kill under `reason`. `message`,
+    /// when given, is recorded as the kill event (the pressure responder records its own,
+    /// with the kill's figures, once the group is empty). Returns when the first signal
+    /// was sent; `nil` without a run.
+    @discardableResult
+    package func kill(_ process: SupervisedProcess, reason: StopReason, message: String?) -> MonotonicInstant? {
+        guard let run = process.run else { return nil }
+        run.stopReason = reason
+        process.statistics.kills[reason, default: 0] += 1
+        if let message { events.record(.kill, process.name, reason: reason.rawValue, message) }
+        return killRun(of: process)
+    }
+
+    /// SIGKILL to everything of the run, its main process's memory released at once
+    /// (`process_mrelease`, as lmkd does), then ``exitBound`` for it to be reaped before
+    /// the run is given up, so that every stop ends.
+    @discardableResult
+    private func killRun(of process: SupervisedProcess) -> MonotonicInstant? {
+        guard let run = process.run else { return nil }
+        run.killTimer = nil
+        let signalled = killEverything(of: run, process: process, mainReaped: false)
+        run.memoryRelease = run.process.descriptor.releaseMemory()
+        if run.abandonTimer == nil {
+            run.abandonTimer = try? loop.addTimer(after: Self.exitBound) { [unowned self, unowned process] in
+                self.abandon(process)
+            }
+        }
+        return signalled
+    }
+
+    /// The only sender of SIGKILL: to the main process through its pidfd (unless it was
+    /// reaped: its pid may be reused), to everything in the run's cgroup, and to every
+    /// descendant of those that left the cgroup, each through a pidfd. Descendants are
+    /// found through /proc before anyone dies, since a dead parent's children are
+    /// reparented. An escape is recorded as a kill event. Returns when the first signal
+    /// was sent.
+    @discardableResult
+    func killEverything(of run: ProcessRun, process: SupervisedProcess, mainReaped: Bool) -> MonotonicInstant {
+        let members = Set((try? run.group.processes()) ?? [])
+        let roots = mainReaped ? members : members.union([run.pid])
+        // Walking /proc costs about a millisecond on the pressure path: only for runs that can leave.
+        var escaped = run.process.mayLeaveItsGroup ? ProcessTree.descendants(of: roots).subtracting(members) : []
+        if !mainReaped, !members.contains(run.pid), ProcessTree.entry(of: run.pid)?.isRunning == true { escaped.insert(run.pid) }
+
+        // Pidfds first, while the parent links still hold: once the main process dies its
+        // children are reparented, and a pid checked later could be a new process's.
+        let family = roots.union(escaped)
+        let outsiders = escaped.subtracting([run.pid]).sorted().compactMap { pid -> ProcessDescriptor? in
+            guard let descriptor = try? ProcessDescriptor.open(pid: pid),
+                  let parent = ProcessTree.entry(of: pid)?.parent, family.contains(parent) else { return nil }
+            return descriptor
+        }
+
+        if !mainReaped { _ = try? run.process.descriptor.send(signal: SIGKILL) }
+        let signalled = MonotonicInstant.current()
+        do {
+            try run.group.kill()
+        } catch {
+            events.record(.error, process.name, "kill \(run.group): \(error)")
+        }
+        for descriptor in outsiders {
+            _ = try? descriptor.send(signal: SIGKILL)
+        }
+        if !escaped.isEmpty {
+            let pids = escaped.sorted().map { $0 == run.pid ? "\($0) (the main process)" : "\($0)" }.joined(separator: ", ")
+            events.record(.kill, process.name, reason: (run.stopReason ?? .exited).rawValue,
+                          "pid \(pids) had left \(run.group): killed through pidfd")
+        }
+        return signalled
+    }
+
+    /// How long a run may take to be reaped after SIGKILL before it is given up.
+    static let exitBound = Duration.seconds(2)
+
+    /// Ends a run whose main process was not reaped within ``exitBound`` of SIGKILL (stuck
+    /// in the kernel): the stop that waits for it returns, and the state says it is down.
+    /// A loop held past the bound sees the timer before the pidfd: an exit that happened
+    /// meanwhile is taken as the exit. One that has not is still reaped when it comes.
+    private func abandon(_ process: SupervisedProcess) {
+        guard let run = process.run else { return }
+        if let status = try? run.process.descriptor.exitStatusIfExited() {
+            return end(run, of: process, .exited(ChildExit(status)))
+        }
+        events.record(.error, process.name, "pid \(run.pid) was not reaped within \(Self.exitBound.formatted) of SIGKILL: its run is given up")
+        end(run, of: process, .notReaped)
+        givenUp.reapWhenItExits(run.process, name: process.name)
+    }
+
+    // MARK: Helpers
+
+    /// A close-on-exec pipe for stdout and one for stderr; on failure none is left open.
+    private static func outputPipes(for name: String) throws(LaunchError) -> [(read: Int32, write: Int32)] {
+        var pipes: [(read: Int32, write: Int32)] = []
+        for stream in StandardStream.allCases {
+            var ends: [Int32] = [-1, -1]
+            // One thread: no fork can happen between pipe() and FD_CLOEXEC.
+            guard pipe(&ends) == 0 else {
+                let error = SystemError("\(stream) pipe for \(name)")
+                for pipe in pipes { close(pipe.read); close(pipe.write) }
+                throw .system(error)
+            }
+            for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+            pipes.append((ends[0], ends[1]))
+        }
+        return pipes
+    }
+
+    static func cgroupKind(_ kind: ProcessKind) -> CgroupKind {
+        switch kind {
+        case .host: .hosts
+        case .app: .apps
+        case .extension: .extensions
+        }
+    }
+
+    /// Children get the daemon's environment without what systemd meant for the daemon.
+    private static func inheritedEnvironment() -> [String: String] {
+        let daemonOnly: Set<String> = ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID",
+                                       "LISTEN_FDNAMES", "EXTENSIOND_SOCKET", "INVOCATION_ID", "JOURNAL_STREAM"]
+        var environment: [String: String] = [:]
+        var entry = environ
+        while let pointer = entry.pointee {
+            let pair = String(cString: pointer)
+            if let equals = pair.firstIndex(of: "=") {
+                let key = String(pair[..<equals])
+                if !daemonOnly.contains(key) { environment[key] = String(pair[pair.index(after: equals)...]) }
+            }
+            entry += 1
+        }
+        return environment
+    }
+}
+
+/// Why a process could not be launched.
+package enum LaunchError: Error, CustomStringConvertible {
+    case emptyCommand
+    case cgroup(CgroupError)
+    case spawn(SpawnError)
+    case system(SystemError)
+    case isolation(IsolationError)
+
+    package var description: String {
+        switch self {
+        case .emptyCommand: "the command is empty"
+        case .isolation(let error): "\(error)"
+        case .cgroup(let error): "cgroup: \(error)"
+        case .spawn(let error): "\(error)"
+        case .system(let error): "\(error)"
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import Cgroup
+import DaemonSupport
+import EventLoop
+import Sockets
+
+/// Who may set the v2 `memory.high` of the tree's root, which makes the kernel count
+/// `high` events in its `memory.events` as the tree passes the low watermark (the
+/// pressure monitor's v2 wake-up).
+package enum RootThrottle {
+    /// The root is extensiond's alone: the daemon writes `memory.high` itself.
+    case cgroupFile
+    /// The root is a systemd service's cgroup, whose limits systemd rewrites on every
+    /// `daemon-reload`: the daemon asks systemd for the unit's `MemoryHigh=` instead.
+    case systemdUnit(SystemdUnitProperties)
+    /// The root is shared with other processes: a throttle there would slow them too.
+    case none
+
+    /// Whether lifting the throttle would also lift one an administrator set: a runtime
+    /// `MemoryHigh=` outranks the unit's drop-ins, so only a throttle the daemon set is lifted.
+    package var overridesAdministrator: Bool {
+        if case .systemdUnit = self { true } else { false }
+    }
+
+    /// Sets the throttle at `bytes` (`nil` lifts it) and says how, for
+    /// `supervisorctl pressure`; `nil` when there is no throttle to set.
+    package func setMemoryHigh(_ bytes: UInt64?, of root: ControlGroup) throws(SupervisorError) -> String? {
+        switch self {
+        case .cgroupFile:
+            do throws(CgroupError) { try root.setMemoryHigh(bytes) } catch { throw .cgroup(error) }
+            return bytes.map { "v2 memory.high of the tree at low (\($0) bytes)" }
+        case .systemdUnit(let unit):
+            do throws(SystemError) { try unit.setMemoryHigh(bytes) } catch { throw .system(error) }
+            return bytes.map { "v2 MemoryHigh= of \(unit.unit) at low (\($0) bytes, set through systemd)" }
+        case .none:
+            return nil
+        }
+    }
+}
