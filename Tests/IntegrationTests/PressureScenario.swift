@@ -51,6 +51,33 @@ final class PressureScenario {
         """)
     }
 
+    /// `[hosts.panel]` holding `megabytes` MiB with `hold`, and the app `app` that owns the
+    /// extensions.
+    static func panelAndApp(hold: String, megabytes: Int = 64) -> String {
+        """
+        [hosts.panel]
+        command = ["\(python)", "\(hold)", "\(megabytes)"]
+
+        [apps.app]
+        command = ["/bin/sleep", "1000"]
+
+        """
+    }
+
+    /// `[extensions.<id>]`: a widget of `app` running Python with `arguments`, and more
+    /// `settings` lines.
+    static func widget(_ id: String, python arguments: [String], _ settings: String = "") -> String {
+        """
+
+        [extensions.\(id)]
+        app = "app"
+        point = "widget"
+        command = ["\(python)", \(arguments.map { "\"\($0)\"" }.joined(separator: ", "))]
+        \(settings)
+
+        """
+    }
+
     /// The host, the app, the growing extension and the three idle ones of DESIGN §3.
     private static func standardProcesses(hold: String, grow: String, growerStep step: Int, pause: Double, total: Int) -> String {
         var config = """

@@ -13,13 +13,7 @@ extension PressureTests {
         let scenario = try PressureScenario(budget: "256M") { daemon, hold in
             updates = daemon.sharedDirectory + "/clock.updates"
             let clock = try ScriptedExtension.command(.answer, in: daemon.directory, countFile: updates)
-            return """
-            [hosts.panel]
-            command = ["\(PressureScenario.python)", "\(hold)", "64"]
-
-            [apps.app]
-            command = ["/bin/sleep", "1000"]
-
+            return PressureScenario.panelAndApp(hold: hold) + """
             [apps.ballast]
             command = ["\(PressureScenario.python)", "\(hold)", "140"]
 

@@ -10,34 +10,10 @@ extension PressureTests {
     @Test func aSuspendedExtensionIsKilledFirstThenTheIdleOneThenTheActiveOne() throws {
         let scenario = try PressureScenario(budget: "256M") { daemon, hold in
             let grow = try daemon.directory.write("grow.py", PressureScenario.growScript)
-            return """
-            [hosts.panel]
-            command = ["\(PressureScenario.python)", "\(hold)", "64"]
-
-            [apps.app]
-            command = ["/bin/sleep", "1000"]
-
-            [extensions.frozen]
-            app = "app"
-            point = "widget"
-            command = ["\(PressureScenario.python)", "\(hold)", "40"]
-            suspend_after = "200ms"
-            idle_exit = "10m"
-            priority = 5
-
-            [extensions.idle]
-            app = "app"
-            point = "widget"
-            command = ["\(PressureScenario.python)", "\(hold)", "40"]
-            suspend_after = "0s"
-            idle_exit = "10m"
-
-            [extensions.grower]
-            app = "app"
-            point = "widget"
-            command = ["\(PressureScenario.python)", "\(grow)", "4", "0.02", "240"]
-            start_timeout = "60s"
-            """
+            return PressureScenario.panelAndApp(hold: hold)
+                + PressureScenario.widget("frozen", python: [hold, "40"], "suspend_after = \"200ms\"\nidle_exit = \"10m\"\npriority = 5")
+                + PressureScenario.widget("idle", python: [hold, "40"], "suspend_after = \"0s\"\nidle_exit = \"10m\"")
+                + PressureScenario.widget("grower", python: [grow, "4", "0.02", "240"], "start_timeout = \"60s\"")
         }
         try scenario.start()
         #expect(eventually(timeout: 10) { scenario.usage(of: "hosts/panel") >= 60 * PressureScenario.mebibyte })

@@ -8,35 +8,6 @@ import Testing
 /// stop or a removal of a frozen one ends it cleanly. (The v1 freezer here; v2's
 /// `cgroup.freeze` is the same code behind the backend protocol.)
 @Suite struct SuspendTests {
-    /// A widget with a timer thread (ticking every millisecond, as an app's timers would)
-    /// that answers each update with `{"ticks": <ticks so far>, "pid": <pid>}`.
-    static let tickingWidget = #"""
-    import json, os, socket, threading, time
-    connection = socket.socket(fileno=int(os.environ["EXTENSIOND_FD"]))
-    ticks = 0
-    def tick():
-        global ticks
-        while True:
-            time.sleep(0.001)
-            ticks += 1
-    threading.Thread(target=tick, daemon=True).start()
-    connection.sendall(b'{"type":"ready","protocol":1}\n')
-    buffer = b""
-    while True:
-        chunk = connection.recv(65536)
-        if not chunk:
-            break
-        buffer += chunk
-        while b"\n" in buffer:
-            line, buffer = buffer.split(b"\n", 1)
-            message = json.loads(line)
-            if message["type"] == "terminate":
-                raise SystemExit(0)
-            if message["type"] == "update":
-                snapshot = {"ticks": ticks, "pid": os.getpid()}
-                connection.sendall(json.dumps({"type": "result", "id": message["id"], "result": "newData", "snapshot": snapshot}).encode() + b"\n")
-    """#
-
     /// The CPU time of every thread of `pid` in nanoseconds (`/proc/PID/task/*/schedstat`).
     static func cpuNanoseconds(_ pid: Int32) -> UInt64 {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
@@ -46,10 +17,9 @@ import Testing
         }
     }
 
-    /// A test bed with the ticking widget `w`, suspended after 300 ms idle.
+    /// A test bed with a ticking ``ScriptedExtension`` `w`, suspended after 300 ms idle.
     private func startWidget(_ bed: ExtensionTestBed, idleExit: String = "1m") throws {
-        let script = try bed.daemon.directory.write("ticking.py", Self.tickingWidget)
-        try bed.start(ExtensionTestBed.extensionTable("w", command: "[\"/usr/bin/python3\", \"-S\", \"\(script)\"]",
+        try bed.start(ExtensionTestBed.extensionTable("w", command: try bed.command(.ticking),
                                                       settings: "suspend_after = \"300ms\"\nidle_exit = \"\(idleExit)\""))
     }
 
