@@ -62,13 +62,24 @@ public struct CgroupTree: Sendable {
         switch location {
         case .unified(let root):
             return CgroupTree(unifiedRoot: root)
-        case let .legacy(memoryRoot, pidsRoot, freezerRoot):
+        case let .legacy(memoryRoot, pidsRoot, detectedFreezer):
+            // The freezer serves suspension only: a hierarchy this daemon may not write to
+            // (a non-root daemon given memory and pids alone) is left out, not an error.
+            let freezerRoot = detectedFreezer.flatMap { isWritable($0) ? $0 : nil }
             var tree = CgroupTree(memoryRoot: memoryRoot, pidsRoot: pidsRoot, freezerRoot: freezerRoot)
             tree.home = CgroupDetection.legacyHome(memberships: memberships, mounts: mounts)
             tree.madeRoots = (configuredRoot == nil ? [memoryRoot] : []) + [pidsRoot, freezerRoot].compactMap { $0 }
             tree.madeRoots.removeAll { tree.home.contains($0) }
             return tree
         }
+    }
+
+    /// Whether the caller may make or fill `directory`: it is writable, or it does not
+    /// exist and its parent is.
+    private static func isWritable(_ directory: String) -> Bool {
+        if access(directory, W_OK) == 0 { return true }
+        guard errno == ENOENT, let slash = directory.lastIndex(of: "/") else { return false }
+        return access(String(directory[..<slash]), W_OK) == 0
     }
 
     /// The name of the child group that holds a daemon's tree when its own cgroup was

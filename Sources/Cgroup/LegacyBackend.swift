@@ -56,12 +56,18 @@ struct LegacyBackend: CgroupBackend {
         try CgroupFiles.write(limit.map(String.init) ?? "max", to: "\(join(pidsRoot, group))/pids.max")
     }
 
+    /// The group's processes are those of its memory and pids groups: the freezer group
+    /// only freezes (a process that moved itself out of the others has left the group).
     func processes(of group: String) throws(CgroupError) -> [pid_t] {
-        try listIDs(in: "cgroup.procs", inSubtreesOf: directories(of: group))
+        try listIDs(in: "cgroup.procs", inSubtreesOf: membershipDirectories(of: group))
     }
 
     func threads(of group: String) throws(CgroupError) -> [pid_t] {
-        try listIDs(in: "tasks", inSubtreesOf: directories(of: group))
+        try listIDs(in: "tasks", inSubtreesOf: membershipDirectories(of: group))
+    }
+
+    private func membershipDirectories(of group: String) -> [String] {
+        [memoryRoot, pidsRoot].compactMap { $0 }.map { join($0, group) }
     }
 
     /// A v1 frozen task does not act on SIGKILL until thawed: the group is thawed after
