@@ -1,4 +1,5 @@
-// host.sock: hosts that list, pull, subscribe and perform, read or fall behind, and leave.
+// host.sock: hosts that list, pull, subscribe and perform, manage a gallery they may not
+// manage, send types of a later protocol, read or fall behind, and leave.
 extension Campaigns {
     mutating func host(budget: Int) throws -> CampaignResult {
         var result = CampaignResult()
@@ -46,8 +47,10 @@ extension Campaigns {
 
     private mutating func hostMessage(id: Int) -> JSONText {
         let size = JSONText.object([("width", .int(320)), ("height", .int(160))])
-        switch mutator.int(0...5) {
-        case 0: return .object([("type", .string("list")), ("id", .int(id))])
+        switch mutator.int(0...7) {
+        case 0:
+            return .object([("type", .string("list")), ("id", .int(id)), ("locale", .string(mutator.pick(["zh-CN", "fr", "x"]))),
+                            ("place", .string(mutator.pick(["fuzz", "nowhere"])))])
         case 1, 2:
             var members: [(String, JSONText)] = [
                 ("type", .string("pull")), ("id", .int(id)),
@@ -59,8 +62,15 @@ extension Campaigns {
                 members.append(("instance", .string(mutator.chance(0.5) ? "city\(mutator.int(0...3))" : "i\(id)")))
                 members.append(("params", .object([("city", .string("x\(mutator.int(0...9))"))])))
             }
+            if mutator.chance(0.2) { members.append(("place", .string(mutator.pick(["fuzz", "nowhere"])))) }
             return .object(members)
         case 3: return .object([("type", .string("subscribe")), ("id", .int(id)), ("extensions", .array([.string("fuzz.echo")]))])
+        case 6:
+            // The gallery's requests, refused to these external hosts; and a later protocol's type.
+            let type = mutator.pick(["enable", "addInstance", "removeInstance", "arrange", "hello"])
+            return .object([("type", .string(type)), ("id", .int(id)), ("extension", .string("fuzz.echo")), ("enabled", .bool(true)),
+                            ("instance", .string("i\(id)")), ("params", .object([])),
+                            ("widgets", .array([.object([("extension", .string("fuzz.echo"))])]))])
         case 4:
             let shown = JSONText.object([("extension", .string(mutator.pick(["fuzz.echo", "fuzz.action", "nope"])))])
             return .object([("type", .string("visible")), ("id", .int(id)), ("extensions", .array([shown])),

@@ -63,6 +63,9 @@ final class Target {
             command = \(echo)
             stop_timeout = "1s"
 
+            [places.fuzz]
+            compact = "320x110"
+
             """
         try daemon.writeConfig(processes)
         baseConfigFile = try String(contentsOfFile: daemon.configPath, encoding: .utf8)

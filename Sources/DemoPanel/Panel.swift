@@ -68,7 +68,8 @@ struct Panel {
         case .hasContentChanged(let notice):
             Console.line(NoticeText.hasContent(notice))
             try refresh()
-        case .completed, .defaultsResult, .reloadResult: break  // the panel performs no actions and is no app
+        // The panel performs no actions, is no app and manages nothing.
+        case .completed, .defaultsResult, .reloadResult, .enableResult, .addInstanceResult, .removeInstanceResult, .arrangeResult: break
         }
     }
 

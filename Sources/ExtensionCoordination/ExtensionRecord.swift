@@ -42,6 +42,12 @@ package final class ExtensionRecord {
     var shownVersion = ShownVersion(shown: 0, offset: 0)
     /// Why the last write of its state failed; nil once one succeeds.
     var storageError: String?
+    /// The largest mode its last result said it offers (`largestMode`), for hosts' `list`.
+    package var largestMode: DisplayMode?
+    /// Slots a host just switched the widget to: their next update says `modeChange`.
+    var modeChanged: Set<SlotKey> = []
+    /// It was warned that a `preferredSize` exceeded its place (once per daemon run).
+    var warnedOversize = false
 
     init(spec: ExtensionSpec, slots: [ModeSlot], enabled: Bool, now: MonotonicInstant) {
         id = spec.id
@@ -78,8 +84,9 @@ package final class ExtensionRecord {
     /// The declared modes.
     package var modes: [DisplayMode] { orderedSlots.filter { $0.instance == nil }.map(\.mode) }
 
-    /// Instances hosts pulled, each counted once whatever its modes.
-    var instanceCount: Int { Set(slots.keys.compactMap(\.instance)).count }
+    /// Instances hosts made up (pulled without a user adding them), each counted once
+    /// whatever its modes.
+    var madeUpInstanceCount: Int { Set(slots.values.filter { !$0.isAdded }.compactMap(\.instance)).count }
 
     /// After a reconfiguration: `slots` exactly, the removed ones retired by the caller.
     func replaceSlots(_ slots: [ModeSlot]) {
@@ -89,6 +96,14 @@ package final class ExtensionRecord {
     /// A slot for an instance a host pulled for the first time.
     func add(_ slot: ModeSlot) {
         slots[slot.key] = slot
+    }
+
+    /// Forgets every slot of `instance` and returns them.
+    func removeSlots(of instance: String) -> [ModeSlot] {
+        let removed = slots.values.filter { $0.instance == instance }
+        for slot in removed { slots[slot.key] = nil }
+        hiddenInstances.remove(instance)
+        return removed
     }
 
     /// What `state_dir` keeps: the widget's own modes (instances live as long as the

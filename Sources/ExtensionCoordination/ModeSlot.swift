@@ -16,6 +16,13 @@ package final class ModeSlot {
     var maxSize = Size(width: 320, height: 160)
     /// What the last `newData` asked for, passed to hosts with the snapshot.
     var preferredSize: Size?
+    /// The maximum of the place the slot is shown in (`[places]`), when a host named one:
+    /// a larger `preferredSize` is clamped to it.
+    var placeLimit: Size?
+    /// A user added the instance (`addInstance`): it is not counted among the made-up ones.
+    var isAdded = false
+    /// The maximum of the place a user added the instance to: its bound when a pull names none.
+    var addedPlaceLimit: Size?
     /// Wall-clock milliseconds minus monotonic ones when its timeline came (or when the slot
     /// was made): timeline dates go both ways with it, so a pull and a push of one entry
     /// name the same `date`.

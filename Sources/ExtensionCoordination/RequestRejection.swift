@@ -11,6 +11,10 @@ package enum RequestRejection: Error, CustomStringConvertible {
     case undeclaredMode(String, String)
     /// A pull of one more instance than an extension may have.
     case tooManyInstances(String, Int)
+    /// A place no `[places.NAME]` declares.
+    case unknownPlace(String)
+    /// `removeInstance` of an instance the user never added.
+    case notAdded(String, String)
 
     package var description: String {
         switch self {
@@ -20,6 +24,8 @@ package enum RequestRejection: Error, CustomStringConvertible {
         case .itemsRejected(let id, let problem): "extension \"\(id)\" does not accept these items: \(problem)"
         case .storage(let message): "could not save the state: \(message)"
         case .tooManyInstances(let id, let limit): "extension \"\(id)\" has \(limit) instances already, the most it may have"
+        case .unknownPlace(let place): "unknown place \"\(place)\" (see [places] in the config)"
+        case .notAdded(let id, let instance): "extension \"\(id)\" has no added instance \"\(instance)\""
         case .undeclaredMode(let id, let mode): "extension \"\(id)\" does not declare mode \"\(mode)\" (see its modes)"
         }
     }

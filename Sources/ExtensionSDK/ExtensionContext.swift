@@ -13,6 +13,13 @@ public final class ExtensionContext {
     public internal(set) var instance: String?
     /// During a widget's update: that instance's settings, as its host gave them.
     public internal(set) var params: JSONValue?
+    /// During a widget's update: a host just switched the widget to this update's mode
+    /// (WidgetKit's `widgetActiveDisplayModeDidChange`); the reason is then `.pull`.
+    public internal(set) var displayModeChanged = false
+    /// The largest display mode the widget offers now (WidgetKit's
+    /// `widgetLargestAvailableDisplayMode`): `.compact` tells hosts to offer no "Show more".
+    /// Sent with every result while set; hosts hear of it in `list`.
+    public var largestAvailableMode: DisplayMode?
 
     let connection: SupervisorConnection
 

@@ -14,10 +14,13 @@ struct WidgetHandler<W: Widget>: RequestHandler {
         case .update(let update):
             context.instance = update.instance
             context.params = update.params
-            defer { context.instance = nil; context.params = nil }
+            context.displayModeChanged = update.modeChanged
+            defer { context.instance = nil; context.params = nil; context.displayModeChanged = false }
             let result = widget.update(
                 mode: update.mode, maxSize: update.maxSize, reason: update.reason, context: context)
-            return .result(Self.message(for: result, id: update.id))
+            var message = Self.message(for: result, id: update.id)
+            message.largestMode = context.largestAvailableMode
+            return .result(message)
         case .begin(let begin):
             return .complete(.init(id: begin.id, items: []))
         default:

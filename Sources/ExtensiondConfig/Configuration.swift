@@ -23,6 +23,8 @@ public struct Configuration: Sendable, Equatable {
     public var extensions: [ExtensionSpec]
     /// The built-in type identifiers and those `[types]` declares.
     public var types: TypeHierarchy
+    /// `[places.NAME]`, sorted by name: where widgets appear, and how large.
+    public var places: [PlaceSpec] = []
 
     /// A configuration of the given parts; every part defaults to the built-in defaults.
     public init(
@@ -180,6 +182,8 @@ public struct HostSpec: Sendable, Equatable, Identifiable {
     public var restart: RestartSettings = .init()
     /// The extensions it may pull, subscribe to and perform; `nil`: all.
     public var extensions: [String]?
+    /// It may enable widgets and add, remove and arrange instances for the user (the gallery).
+    public var manage = false
 
     /// An entry with the built-in defaults for everything but identity and launch.
     public init(id: String, launch: LaunchSpec) {
@@ -254,6 +258,8 @@ public struct ExtensionSpec: Sendable, Equatable, Identifiable {
     public var modes: [WidgetMode] = WidgetMode.allCases
     /// Its sandbox: on unless turned off.
     public var sandbox = SandboxSettings(enabled: true)
+    /// Its name, description, preview and instance settings, for a gallery.
+    public var gallery = WidgetGallery()
 
     /// An entry with the built-in defaults for everything but identity and launch.
     public init(id: String, app: String, point: ExtensionPoint, launch: LaunchSpec) {

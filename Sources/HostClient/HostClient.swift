@@ -4,7 +4,8 @@
 /// for a daemon that has not bound it yet), sending ``HostToSupervisor`` messages and
 /// reading ``SupervisorToHost`` messages, and waiting for the answer to one request. A
 /// containing app uses the same connection for its own requests (`defaults`,
-/// `reloadExtensions`, `setHasContent`; docs/PROTOCOL.md §3). Message types and their encoding belong to
+/// `reloadExtensions`, `setHasContent`; docs/PROTOCOL.md §3), and a gallery (a host with
+/// `manage = true`) for the user's (`enable`, `addInstance`, `removeInstance`, `arrange`). Message types and their encoding belong to
 /// WireProtocol; what a host does with the messages belongs to the host. It uses only the
 /// C library, so that hosts stay as lean as extensions.
 import HostProtocol

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import HostProtocol
 import WireProtocol
 
 /// Why a host's connection to the supervisor failed.
@@ -15,6 +16,8 @@ public enum HostConnectionError: Error, CustomStringConvertible {
     case protocolViolation(ProtocolError)
     /// ``HostConnection/request(_:)`` of a message without `id`, whose answer could not be told apart.
     case unanswerable(String)
+    /// The supervisor answered a request with a message of another kind.
+    case unexpectedAnswer(SupervisorToHost)
 
     public var description: String {
         switch self {
@@ -23,6 +26,7 @@ public enum HostConnectionError: Error, CustomStringConvertible {
         case .io(let operation, let code): "\(operation): \(String(cString: strerror(code)))"
         case .protocolViolation(let error): "the supervisor sent an invalid message: \(error)"
         case .unanswerable(let type): "a \(type) without id has no answer to wait for"
+        case .unexpectedAnswer(let message): "the supervisor answered with \(message.type)"
         }
     }
 }

@@ -8,32 +8,27 @@ extension HostToSupervisor {
         /// At most ``WireLimits/maxExtensionsPerRequest``.
         public var extensions: [Shown]
         public var visible: Bool
+        /// The place the host shows them in (optional, as in `pull`).
+        public var place: String?
 
         /// Creates the value from its fields.
-        public init(id: RequestID? = nil, extensions: [Shown], visible: Bool) {
+        public init(id: RequestID? = nil, extensions: [Shown], visible: Bool, place: String? = nil) {
             self.id = id
             self.extensions = extensions
             self.visible = visible
+            self.place = place
         }
 
         private enum CodingKeys: String, CodingKey {
-            case id, extensions, visible
+            case id, extensions, visible, place
         }
 
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             id = try container.decodeIfPresent(RequestID.self, forKey: .id)
-            var list = try container.nestedUnkeyedContainer(forKey: .extensions)
-            extensions = []
-            while !list.isAtEnd {
-                guard extensions.count < WireLimits.maxExtensionsPerRequest else {
-                    throw DecodingError.dataCorruptedError(
-                        forKey: .extensions, in: container,
-                        debugDescription: "more than \(WireLimits.maxExtensionsPerRequest) extensions")
-                }
-                extensions.append(try list.decode(Shown.self))
-            }
+            extensions = try container.decodeShownList(forKey: .extensions)
             visible = try container.decode(Bool.self, forKey: .visible)
+            place = try container.decodePlace(forKey: .place)
         }
     }
 

@@ -18,12 +18,38 @@ public enum HostToSupervisor: Hashable, Sendable {
     case setHasContent(SetHasContent)
     /// `visible`: which widgets the host shows, or stopped showing.
     case visible(Visible)
+    /// `enable`, `addInstance`, `removeInstance`, `arrange` (hosts with `manage = true`):
+    /// the user's gallery.
+    case enable(Enable)
+    case addInstance(AddInstance)
+    case removeInstance(RemoveInstance)
+    case arrange(Arrange)
 
     /// `{"type":"list","id":1}` — `id` is optional and echoed in the answer.
     public struct List: Codable, Hashable, Sendable {
         public var id: RequestID?
+        /// The host's BCP 47 language tag (optional): names and descriptions come translated.
+        public var locale: String?
+        /// The place the host shows (optional): the answer's `arrangement` is that place's.
+        public var place: String?
+
         /// Creates the value from its fields.
-        public init(id: RequestID? = nil) { self.id = id }
+        public init(id: RequestID? = nil, locale: String? = nil, place: String? = nil) {
+            self.id = id
+            self.locale = locale
+            self.place = place
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case id, locale, place
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decodeIfPresent(RequestID.self, forKey: .id)
+            locale = try container.decodeBoundedStringIfPresent(forKey: .locale, maxBytes: WireLimits.maxIdentifierBytes)
+            place = try container.decodePlace(forKey: .place)
+        }
     }
 
     /// `{"type":"pull","id":2,"extension":"com.example.weather.widget","mode":"compact","maxSize":{"width":320,"height":120}}`
@@ -40,10 +66,13 @@ public enum HostToSupervisor: Hashable, Sendable {
         /// The instance's settings, passed to the extension with its updates (optional; at
         /// most ``WireLimits/maxParamsBytes`` encoded).
         public var params: JSONValue?
+        /// The `[places.NAME]` the host shows it in (optional): its maximum size for the mode
+        /// is the update's `maxSize`.
+        public var place: String?
 
         /// Creates the value from its fields.
         public init(id: RequestID, extensionID: String, mode: DisplayMode, maxSize: Size, wait: Bool? = nil,
-                    instance: String? = nil, params: JSONValue? = nil) {
+                    instance: String? = nil, params: JSONValue? = nil, place: String? = nil) {
             self.id = id
             self.extensionID = extensionID
             self.mode = mode
@@ -51,10 +80,11 @@ public enum HostToSupervisor: Hashable, Sendable {
             self.wait = wait
             self.instance = instance
             self.params = params
+            self.place = place
         }
 
         private enum CodingKeys: String, CodingKey {
-            case id, extensionID = "extension", mode, maxSize, wait, instance, params
+            case id, extensionID = "extension", mode, maxSize, wait, instance, params, place
         }
 
         public init(from decoder: any Decoder) throws {
@@ -66,6 +96,7 @@ public enum HostToSupervisor: Hashable, Sendable {
             wait = try container.decodeIfPresent(Bool.self, forKey: .wait)
             instance = try container.decodeInstance(forKey: .instance)
             params = try container.decodeParams(forKey: .params)
+            place = try container.decodePlace(forKey: .place)
         }
     }
 
@@ -78,17 +109,21 @@ public enum HostToSupervisor: Hashable, Sendable {
         public var instance: String?
         /// Its settings, kept for its updates (optional, as in `pull`).
         public var params: JSONValue?
+        /// The place the host shows them in (optional, as in `pull`).
+        public var place: String?
 
         /// Creates the value from its fields.
-        public init(id: RequestID? = nil, extensions: [String], instance: String? = nil, params: JSONValue? = nil) {
+        public init(id: RequestID? = nil, extensions: [String], instance: String? = nil, params: JSONValue? = nil,
+                    place: String? = nil) {
             self.id = id
             self.extensions = extensions
             self.instance = instance
             self.params = params
+            self.place = place
         }
 
         private enum CodingKeys: String, CodingKey {
-            case id, extensions, instance, params
+            case id, extensions, instance, params, place
         }
 
         public init(from decoder: any Decoder) throws {
@@ -97,6 +132,7 @@ public enum HostToSupervisor: Hashable, Sendable {
             extensions = try container.decode([String].self, forKey: .extensions)
             instance = try container.decodeInstance(forKey: .instance)
             params = try container.decodeParams(forKey: .params)
+            place = try container.decodePlace(forKey: .place)
         }
     }
 
@@ -133,6 +169,10 @@ extension HostToSupervisor: WireMessageGroup {
         case "setHasContent":
             self = .setHasContent(try WireCoding.decodePayload(SetHasContent.self, of: type, from: decoder))
         case "visible": self = .visible(try WireCoding.decodePayload(Visible.self, of: type, from: decoder))
+        case "enable": self = .enable(try WireCoding.decodePayload(Enable.self, of: type, from: decoder))
+        case "addInstance": self = .addInstance(try WireCoding.decodePayload(AddInstance.self, of: type, from: decoder))
+        case "removeInstance": self = .removeInstance(try WireCoding.decodePayload(RemoveInstance.self, of: type, from: decoder))
+        case "arrange": self = .arrange(try WireCoding.decodePayload(Arrange.self, of: type, from: decoder))
         default: throw .unknownType(type)
         }
     }
@@ -148,6 +188,10 @@ extension HostToSupervisor: WireMessageGroup {
         case .reloadExtensions: "reloadExtensions"
         case .setHasContent: "setHasContent"
         case .visible: "visible"
+        case .enable: "enable"
+        case .addInstance: "addInstance"
+        case .removeInstance: "removeInstance"
+        case .arrange: "arrange"
         }
     }
 
@@ -168,6 +212,10 @@ extension HostToSupervisor: WireMessageGroup {
         case .reloadExtensions(let fields): try fields.encode(to: encoder)
         case .setHasContent(let fields): try fields.encode(to: encoder)
         case .visible(let fields): try fields.encode(to: encoder)
+        case .enable(let fields): try fields.encode(to: encoder)
+        case .addInstance(let fields): try fields.encode(to: encoder)
+        case .removeInstance(let fields): try fields.encode(to: encoder)
+        case .arrange(let fields): try fields.encode(to: encoder)
         }
     }
 }

@@ -14,6 +14,10 @@ extension HostToSupervisor {
         case .reloadExtensions(let message): message.id
         case .setHasContent(let message): message.id
         case .visible(let message): message.id
+        case .enable(let message): message.id
+        case .addInstance(let message): message.id
+        case .removeInstance(let message): message.id
+        case .arrange(let message): message.id
         }
     }
 }
@@ -29,6 +33,9 @@ extension SupervisorToHost {
         case .openResult(let message): message.id
         case .defaultsResult(let message): message.id
         case .reloadResult(let message): message.id
+        case .enableResult(let message), .addInstanceResult(let message), .removeInstanceResult(let message),
+             .arrangeResult(let message):
+            message.id
         case .extensionTerminated, .openURL, .hasContentChanged: nil
         }
     }

@@ -21,17 +21,26 @@ public enum SupervisorToHost: Hashable, Sendable {
     case reloadResult(ReloadResult)
     /// `hasContentChanged`: an extension's `hasContent` changed.
     case hasContentChanged(HasContentChanged)
+    /// `enableResult`, `addInstanceResult`, `removeInstanceResult`, `arrangeResult`: the
+    /// answers to a managing host's requests (the gallery).
+    case enableResult(ManageResult)
+    case addInstanceResult(ManageResult)
+    case removeInstanceResult(ManageResult)
+    case arrangeResult(ManageResult)
 
     /// `{"type":"extensions","id":1,"extensions":[{"id":"...","app":"...","point":"widget","enabled":true,"hasContent":true}]}`
     public struct Extensions: Codable, Hashable, Sendable {
-        /// The `id` of the `list`, if it had one.
+        /// The `id` of the `list`, if it had one; absent when pushed because the set changed.
         public var id: RequestID?
         public var extensions: [ExtensionInfo]
+        /// The order the user gave the widgets of the list's place on this host (`arrange`).
+        public var arrangement: [HostToSupervisor.Shown]?
 
         /// Creates the value from its fields.
-        public init(id: RequestID? = nil, extensions: [ExtensionInfo]) {
+        public init(id: RequestID? = nil, extensions: [ExtensionInfo], arrangement: [HostToSupervisor.Shown]? = nil) {
             self.id = id
             self.extensions = extensions
+            self.arrangement = arrangement
         }
     }
 
@@ -48,15 +57,31 @@ public enum SupervisorToHost: Hashable, Sendable {
         public var hasContent: Bool
         /// Widgets: the display modes it may be pulled in; absent for other points.
         public var modes: [DisplayMode]?
+        /// The gallery's fields (absent when the config declares none): see ``GalleryFields``.
+        public var displayName: String?
+        public var description: String?
+        public var preview: JSONValue?
+        public var parameters: [ParameterInfo]?
+        public var instances: [InstanceInfo]?
+        /// The largest mode the widget offers now, when its last `result` said.
+        public var largestMode: DisplayMode?
 
         /// Creates the value from its fields.
-        public init(id: String, app: String, point: String, enabled: Bool, hasContent: Bool, modes: [DisplayMode]? = nil) {
+        public init(id: String, app: String, point: String, enabled: Bool, hasContent: Bool, modes: [DisplayMode]? = nil,
+                    displayName: String? = nil, description: String? = nil, preview: JSONValue? = nil,
+                    parameters: [ParameterInfo]? = nil, instances: [InstanceInfo]? = nil, largestMode: DisplayMode? = nil) {
             self.id = id
             self.app = app
             self.point = point
             self.enabled = enabled
             self.hasContent = hasContent
             self.modes = modes
+            self.displayName = displayName
+            self.description = description
+            self.preview = preview
+            self.parameters = parameters
+            self.instances = instances
+            self.largestMode = largestMode
         }
     }
 
@@ -251,6 +276,11 @@ extension SupervisorToHost: WireMessageGroup {
         case "reloadResult": self = .reloadResult(try WireCoding.decodePayload(ReloadResult.self, of: type, from: decoder))
         case "hasContentChanged":
             self = .hasContentChanged(try WireCoding.decodePayload(HasContentChanged.self, of: type, from: decoder))
+        case "enableResult": self = .enableResult(try WireCoding.decodePayload(ManageResult.self, of: type, from: decoder))
+        case "addInstanceResult": self = .addInstanceResult(try WireCoding.decodePayload(ManageResult.self, of: type, from: decoder))
+        case "removeInstanceResult":
+            self = .removeInstanceResult(try WireCoding.decodePayload(ManageResult.self, of: type, from: decoder))
+        case "arrangeResult": self = .arrangeResult(try WireCoding.decodePayload(ManageResult.self, of: type, from: decoder))
         default: throw .unknownType(type)
         }
     }
@@ -267,6 +297,10 @@ extension SupervisorToHost: WireMessageGroup {
         case .defaultsResult: "defaultsResult"
         case .reloadResult: "reloadResult"
         case .hasContentChanged: "hasContentChanged"
+        case .enableResult: "enableResult"
+        case .addInstanceResult: "addInstanceResult"
+        case .removeInstanceResult: "removeInstanceResult"
+        case .arrangeResult: "arrangeResult"
         }
     }
 
@@ -282,6 +316,9 @@ extension SupervisorToHost: WireMessageGroup {
         case .defaultsResult(let fields): try fields.encode(to: encoder)
         case .reloadResult(let fields): try fields.encode(to: encoder)
         case .hasContentChanged(let fields): try fields.encode(to: encoder)
+        case .enableResult(let fields), .addInstanceResult(let fields), .removeInstanceResult(let fields),
+             .arrangeResult(let fields):
+            try fields.encode(to: encoder)
         }
     }
 

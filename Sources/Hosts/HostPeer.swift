@@ -35,11 +35,16 @@ package enum HostPeer: Equatable, CustomStringConvertible {
     }
 
     /// The pid of the connected UNIX socket's peer.
-    static func pid(of fd: Int32) -> pid_t? {
+    static func pid(of fd: Int32) -> pid_t? { credentials(of: fd)?.pid }
+
+    /// The user of the connected UNIX socket's peer.
+    static func uid(of fd: Int32) -> UInt32? { credentials(of: fd)?.uid }
+
+    private static func credentials(of fd: Int32) -> (pid: Int32, uid: UInt32, gid: UInt32)? {
         // struct ucred { pid_t pid; uid_t uid; gid_t gid; }
         var credentials: (pid: Int32, uid: UInt32, gid: UInt32) = (0, 0, 0)
         var length = socklen_t(MemoryLayout<(Int32, UInt32, UInt32)>.size)
         guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else { return nil }
-        return credentials.pid
+        return credentials
     }
 }

@@ -12,7 +12,8 @@ import HostProtocol
 import Sockets
 
 /// Serves `host.sock`: hosts list extensions, pull snapshots, subscribe to pushes and
-/// run actions. A malformed message gets an `error` and ends that connection only.
+/// run actions; a gallery manages them (`+Gallery`). A malformed message gets an `error`
+/// and ends that connection only; one of an unknown type gets an `error` and is skipped.
 ///
 /// A host that reads slowly costs the daemon a bounded amount (``HostLimits``):
 /// past ``HostLimits/coalesceAfter`` queued bytes its pushes wait, the latest per
@@ -22,7 +23,7 @@ import Sockets
 package final class HostServer {
     private let loop: EventLoop
     let extensions: ExtensionCoordinator
-    private let events: EventLog
+    let events: EventLog
     private var listener: Listener?
     private(set) var connections: [Int32: HostConnection] = [:]
     /// Set while hosts are refused for being too many (one event per episode).
@@ -32,6 +33,10 @@ package final class HostServer {
     /// The configured hosts (their `extensions` limits) and whether external hosts are served.
     package var hosts: [String: HostSpec] = [:]
     package var externalHosts = true
+    /// `[places]` by name: the maximum size of each mode where hosts show widgets.
+    var places: [String: PlaceSpec] = [:]
+    /// What users added and arranged (persisted).
+    private(set) lazy var gallery = Gallery(store: extensions.store, events: events)
     /// Opens a URL (`url`, `app`, `source`) in `app` only (`Daemon.open`).
     let openInApp: (_ url: String, _ app: String, _ source: String) throws(OpenURLError) -> Void
     /// URLs for apps that are starting and not connected yet, in order.
@@ -103,7 +108,7 @@ package final class HostServer {
     /// `hasContentChanged` to the hosts that listed the extensions or subscribed to `id`.
     package func hasContentChanged(_ id: String, to value: Bool) {
         let line = SupervisorToHost.hasContentChanged(.init(extensionID: id, hasContent: value)).encodedLine()
-        for host in connections.values where host.listed || host.subscriptions.contains(id) {
+        for host in connections.values where host.listed != nil || host.subscriptions.contains(id) {
             host.connection?.send(line)
         }
     }
@@ -169,15 +174,18 @@ package final class HostServer {
             Glibc.close(fd)
             return
         }
-        let host = HostConnection(peer: peer)
+        let host = HostConnection(peer: peer, uid: HostPeer.uid(of: fd))
         do {
             host.connection = try Connection(
                 // A backstop: ``enforceLimits()`` disconnects with an error long before.
                 loop: loop, fd: fd, maxQueuedBytes: 2 * HostLimits.perHost,
                 onData: { [unowned self, unowned host] _, bytes in self.receive(bytes, from: host) },
                 onClose: { [unowned self] connection in
-                    // What it showed is shown no more.
-                    if let host = self.connections.removeValue(forKey: connection.fd) { self.visibilityChanged(of: host.shownOrUsed) }
+                    // What it showed is shown no more; instances no one uses are freed.
+                    if let host = self.connections.removeValue(forKey: connection.fd) {
+                        self.visibilityChanged(of: host.shownOrUsed)
+                        self.freeUnusedInstances(of: host)
+                    }
                 }
             )
             host.connection?.onDrained = { [unowned host] in host.sendHeldPushes() }
@@ -207,7 +215,13 @@ package final class HostServer {
         do throws(ProtocolError) {
             try host.framer.append(bytes)
             while host.connection?.isOpen == true, let line = try host.framer.nextLine() {
-                handle(try HostToSupervisor.decode(line: line), from: host)
+                do throws(ProtocolError) {
+                    handle(try HostToSupervisor.decode(line: line), from: host)
+                } catch .unknownType(let type) {
+                    // A host written for a later protocol: told, and served on.
+                    let id = HostToSupervisor.requestID(ofUnknown: line)
+                    host.send(.error(.init(id: id, error: ProtocolError.unknownType(type).description)))
+                }
             }
         } catch {
             host.send(.error(.init(id: nil, error: error.description)))
@@ -235,15 +249,10 @@ package final class HostServer {
         }
 
         switch message {
-        case .list(let request):
-            host.listed = true
-            let infos = extensions.records.values.sorted { $0.id < $1.id }.map {
-                SupervisorToHost.ExtensionInfo(id: $0.id, app: $0.spec.app, point: $0.spec.point.rawValue,
-                                               enabled: $0.enabled, hasContent: $0.hasContent,
-                                               modes: $0.spec.point == .widget ? $0.modes : nil)
-            }
-            host.send(.extensions(.init(id: request.id, extensions: infos)))
+        case .list(let request): answerList(request, from: host)
         case .pull(let request):
+            guard let limits = placeLimits(request.place, for: host, id: request.id),
+                  admitsInstance(request.instance, of: request.extensionID, for: host, id: request.id) else { return }
             // Unless it waits, an expired snapshot is answered at once; the update's outcome
             // follows as a push (a subscriber gets a newData push anyway, once).
             let revalidated: ((PullOutcome) -> Void)? = request.wait == true ? nil : { [weak self, weak host] outcome in
@@ -252,7 +261,7 @@ package final class HostServer {
             }
             do {
                 try extensions.pull(request.extensionID, mode: request.mode, maxSize: request.maxSize,
-                                    instance: request.instance, params: request.params, revalidated: revalidated) { [weak self, weak host] outcome in
+                                    placeLimit: limits[request.mode], instance: request.instance, params: request.params, revalidated: revalidated) { [weak self, weak host] outcome in
                     self?.answerLater(host, .snapshot(outcome.snapshot(id: request.id, extensionID: request.extensionID)))
                 }
                 // Once accepted: the extension exists and the instance is within its limit.
@@ -269,6 +278,8 @@ package final class HostServer {
                 return host.send(.error(.init(id: request.id, error: RequestRejection.unknown(unknown).description)))
             }
             if let instance = request.instance {
+                guard placeLimits(request.place, for: host, id: request.id) != nil,
+                      request.extensions.allSatisfy({ admitsInstance(instance, of: $0, for: host, id: request.id) }) else { return }
                 do {
                     // All checked before any is subscribed.
                     for id in request.extensions { _ = try extensions.usableRecord(id, point: .widget) }
@@ -299,7 +310,13 @@ package final class HostServer {
         case .defaults(let request): answerDefaults(request, from: host)
         case .reloadExtensions(let request): reload(request, from: host)
         case .setHasContent(let request): setHasContent(request, from: host)
-        case .visible(let request): show(request, from: host)
+        case .visible(let request):
+            guard placeLimits(request.place, for: host, id: request.id) != nil else { return }
+            show(request, from: host)
+        case .enable(let request): enable(request, from: host)
+        case .addInstance(let request): addInstance(request, from: host)
+        case .removeInstance(let request): removeInstance(request, from: host)
+        case .arrange(let request): arrange(request, from: host)
         }
     }
 }
@@ -315,6 +332,7 @@ extension HostToSupervisor {
         case .open(let request): (request.id, [request.extensionID])
         case .visible(let request): (request.id, request.extensions.map(\.extensionID))
         case .defaults, .reloadExtensions, .setHasContent: nil  // the app's own requests (HostServer+Apps)
+        case .enable, .addInstance, .removeInstance, .arrange: nil  // answered by a result (HostServer+Gallery)
         }
     }
 }
@@ -334,13 +352,19 @@ final class HostConnection {
     private var heldBytes = 0
     /// Extensions it pulled, subscribed to or performed: it hears when they end.
     fileprivate(set) var used: Set<String> = []
-    /// It asked for the list: it hears when an extension's `hasContent` changes.
-    fileprivate(set) var listed = false
+    /// Its last `list`, when it sent one: it hears when an extension's `hasContent`
+    /// changes, and gets the list again when it changes.
+    var listed: ListedState?
     /// What its `visible` messages said of each widget and instance: shown or not.
     var shown: [ShownWidget: Bool] = [:]
     let peer: HostPeer
+    /// The peer's user: its share of a widget's instances is bounded too.
+    let uid: UInt32?
 
-    init(peer: HostPeer) { self.peer = peer }
+    init(peer: HostPeer, uid: UInt32?) {
+        self.peer = peer
+        self.uid = uid
+    }
 
     func send(_ message: SupervisorToHost) {
         connection?.send(message.encodedLine())
@@ -353,6 +377,9 @@ final class HostConnection {
     fileprivate func pulled(_ extensionID: String, _ key: SlotKey) {
         pulledSlots[extensionID, default: []].insert(key)
     }
+
+    /// The instances of `extensionID` it pulled or subscribed to.
+    func instances(of extensionID: String) -> Set<String> { Set(pulledSlots[extensionID]?.compactMap(\.instance) ?? []) }
 
     /// Whether it pulled or subscribed to `widget` (an instance, or the widget itself).
     func uses(_ widget: ShownWidget) -> Bool {
@@ -405,27 +432,6 @@ private struct HeldPush: Hashable {
 
     /// Extensions in name order, then modes and instances.
     var order: [String] { [extensionID, slot.mode.rawValue, slot.instance ?? ""] }
-}
-
-/// What a host that does not read may make the daemon hold (docs/PROTOCOL.md, Limits).
-enum HostLimits {
-    /// Queued bytes past which a host's pushes are held back, the latest per extension.
-    static let coalesceAfter = 1 << 20
-    /// Queued and held bytes past which a host is disconnected.
-    static let perHost = 8 << 20
-    /// Queued and held bytes of all hosts together past which the one furthest behind is
-    /// disconnected.
-    static let total = 32 << 20
-    /// How long a disconnected host has to read its `error` before the socket is closed.
-    static let farewellTimeout = Duration.seconds(10)
-
-    /// Hosts connected at once: half of the open-file limit, less 16 for the daemon's own,
-    /// so that control.sock and launches keep their descriptors whatever hosts do.
-    static func connections() -> Int {
-        var limit = rlimit()
-        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 16 }
-        return max(1, Int(min(limit.rlim_cur, 1 << 20)) / 2 - 16)
-    }
 }
 
 extension PullOutcome {

@@ -45,6 +45,7 @@ public final class Daemon: ControlledDaemon {
     private var control: ControlServer?
     private(set) var hosts: HostServer?
     private var metrics: MetricsServer?
+    private var dropIns: DropInWatcher?
     private var signalSources: [EventSource] = []
     private var stopping = false
     /// Copy every process's output to stderr, prefixed with its name (a developer's terminal).
@@ -116,6 +117,7 @@ public final class Daemon: ControlledDaemon {
             self.hosts?.extensionTerminated(name, reason: reason)
         }
         extensions.onHasContentChanged = { [unowned self] id, value in self.hosts?.hasContentChanged(id, to: value) }
+        extensions.onGalleryChanged = { [unowned self] in self.hosts?.listChanged() }
         pressure.admission.widgets = { [unowned self] in self.extensions.records.values.filter { $0.spec.point == .widget }.map(\.id) }
         pressure.admission.onHold = { [unowned self] id, held in self.extensions.setMemoryHold(held, id) }
         supervisor.onLaunched = { [unowned self] process in
@@ -190,6 +192,7 @@ public final class Daemon: ControlledDaemon {
                 self.hostPeer(pid)
             }
             applyHostRules()
+            watchDropIns()
             if let address = settings.metricsListen {
                 let figures = DaemonMetrics(loop: loop, registry: registry, cgroups: cgroups, extensions: extensions, pressure: pressure)
                 metrics = try MetricsServer(loop: loop, address: address) {
@@ -256,9 +259,25 @@ public final class Daemon: ControlledDaemon {
         }
     }
 
+    /// A drop-in that appears, changes or disappears is applied as `supervisorctl update`
+    /// would (changed extensions relaunch on demand); a broken one keeps the configuration.
+    private func watchDropIns() {
+        let directory = ConfigurationLoader.dropInDirectory(for: configPath)
+        do {
+            dropIns = try DropInWatcher(loop: loop, directory: directory) { [unowned self] in
+                do {
+                    try self.reload(restartingChanged: true)
+                } catch {
+                    self.events.record(.error, nil, reason: "drop-in", "\(directory) changed; not applied: \(error)")
+                }
+            }
+        } catch {
+            events.record(.error, nil, "drop-ins are applied by reload only: \(error)")
+        }
+    }
+
     private func applyHostRules() {
-        hosts?.hosts = Dictionary(configuration.hosts.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        hosts?.externalHosts = configuration.supervisor.externalHosts
+        hosts?.configure(configuration)
     }
 
     /// With `echoOutput`, follows each process's output log (once per process).
@@ -296,6 +315,7 @@ public final class Daemon: ControlledDaemon {
         control = nil
         hosts?.close()
         hosts = nil
+        dropIns = nil
         metrics?.close()
         metrics = nil
         let alive = (registry.ordered + registry.retiring).filter(\.isAlive)
@@ -354,7 +374,6 @@ public final class Daemon: ControlledDaemon {
         let changes = registry.changes(to: next)
         configuration = next
         supervisor.isolation.apply(next)
-        applyHostRules()
         do {
             try control?.apply(ControlAccess(next.supervisor))
         } catch {
@@ -365,6 +384,7 @@ public final class Daemon: ControlledDaemon {
             supervisor.stop(removed, reason: .removed) { [unowned self, unowned removed] in self.registry.retired(removed) }
         }
         extensions.configure(next.extensions, apps: next.apps, types: next.types)
+        applyHostRules()
         routeOutput()
         echoOutputOfNewProcesses()
         try? cgroups.setBackstop(for: next.supervisor.memoryBudget)

@@ -48,12 +48,16 @@ public enum ExtensionToSupervisor: Hashable, Sendable {
         /// With `newData`: later snapshots, each made current at its date (ascending, at
         /// most ``TimelineEntry/maxCount``).
         public var timeline: [TimelineEntry]?
+        /// The largest display mode the widget offers now (WidgetKit's
+        /// `widgetLargestAvailableDisplayMode`); kept until a later result says another.
+        public var largestMode: DisplayMode?
 
         /// Creates the value from its fields.
         public init(
             id: RequestID, result: UpdateOutcome, snapshot: JSONValue? = nil, reload: ReloadHint? = nil,
-            error: String? = nil, preferredSize: Size? = nil, timeline: [TimelineEntry]? = nil
+            error: String? = nil, preferredSize: Size? = nil, timeline: [TimelineEntry]? = nil, largestMode: DisplayMode? = nil
         ) {
+            self.largestMode = largestMode
             self.id = id
             self.result = result
             self.snapshot = snapshot
@@ -64,7 +68,7 @@ public enum ExtensionToSupervisor: Hashable, Sendable {
         }
 
         private enum CodingKeys: String, CodingKey {
-            case id, result, snapshot, reload, error, preferredSize, timeline
+            case id, result, snapshot, reload, error, preferredSize, timeline, largestMode
         }
 
         public init(from decoder: any Decoder) throws {
@@ -94,6 +98,7 @@ public enum ExtensionToSupervisor: Hashable, Sendable {
                 }
                 timeline = try container.decodeTimeline(forKey: .timeline)
             }
+            largestMode = try container.decodeIfPresent(DisplayMode.self, forKey: .largestMode)
         }
     }
 

@@ -33,7 +33,7 @@ enum ResultFastPath {
             case "preferredSize":
                 guard let parsed = size(value), parsed.isDisplayable else { return nil }
                 preferredSize = parsed
-            case "timeline": return nil
+            case "timeline", "largestMode": return nil
             default: continue  // unknown fields are ignored, as by the general decoder
             }
         }

@@ -23,16 +23,50 @@ public enum SupervisorToExtension: Hashable, Sendable {
         public var instance: String?
         /// That instance's `params`, as the host last gave them.
         public var params: JSONValue?
+        /// A pull after a host switched the widget to this mode (WidgetKit's
+        /// `widgetActiveDisplayModeDidChange`): `reason` is `"modeChange"` on the wire, and
+        /// ``reason`` `.pull` (so that switches over ``UpdateReason`` written for version 1 hold).
+        public var modeChanged = false
 
         /// Creates the value from its fields.
         public init(id: RequestID, mode: DisplayMode, maxSize: Size, reason: UpdateReason,
-                    instance: String? = nil, params: JSONValue? = nil) {
+                    instance: String? = nil, params: JSONValue? = nil, modeChanged: Bool = false) {
             self.id = id
             self.mode = mode
             self.maxSize = maxSize
             self.reason = reason
             self.instance = instance
             self.params = params
+            self.modeChanged = modeChanged
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case id, mode, maxSize, reason, instance, params
+        }
+
+        /// `reason` as written on the wire.
+        private var wireReason: String { modeChanged ? Self.modeChange : reason.rawValue }
+        private static let modeChange = "modeChange"
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decode(RequestID.self, forKey: .id)
+            mode = try container.decode(DisplayMode.self, forKey: .mode)
+            maxSize = try container.decode(Size.self, forKey: .maxSize)
+            modeChanged = try container.decode(String.self, forKey: .reason) == Self.modeChange
+            reason = modeChanged ? .pull : try container.decode(UpdateReason.self, forKey: .reason)
+            instance = try container.decodeIfPresent(String.self, forKey: .instance)
+            params = try container.decodeIfPresent(JSONValue.self, forKey: .params)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(mode, forKey: .mode)
+            try container.encode(maxSize, forKey: .maxSize)
+            try container.encode(wireReason, forKey: .reason)
+            try container.encodeIfPresent(instance, forKey: .instance)
+            try container.encodeIfPresent(params, forKey: .params)
         }
 
         /// The whole `update` line, the same JSON as the general encoder's (keys sorted).
@@ -44,7 +78,7 @@ public enum SupervisorToExtension: Hashable, Sendable {
             line.field("maxSize", json: Array("{\"height\":\(maxSize.height),\"width\":\(maxSize.width)}".utf8))
             line.field("mode", string: mode.rawValue)
             if let params { line.field("params", json: params.encoded().bytes) }
-            line.field("reason", string: reason.rawValue)
+            line.field("reason", string: wireReason)
             line.field("type", string: "update")
             return line.endMessage()
         }

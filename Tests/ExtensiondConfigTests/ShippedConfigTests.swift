@@ -60,5 +60,7 @@ import Testing
         #expect(widget.limits.memoryMax == ByteSize(24 << 20))
         #expect(widget.idleExit == .seconds(30))
         #expect(configuration.apps.first?.urlSchemes == ["weather"])
+        #expect(widget.gallery.displayName?.text(for: "zh-CN") == "天气" && widget.gallery.parameters.count == 1)
+        #expect(configuration.hosts.first?.manage == true && configuration.places.map(\.id) == ["home"])
     }
 }

@@ -136,7 +136,7 @@ import Testing
         let deb = built.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(deb.hasSuffix("_amd64.deb") || deb.hasSuffix(".deb"))
         let info = try runCommand("/usr/bin/dpkg-deb", ["--info", deb], in: directory).stdout
-        for needed in ["Package: extensiond", "libc6", "conffiles", "postinst", "prerm", "postrm"] {
+        for needed in ["Package: extensiond", "libc6", "conffiles", "postinst", "prerm", "postrm", "triggers"] {
             #expect(info.contains(needed), "dpkg-deb --info lacks \(needed): \(info)")
         }
         // The daemon speaks systemd's protocols itself.

@@ -41,6 +41,9 @@ enum ScriptedExtension {
         /// Answers like `answer`, with a timer thread ticking every millisecond meanwhile
         /// (as an app's timers would), so that it uses CPU while idle.
         case ticking
+        /// Answers like `params`, with the update's `mode`, `maxSize` and `reason` in the
+        /// snapshot too, a `preferredSize` of 9999×9999 and `largestMode` `compact`.
+        case gallery
     }
 
     /// The TOML `command` array that runs the extension with `behaviour`. `countFile`,
@@ -141,6 +144,12 @@ enum ScriptedExtension {
                 return (start + datetime.timedelta(seconds=i)).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
             timeline = [{"date": rfc3339(i), "snapshot": {"entry": i}} for i in range(1, 61)]
             send({"type": "result", "id": message["id"], "result": "newData", "snapshot": {"n": answered, "pid": os.getpid()}, "reload": reload, "timeline": timeline})
+        elif behaviour == "gallery":
+            answered += 1
+            snapshot = {"n": answered, "instance": message.get("instance"), "params": message.get("params"),
+                        "mode": message["mode"], "maxSize": message["maxSize"], "reason": message["reason"]}
+            send({"type": "result", "id": message["id"], "result": "newData", "snapshot": snapshot, "reload": reload,
+                  "preferredSize": {"width": 9999, "height": 9999}, "largestMode": "compact"})
         elif behaviour == "params":
             answered += 1
             snapshot = {"n": answered, "instance": message.get("instance"), "params": message.get("params")}

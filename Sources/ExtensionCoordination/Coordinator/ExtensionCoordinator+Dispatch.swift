@@ -34,9 +34,10 @@ extension ExtensionCoordinator {
             let requestID = RequestID(rawValue: nextRequestID)
             record.outstanding = .update(requestID, ModeUpdate(key: key, id: request.id), startedAt: started)
             let slot = record.slots[key]
+            let modeChanged = record.modeChanged.remove(key) != nil && request.reason == .pull
             processes.send(.update(.init(id: requestID, mode: key.mode, maxSize: slot?.maxSize ?? Size(width: 320, height: 160),
                                          reason: WireProtocol.UpdateReason(request.reason),
-                                         instance: key.instance, params: slot?.params)), to: record.id)
+                                         instance: key.instance, params: slot?.params, modeChanged: modeChanged)), to: record.id)
         case .action(let items, let completion):
             nextRequestID += 1
             let requestID = RequestID(rawValue: nextRequestID)

@@ -44,9 +44,13 @@ extension ExtensionCoordinator {
             record.statistics.updateLatency.record(clock.now.since(startedAt))
             let hint = result.reload.map { policyHint($0) } ?? .atEnd
             // A mode dropped by a reconfiguration while its update ran has no one to tell.
+            if let largest = result.largestMode, largest != record.largestMode {
+                record.largestMode = largest
+                onGalleryChanged?()
+            }
             if let slot = record.slots[update.key] {
                 if result.result == .newData {
-                    slot.preferredSize = result.preferredSize
+                    slot.preferredSize = result.preferredSize.map { fitted($0, slot, record) }
                     slot.wallOffsetMs = wallOffsetMs
                 }
                 handle(.updateFinished(update.id, outcome, reload: hint), record, slot)

@@ -10,15 +10,20 @@ extension ExtensionCoordinator {
     /// With `revalidated`, an expired snapshot is answered at once (`expired`) while an
     /// update replaces it, and `revalidated` gets that update's outcome; without it (the
     /// host's `wait: true`, the CLI) the answer waits for the update.
-    package func pull(_ id: String, mode: DisplayMode, maxSize: Size, instance: String? = nil, params: JSONValue? = nil,
+    package func pull(_ id: String, mode: DisplayMode, maxSize: Size, placeLimit: Size? = nil, instance: String? = nil, params: JSONValue? = nil,
               revalidated: ((PullOutcome) -> Void)? = nil,
               completion: @escaping (PullOutcome) -> Void) throws(RequestRejection) {
         let record = try usableRecord(id, point: .widget)
         guard let own = record.slots[SlotKey(mode: mode, instance: nil)] else { throw .undeclaredMode(id, mode.rawValue) }
         let slot = try instance.map { name throws(RequestRejection) in try instanceSlot(record, mode: mode, name) } ?? own
         if let params { slot.params = params }
-        if instance == nil { record.lastPulledMode = mode }
-        slot.maxSize = maxSize
+        if instance == nil {
+            if mode != record.lastPulledMode { record.modeChanged.insert(slot.key) }
+            record.lastPulledMode = mode
+        }
+        // A place's maximum is the update's `maxSize` (docs/PROTOCOL.md, "Places").
+        slot.placeLimit = placeLimit ?? slot.addedPlaceLimit
+        slot.maxSize = slot.placeLimit ?? maxSize
         record.lastUsed = clock.now
         nextPullToken += 1
         let token = PullToken(nextPullToken)
@@ -54,16 +59,19 @@ extension ExtensionCoordinator {
         return mode
     }
 
-    /// Instances an extension may have at once (each mode of each holds a snapshot).
+    /// Instances hosts may make up of an extension at once (each mode of each holds a
+    /// snapshot); the ones users add are bounded by ``Gallery/maxAddedInstances``.
     static let maxInstances = 64
 
     /// The slot of `mode` of the instance `name`, made at its first pull with a fresh
     /// engine: its snapshot, freshness and timeline are its own, its budget the extension's.
-    private func instanceSlot(_ record: ExtensionRecord, mode: DisplayMode, _ name: String) throws(RequestRejection) -> ModeSlot {
+    func instanceSlot(_ record: ExtensionRecord, mode: DisplayMode, _ name: String, added: Bool = false) throws(RequestRejection) -> ModeSlot {
         let key = SlotKey(mode: mode, instance: name)
         if let slot = record.slots[key] { return slot }
         let known = record.slots.keys.contains { $0.instance == name }
-        guard known || record.instanceCount < Self.maxInstances else { throw .tooManyInstances(record.id, Self.maxInstances) }
+        guard known || added || record.madeUpInstanceCount < Self.maxInstances else {
+            throw .tooManyInstances(record.id, Self.maxInstances)
+        }
         let slot = ModeSlot(mode: mode, instance: name,
                             engine: RefreshEngine(parameters: RefreshParameters(record.spec.refresh), now: now), preferredSize: nil,
                             wallOffsetMs: wallOffsetMs)

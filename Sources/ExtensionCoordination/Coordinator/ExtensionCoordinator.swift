@@ -23,7 +23,7 @@ package final class ExtensionCoordinator {
     let clock: any CoordinatorClock
     let processes: any ExtensionProcesses
     let events: EventLog
-    let store: ExtensionStore
+    package let store: ExtensionStore
     package private(set) var records: [String: ExtensionRecord] = [:]
     var nextPullToken: UInt64 = 0
     /// Ids of the `update` and `begin` requests sent to extensions.
@@ -47,10 +47,12 @@ package final class ExtensionCoordinator {
     package var onTerminated: ((String, StopReason) -> Void)?
     /// An extension's `hasContent` changed (`hasContentChanged` for hosts).
     package var onHasContentChanged: ((String, Bool) -> Void)?
+    /// What `list` tells changed (a widget's largest mode): hosts that listed hear it again.
+    package var onGalleryChanged: (() -> Void)?
 
     /// The user's `enable`/`disable` choices (persisted). An extension without one takes
     /// its configured `enabled`, so a config change still applies to it.
-    private var enabledChoices: [String: Bool] = [:]
+    package private(set) var enabledChoices: [String: Bool] = [:]
     /// What each extension last said with `setHasContent` (persisted: hosts keep hiding an
     /// extension without content across restarts).
     private var hasContentDeclared: [String: Bool] = [:]
@@ -141,7 +143,7 @@ package final class ExtensionCoordinator {
     }
 
     /// Answers every pull waiting on `slots` with `reason` as the failure.
-    private func answerWaitingPulls(_ record: ExtensionRecord, _ slots: [ModeSlot], because reason: String) {
+    func answerWaitingPulls(_ record: ExtensionRecord, _ slots: [ModeSlot], because reason: String) {
         for slot in slots {
             let last = slot.engine.state(at: now)
             let outcome = PullOutcome(result: .failed, delivery: .updated,

@@ -63,7 +63,7 @@ package struct ExtensionStore {
     }
 
     /// The value saved at `path`; `nil` when there is no such file.
-    private func load<Value: Decodable>(_: Value.Type, from path: String) throws(UnreadableStoreFile) -> Value? {
+    func load<Value: Decodable>(_: Value.Type, from path: String) throws(UnreadableStoreFile) -> Value? {
         guard let bytes = FileSystem.read(path) else { return nil }
         do {
             return try JSONCoding.decode(Value.self, from: bytes)
@@ -72,7 +72,7 @@ package struct ExtensionStore {
         }
     }
 
-    private static func encode(_ value: some Encodable) -> [UInt8] {
+    static func encode(_ value: some Encodable) -> [UInt8] {
         (try? JSONCoding.encode(value)) ?? []
     }
 
@@ -98,9 +98,9 @@ package struct ExtensionStore {
 
 /// A file in `state_dir` that exists but does not hold what the daemon saved there
 /// (damaged, or written by something else).
-struct UnreadableStoreFile: Error, CustomStringConvertible {
+package struct UnreadableStoreFile: Error, CustomStringConvertible {
     let path: String
     let reason: String
 
-    var description: String { "\(path) cannot be read back: \(reason)" }
+    package var description: String { "\(path) cannot be read back: \(reason)" }
 }

@@ -20,6 +20,9 @@ struct ConfigurationDecoder {
         configuration.extensions = entries(of: document.node("extensions"), kind: "an extension id") { id, node in
             `extension`(id, defaults.map(node.filled(from:)) ?? node)
         }
+        if let places = document.node("places") {
+            configuration.places = self.places(places)
+        }
         if let types = document.node("types") {
             configuration.types = self.types(types)
         }
@@ -99,6 +102,7 @@ struct ConfigurationDecoder {
         reader.read("stop_timeout", .duration, into: &host.stopTimeout)
         restart(reader, into: &host.restart)
         reader.read("extensions", ValueKind.identifier("an extension id").list, into: &host.extensions)
+        reader.read("manage", .boolean, into: &host.manage)
         return launch == nil ? nil : host
     }
 
@@ -137,6 +141,7 @@ struct ConfigurationDecoder {
                 reader.report(involving: ["modes"], "modes applies to widgets, not \(point.rawValue) extensions")
             }
         }
+        gallery(reader, point: point, into: &spec.gallery)
         guard app != nil, point != nil, launch != nil else { return nil }
         return spec
     }

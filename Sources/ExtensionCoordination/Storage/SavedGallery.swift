@@ -1,0 +1,37 @@
+import DaemonSupport
+import HostProtocol
+import Sockets
+import WireProtocol
+
+/// `<state_dir>/gallery.json`.
+package struct SavedGallery: Codable, Equatable {
+    /// By extension id, then instance name.
+    package var instances: [String: [String: AddedInstance]] = [:]
+    /// By `HOST/PLACE` (the place empty when the host named none).
+    package var arrangements: [String: [HostToSupervisor.Shown]] = [:]
+
+    package init() {}
+}
+
+/// An instance the user added.
+package struct AddedInstance: Codable, Equatable {
+    package var params: JSONValue
+    package var place: String?
+
+    package init(params: JSONValue, place: String?) {
+        self.params = params
+        self.place = place
+    }
+}
+
+extension ExtensionStore {
+    private var galleryPath: String { stateDirectory + "/gallery.json" }
+
+    package func loadGallery() throws(UnreadableStoreFile) -> SavedGallery {
+        try load(SavedGallery.self, from: galleryPath) ?? SavedGallery()
+    }
+
+    package func saveGallery(_ gallery: SavedGallery) throws(SystemError) {
+        try FileSystem.writeAtomically(Self.encode(gallery), to: galleryPath)
+    }
+}

@@ -1,0 +1,85 @@
+import DaemonSupport
+import ExtensionCoordination
+import HostProtocol
+import WireProtocol
+
+/// What the user chose in a gallery, kept in `<state_dir>/gallery.json` across restarts:
+/// the instances added to each widget (their params and place) and the order of the widgets
+/// of each managing host's place. Every change is written at once, atomically.
+final class Gallery {
+    private let store: ExtensionStore
+    private(set) var saved: SavedGallery
+    /// The extensions of the configuration in force; `nil` before the first.
+    var configured: Set<String>?
+
+    /// Instances a widget may have added (apart from the ones hosts use without adding them).
+    static let maxAddedInstances = 64
+
+    init(store: ExtensionStore, events: EventLog) {
+        self.store = store
+        do {
+            saved = try store.loadGallery()
+        } catch {
+            events.record(.error, nil, "\(error); starting with no added instances and no arrangement")
+            saved = SavedGallery()
+        }
+    }
+
+    /// The instances added to `id`, by name.
+    func instances(of id: String) -> [String: AddedInstance] { saved.instances[id] ?? [:] }
+
+    func isAdded(_ id: String, _ instance: String) -> Bool { saved.instances[id]?[instance] != nil }
+
+    /// The order of the widgets of `place` on `host`, if the user gave one.
+    func arrangement(host: String, place: String?) -> [HostToSupervisor.Shown]? {
+        saved.arrangements[Self.key(host, place)]
+    }
+
+    func add(_ id: String, _ instance: String, _ added: AddedInstance) throws(RequestRejection) {
+        let existing = saved.instances[id] ?? [:]
+        guard existing[instance] != nil || existing.count < Self.maxAddedInstances else {
+            throw .tooManyInstances(id, Self.maxAddedInstances)
+        }
+        try change { $0.instances[id, default: [:]][instance] = added }
+    }
+
+    /// Forgets an added instance and its place in every arrangement.
+    func remove(_ id: String, _ instance: String) throws(RequestRejection) {
+        try change { saved in
+            saved.instances[id]?[instance] = nil
+            if saved.instances[id]?.isEmpty == true { saved.instances[id] = nil }
+            for key in saved.arrangements.keys {
+                saved.arrangements[key]?.removeAll { $0.extensionID == id && $0.instance == instance }
+            }
+        }
+    }
+
+    func arrange(host: String, place: String?, _ widgets: [HostToSupervisor.Shown]) throws(RequestRejection) {
+        try change { $0.arrangements[Self.key(host, place)] = widgets }
+    }
+
+    /// Forgets everything about extensions that are not configured any more (an app removed).
+    func keepOnly(_ configured: Set<String>) throws(RequestRejection) {
+        let stale = Set(saved.instances.keys).subtracting(configured)
+        let arranged = saved.arrangements.values.contains { $0.contains { !configured.contains($0.extensionID) } }
+        guard !stale.isEmpty || arranged else { return }
+        try change { saved in
+            for id in stale { saved.instances[id] = nil }
+            for key in saved.arrangements.keys { saved.arrangements[key]?.removeAll { !configured.contains($0.extensionID) } }
+        }
+    }
+
+    /// Applies `edit` and writes the result; on a failed write nothing changes.
+    private func change(_ edit: (inout SavedGallery) -> Void) throws(RequestRejection) {
+        var next = saved
+        edit(&next)
+        do {
+            try store.saveGallery(next)
+        } catch {
+            throw .storage("\(error)")
+        }
+        saved = next
+    }
+
+    private static func key(_ host: String, _ place: String?) -> String { host + "/" + (place ?? "") }
+}
