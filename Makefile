@@ -10,7 +10,7 @@ FORCE ?=
 DEBUG_FILES ?=
 RELEASE = -c release --static-swift-stdlib
 
-.PHONY: deps build demo test fuzz fuzz-short bench release install deb clean vm-test
+.PHONY: deps build demo test browser-test fuzz fuzz-short bench release install deb clean vm-test
 
 # Installs what a fresh Debian machine lacks (run as root, or with sudo available).
 deps:
@@ -19,15 +19,33 @@ deps:
 build: deps
 	$(SWIFT) build
 
-# The daemon in the foreground with the demo config: a host panel, a widget, its app.
+# The daemon in the foreground with the demo config: the Today view, a text panel, three
+# widgets and their app.
 demo: build
+	@echo "The Today view: http://127.0.0.1:8080/ (Ctrl-C stops the demo)"
 	.build/debug/extensiond --foreground --config $(CONFIG)
 
-# The whole test suite: what .ci/run calls. It ends with a short fuzzing run.
+# The whole test suite: what .ci/run calls. It ends with the browser tests and a short
+# fuzzing run.
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --disable-xctest
+	@$(MAKE) --no-print-directory browser-test
 	@$(MAKE) --no-print-directory fuzz-short
+
+# The Today view in headless Chromium against a real daemon (tests/browser/README.md).
+# pytest's exit codes: 0 passed, 1 tests failed, 2 interrupted, 3 internal error, 4 usage
+# error, 5 no tests collected; every one but 0 fails the target, 5 with its own message.
+browser-test:
+	$(SWIFT) build --product extensiond
+	$(SWIFT) build --product extensiond-today
+	$(SWIFT) build --product supervisorctl
+	@status=0; /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/browser || status=$$?; \
+	    case $$status in \
+	    0) ;; \
+	    5) echo "browser-test: pytest collected no tests in tests/browser"; exit 1 ;; \
+	    *) echo "browser-test: pytest exited with $$status"; exit 1 ;; \
+	    esac
 
 # Structure-aware fuzzing of every protocol of a real daemon (docs/ARCHITECTURE.md).
 FUZZ_MESSAGES ?= 1000000
@@ -52,6 +70,7 @@ bench: deps
 release: deps
 	$(SWIFT) build $(RELEASE) --product extensiond
 	$(SWIFT) build $(RELEASE) --product supervisorctl
+	$(SWIFT) build $(RELEASE) --product extensiond-today
 
 # Stripped binaries, man pages, completions, the unit, a config (never over an existing
 # one) and the docs: scripts/install-files.

@@ -4,14 +4,14 @@
 //   pure policy      ExtensiondPolicy
 //   model            ExtensiondConfig (uses the policy's values), TOML (the config files' parser)
 //   Linux adapters   CLinux (C shim), CMalloc (malloc_trim), Cgroup, LinuxProcess, Sockets,
-//                    EventLoop, Journal
+//                    EventLoop, HTTPServer, Journal
 //   protocols        WireProtocol (extension socket, shared types), HostProtocol (host socket),
 //                    ControlProtocol (supervisorctl),
 //                    PrometheusText (the metrics exposition format)
 //   daemon rooms     DaemonSupport (event log, files, errors), Output, ProcessIsolation,
 //                    Processes, ExtensionCoordination, Pressure, Hosts, Control, Metrics
 //   daemon wiring    Supervisor (the composition root), extensiond
-//   clients          supervisorctl, ExtensionSDK, demos
+//   clients          supervisorctl, ExtensionSDK, HostClient, extensiond-today, demos
 import PackageDescription
 
 /// The installed programs link libstdc++ statically: linker/libstdc++.so says why and how.
@@ -22,7 +22,9 @@ let package = Package(
     products: [
         .executable(name: "extensiond", targets: ["extensiond"]),
         .executable(name: "supervisorctl", targets: ["supervisorctl"]),
+        .executable(name: "extensiond-today", targets: ["extensiond-today"]),
         .library(name: "ExtensionSDK", targets: ["ExtensionSDK"]),
+        .library(name: "HostClient", targets: ["HostClient"]),
         .library(name: "ExtensiondTestSupport", targets: ["ExtensiondTestSupport"]),
     ],
     dependencies: [
@@ -38,6 +40,7 @@ let package = Package(
         .target(name: "Sockets"),
         .target(name: "EventLoop", dependencies: ["CLinux", "LinuxProcess", "Sockets"]),
         .target(name: "Journal", dependencies: ["CLinux", "Sockets"]),
+        .target(name: "HTTPServer", dependencies: ["EventLoop", "Sockets"]),
 
         // Pure model and policy: no I/O, no clocks of their own.
         // Cross-module optimisation lets the daemon specialise the generic refresh engine
@@ -83,7 +86,7 @@ let package = Package(
         ]),
         .target(name: "Metrics", dependencies: [
             "DaemonSupport", "Processes", "ExtensionCoordination", "Pressure", "ControlProtocol", "EventLoop", "ExtensiondPolicy",
-            "LinuxProcess", "PrometheusText", "Sockets",
+            "HTTPServer", "LinuxProcess", "PrometheusText", "Sockets",
         ]),
 
         // Daemon wiring.
@@ -113,6 +116,17 @@ let package = Package(
         .executableTarget(name: "DemoPanel", dependencies: ["HostClient", "HostProtocol"]),
         .executableTarget(name: "DemoWidget", dependencies: ["ExtensionSDK"]),
         .executableTarget(name: "DemoApp", dependencies: ["HostClient", "HostProtocol"]),
+        // The Today view: a host that serves the widgets as a web page (docs/HOSTS.md).
+        .executableTarget(
+            name: "extensiond-today",
+            dependencies: ["HTTPServer", "EventLoop", "Sockets", "HostClient", "HostProtocol", "WireProtocol", "ControlProtocol"],
+            resources: [
+                .embedInCode("web/index.html"), .embedInCode("web/today.css"), .embedInCode("web/today.js"),
+                .embedInCode("web/cards.js"), .embedInCode("web/template.js"), .embedInCode("web/system.html"),
+                .embedInCode("web/system.js"), .embedInCode("web/frame.html"),
+            ],
+            linkerSettings: staticLibstdcxx
+        ),
 
         // Test support: a real daemon in a throw-away cgroup, runtime and state dir.
         .target(name: "ExtensiondTestSupport", dependencies: ["ControlProtocol", "HostProtocol"]),

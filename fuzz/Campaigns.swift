@@ -14,6 +14,8 @@ struct CampaignResult {
     /// Config campaign: reloads and `--check-config` runs that refused the file.
     var reloadsRefused = 0
     var checksRefused = 0
+    /// Config campaign: accepted mutated configs that were run (launch, idle, stop).
+    var runs = 0
     /// Requests that must be answered and were not; the first few are kept for the report.
     var unanswered = 0
     var unansweredSamples: [String] = []

@@ -1,4 +1,5 @@
 import ControlProtocol
+import ExtensiondTestSupport
 import Foundation
 
 // Extension fd 3: the protocol an extension speaks, through a relay extension's socket.
@@ -67,16 +68,25 @@ extension Campaigns {
     private mutating func extensionMessage(id: Int, outstanding: inout [Int]) -> JSONText {
         if !outstanding.isEmpty && mutator.chance(0.6) {
             let answered = outstanding.removeFirst()
-            let size = JSONText.object([("width", .int(mutator.pick([-1, 0, 320, 70_000]))), ("height", .int(160))])
-            // Entries a second apart, in the past or the future, sometimes out of order.
-            let timeline = JSONText.array((0..<mutator.int(0...3)).map { index in
-                .object([("date", .string("20\(mutator.pick(["20", "40"]))-01-01T00:00:0\(mutator.chance(0.9) ? index : 0)Z")),
-                         ("snapshot", .object([("entry", .int(index))]))])
-            })
+            let side: JSONText = mutator.chance(0.2) ? .number(mutator.pick(ValueExtremes.sides)) : .int(mutator.pick([-1, 0, 320, 70_000]))
+            let size = JSONText.object([("width", side), ("height", .int(160))])
+            // Entries a second apart, in the past or the future, sometimes out of order; or
+            // dates at the ends of time, ascending.
+            let timeline = mutator.chance(0.2)
+                ? JSONText.array(ValueExtremes.dates.filter { _ in mutator.chance(0.3) }.enumerated().map { index, date in
+                    .object([("date", .string(date)), ("snapshot", .object([("entry", .int(index))]))])
+                })
+                : JSONText.array((0..<mutator.int(0...3)).map { index in
+                    .object([("date", .string("20\(mutator.pick(["20", "40"]))-01-01T00:00:0\(mutator.chance(0.9) ? index : 0)Z")),
+                             ("snapshot", .object([("entry", .int(index))]))])
+                })
+            let reload: JSONText = mutator.chance(0.2)
+                ? .object([("after", .string(mutator.pick(ValueExtremes.dates)))])
+                : .string(mutator.pick(["atEnd", "never"]))
             let result = mutator.pick(["newData", "noData", "failed"])
             var members: [(String, JSONText)] = [
                 ("type", .string("result")), ("id", .int(answered)), ("result", .string(result)),
-                ("snapshot", .object([("n", .int(id))])), ("reload", .string(mutator.pick(["atEnd", "never"]))),
+                ("snapshot", .object([("n", .int(id))])), ("reload", reload),
                 ("preferredSize", size),
             ]
             if result == "newData" { members.append(("timeline", timeline)) }
@@ -91,7 +101,7 @@ extension Campaigns {
             let op = mutator.pick(["get", "get", "list", "set", "remove"])
             var members: [(String, JSONText)] = [("type", .string("defaults")), ("id", .int(id)), ("group", .string("group.fuzz")),
                                                  ("op", .string(op)), ("key", .string("k\(mutator.int(0...3))"))]
-            if op == "set" { members.append(("value", .int(id))) }
+            if op == "set" { members.append(("value", mutator.chance(0.2) ? mutator.extreme() : .int(id))) }
             return .object(members)
         case 2 where mutator.chance(0.1): return .object([("type", .string("openURL")), ("id", .int(id)), ("url", .string("fuzz://\(id)"))])
         default: return .object([("type", .string("setHasContent")), ("value", .bool(mutator.chance(0.8)))])

@@ -60,6 +60,7 @@ struct Fuzz {
             print(String(format: "%-10@ %9d %8d %11d %8d %8d %7d %6d %8@ %7d-%-8d %6.0f %8.1f", name as NSString, result.messages, result.mutated,
                          result.connections, result.answers, result.errorsAnswered, result.closedByDaemon, result.kills, refused as NSString,
                          Int(result.rss.min >> 20), Int(result.rss.max >> 20), Double(result.messages) / max(seconds, 0.001), seconds))
+            if name == "config" { print("config runs: \(result.runs) accepted mutated configs run (launch, idle, stop)") }
             fflush(nil)  // a long run shows its progress in a pipe or file too
             if result.unanswered > 0 {
                 throw FuzzFailure("\(result.unanswered) \(name) requests got no answer, e.g.:\n" + result.unansweredSamples.joined(separator: "\n"))

@@ -68,8 +68,9 @@ struct Mutator {
 
     /// A value in place of `value`: of another type, out of range, huge or deep.
     private mutating func replacement(for value: JSONText) -> JSONText {
-        switch int(0...7) {
+        switch int(0...8) {
         case 0: return count("wrong type", scalar())
+        case 8: return count("domain extreme", extreme())
         case 1: return count("huge number", .number(pick(["18446744073709551616", "9223372036854775808", "1e999", "-1e999",
                                                             "9007199254740993", "123456789012345678901234567890"])))
         case 2: return count("negative number", .number(pick(["-1", "-0", "-9223372036854775808", "-0.5", "-1e30"])))
@@ -79,6 +80,13 @@ struct Mutator {
         case 6: return count("odd string", .string(pick(["", " ", "\u{0}", "\u{FFFD}", "../../etc/passwd", "a\nb", "%s%n", "\u{202E}rtl"])))
         default: return count("empty container", pick([.array([]), .object([]), .null]))
         }
+    }
+
+    /// A value at or just past the end of one of the protocols' domains (ids, sizes, times).
+    mutating func extreme() -> JSONText {
+        chance(0.5)
+            ? .number(pick(chance(0.5) ? ValueExtremes.requestIDs : ValueExtremes.sides))
+            : .string(pick(chance(0.8) ? ValueExtremes.dates : ValueExtremes.pastTheDates))
     }
 
     private mutating func scalar() -> JSONText {

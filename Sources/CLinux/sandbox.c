@@ -147,6 +147,10 @@ static const int denied_calls[] = {
 #ifdef __NR_iopl
     __NR_iopl, __NR_ioperm,
 #endif
+    /* io_uring runs requests in kernel workers, out of the reach of this filter. */
+#ifdef __NR_io_uring_setup
+    __NR_io_uring_setup, __NR_io_uring_enter, __NR_io_uring_register,
+#endif
 };
 
 /* clone(2) with any of these flags makes a namespace. */

@@ -44,7 +44,7 @@ package struct ControlAccess {
         switch request {
         case .status, .stats, .events, .pressure, .pull, .tail, .version, .pid, .avail, .maintail, .reread: true
         case .defaults(let request): request.operation == .get || request.operation == .list
-        case .start, .stop, .restart, .signal, .clear, .enable, .disable, .refresh, .perform, .open, .reload, .update: false
+        case .start, .stop, .restart, .signal, .clear, .enable, .disable, .refresh, .perform, .open, .reload, .update, .purge: false
         }
     }
 

@@ -110,6 +110,13 @@ package final class ControlCommands {
             guard let name = request.name else { return session.reply(ControlResponse(pid: getpid())) }
             guard let process = registry[name] else { return session.reply(.failure(UnknownNameError(name: name).description, code: .unknownName)) }
             session.reply(ControlResponse(pid: process.run?.pid))
+        case .purge(let selection):
+            let outcomes = selection.names.map { app in (app, daemon.purgeRemovedApp(app)) }
+            let errors = outcomes.compactMap { app, error in error.map { "\(app): ERROR (\($0))" } }
+            let message = outcomes.filter { $0.1 == nil }.map { "\($0.0): purged" }.joined(separator: "\n")
+            session.reply(errors.isEmpty
+                ? ControlResponse(message: message)
+                : ControlResponse(ok: false, error: errors.joined(separator: "\n"), code: .failed, message: message.isEmpty ? nil : message))
         case .clear(let selection):
             selecting(selection, session) { processes in
                 session.reply(each(processes, named: selection) { process in

@@ -12,6 +12,9 @@ package protocol ControlledDaemon: AnyObject {
     func readConfiguration() throws(ConfigurationErrors) -> Configuration
     /// Rereads the config and applies it (`reload`, or `update` with `restartingChanged`).
     func reload(restartingChanged: Bool) throws(ConfigurationErrors) -> ConfigChanges
+    /// Purges what the removed app `app` left (`supervisorctl purge`); `nil` when done,
+    /// otherwise why not.
+    func purgeRemovedApp(_ app: String) -> String?
     /// Routes `url` to the app of its scheme; returns that app.
     func open(_ url: String, from source: String, onlyIn allowedApp: String?) throws(OpenURLError) -> String
 }

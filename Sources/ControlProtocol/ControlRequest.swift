@@ -4,7 +4,7 @@ import WireProtocol
 public enum ControlCommand: String, Codable, Sendable, CaseIterable {
     case status, stats, events, start, stop, restart, signal, pid, avail, clear
     case enable, disable, pull, refresh, perform, open, defaults
-    case tail, maintail, reload, reread, update, pressure, version
+    case tail, maintail, reload, reread, update, pressure, version, purge
 }
 
 /// One request on `control.sock`: `{"command":"tail","name":"w1","lines":20,"stream":"stderr","follow":false}`.
@@ -25,6 +25,8 @@ public enum ControlRequest: Hashable, Sendable {
     case enable(NameSelection)
     case disable(NameSelection)
     case refresh(NameSelection)
+    /// Removes at once the data and ids kept of apps removed from the config.
+    case purge(NameSelection)
     case signal(SignalRequest)
     case pid(PidRequest)
     case tail(TailRequest)
@@ -58,6 +60,7 @@ public enum ControlRequest: Hashable, Sendable {
         case .enable: .enable
         case .disable: .disable
         case .refresh: .refresh
+        case .purge: .purge
         case .signal: .signal
         case .pid: .pid
         case .tail: .tail
@@ -83,7 +86,7 @@ public enum ControlRequest: Hashable, Sendable {
         case .status(let selection), .stats(let selection):
             try selection.validate(check, required: false)
         case .start(let selection), .stop(let selection), .restart(let selection), .clear(let selection),
-             .enable(let selection), .disable(let selection), .refresh(let selection):
+             .enable(let selection), .disable(let selection), .refresh(let selection), .purge(let selection):
             try selection.validate(check, required: true)
         case .signal(let request): try request.validate(check)
         case .pid(let request): try request.validate(check)
@@ -289,6 +292,7 @@ extension ControlRequest: Codable {
         case .enable: self = .enable(try NameSelection(from: decoder))
         case .disable: self = .disable(try NameSelection(from: decoder))
         case .refresh: self = .refresh(try NameSelection(from: decoder))
+        case .purge: self = .purge(try NameSelection(from: decoder))
         case .signal: self = .signal(try SignalRequest(from: decoder))
         case .pid: self = .pid(try PidRequest(from: decoder))
         case .tail: self = .tail(try TailRequest(from: decoder))
@@ -314,7 +318,7 @@ extension ControlRequest: Codable {
         try container.encode(command, forKey: .command)
         switch self {
         case .status(let fields), .stats(let fields), .start(let fields), .stop(let fields), .restart(let fields),
-             .clear(let fields), .enable(let fields), .disable(let fields), .refresh(let fields):
+             .clear(let fields), .enable(let fields), .disable(let fields), .refresh(let fields), .purge(let fields):
             try fields.encode(to: encoder)
         case .signal(let fields): try fields.encode(to: encoder)
         case .pid(let fields): try fields.encode(to: encoder)

@@ -84,15 +84,30 @@ extension FileSystem {
     /// returns their names.
     @discardableResult
     package static func removeTemporaryFiles(in directory: String) -> [String] {
-        guard let stream = opendir(directory) else { return [] }
+        (entries(of: directory) ?? []).filter { $0.hasSuffix(temporarySuffix) && unlink(directory + "/" + $0) == 0 }
+    }
+
+    /// Removes `path` and everything below it, never following a symbolic link (a tenant's
+    /// files may hold any). False when something could not be removed.
+    @discardableResult
+    package static func removeTree(_ path: String) -> Bool {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return errno == ENOENT }
+        guard info.st_mode & S_IFMT == S_IFDIR else { return unlink(path) == 0 }
+        let removedAll = (entries(of: path) ?? []).reduce(true) { removeTree(path + "/" + $1) && $0 }
+        return rmdir(path) == 0 && removedAll
+    }
+
+    /// The names in `directory` (without `.` and `..`); nil when it cannot be read.
+    package static func entries(of directory: String) -> [String]? {
+        guard let stream = opendir(directory) else { return nil }
         defer { closedir(stream) }
-        var removed: [String] = []
+        var names: [String] = []
         while let entry = readdir(stream) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard name.hasSuffix(temporarySuffix), unlink(directory + "/" + name) == 0 else { continue }
-            removed.append(name)
+            if name != "." && name != ".." { names.append(name) }
         }
-        return removed
+        return names
     }
 
     /// The whole content of `path`, or nil if it does not exist or cannot be read.

@@ -68,8 +68,9 @@ struct Panel {
         case .hasContentChanged(let notice):
             Console.line(NoticeText.hasContent(notice))
             try refresh()
-        // The panel performs no actions, is no app and manages nothing.
-        case .completed, .defaultsResult, .reloadResult, .enableResult, .addInstanceResult, .removeInstanceResult, .arrangeResult: break
+        // The panel performs no actions, is no app, manages nothing and shows no images.
+        case .completed, .defaultsResult, .reloadResult, .enableResult, .addInstanceResult, .removeInstanceResult, .arrangeResult,
+             .assetResult: break
         }
     }
 

@@ -17,8 +17,10 @@ public struct MonotonicInstant: Sendable, Hashable, Comparable {
         lhs.microseconds < rhs.microseconds
     }
 
+    /// `rhs` later (never earlier), saturating at the end of the clock.
     public static func + (lhs: MonotonicInstant, rhs: Duration) -> MonotonicInstant {
-        MonotonicInstant(microseconds: lhs.microseconds &+ UInt64(max(0, rhs.wholeMicroseconds)))
+        let (sum, overflow) = lhs.microseconds.addingReportingOverflow(UInt64(max(0, rhs.wholeMicroseconds)))
+        return MonotonicInstant(microseconds: overflow ? .max : sum)
     }
 
     /// The time from `earlier` to `self`; zero if `earlier` is later.
@@ -29,9 +31,13 @@ public struct MonotonicInstant: Sendable, Hashable, Comparable {
 }
 
 extension Duration {
-    /// The duration in whole microseconds, rounded down.
+    /// The duration in whole microseconds, rounded toward zero, clamped to `Int64` (a
+    /// configured or peer-given length may be far longer than the clock can count).
     public var wholeMicroseconds: Int64 {
         let (seconds, attoseconds) = components
-        return seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000)
+        if overflow { return seconds < 0 ? .min : .max }
+        let (sum, sumOverflow) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000_000)
+        return sumOverflow ? (seconds < 0 ? .min : .max) : sum
     }
 }

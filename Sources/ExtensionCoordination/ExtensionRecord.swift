@@ -42,6 +42,13 @@ package final class ExtensionRecord {
     var shownVersion = ShownVersion(shown: 0, offset: 0)
     /// Why the last write of its state failed; nil once one succeeds.
     var storageError: String?
+    /// What hosts last said they render for, sent with every update (docs/PROTOCOL.md §6).
+    var environment = RenderEnvironment()
+    /// When a change of `environment` last refreshed the widget.
+    var environmentRefreshedAt: MonotonicInstant?
+    /// The Adaptive Card template of `card_template`, listed to hosts; `nil` without one or
+    /// when it could not be read (an event says why).
+    package var cardTemplate: EncodedJSON?
     /// The largest mode its last result said it offers (`largestMode`), for hosts' `list`.
     package var largestMode: DisplayMode?
     /// Slots a host just switched the widget to: their next update says `modeChange`.

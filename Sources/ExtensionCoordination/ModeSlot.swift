@@ -27,6 +27,8 @@ package final class ModeSlot {
     /// was made): timeline dates go both ways with it, so a pull and a push of one entry
     /// name the same `date`.
     var wallOffsetMs: Int64
+    /// A host's `execute` on this card, sent in place of the slot's next update.
+    var execution: PendingExecution?
     /// Pulls waiting for the engine's answer.
     var pendingPulls: [PullToken: (PullOutcome) -> Void] = [:]
     /// Pulls that may be answered from an expired snapshot, and what to tell their host

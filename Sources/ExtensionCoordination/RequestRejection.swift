@@ -11,6 +11,10 @@ package enum RequestRejection: Error, CustomStringConvertible {
     case undeclaredMode(String, String)
     /// A pull of one more instance than an extension may have.
     case tooManyInstances(String, Int)
+    /// An `execute` while the previous one on the same card is still running.
+    case executeInFlight(String)
+    /// An `execute` with no refresh budget left.
+    case noBudget(String)
     /// A place no `[places.NAME]` declares.
     case unknownPlace(String)
     /// `removeInstance` of an instance the user never added.
@@ -24,6 +28,8 @@ package enum RequestRejection: Error, CustomStringConvertible {
         case .itemsRejected(let id, let problem): "extension \"\(id)\" does not accept these items: \(problem)"
         case .storage(let message): "could not save the state: \(message)"
         case .tooManyInstances(let id, let limit): "extension \"\(id)\" has \(limit) instances already, the most it may have"
+        case .executeInFlight(let id): "extension \"\(id)\" is still running the previous execute of this card"
+        case .noBudget(let id): "extension \"\(id)\" has no refresh budget left (daily_budget, budget_burst)"
         case .unknownPlace(let place): "unknown place \"\(place)\" (see [places] in the config)"
         case .notAdded(let id, let instance): "extension \"\(id)\" has no added instance \"\(instance)\""
         case .undeclaredMode(let id, let mode): "extension \"\(id)\" does not declare mode \"\(mode)\" (see its modes)"

@@ -13,6 +13,9 @@ public final class ExtensionContext {
     public internal(set) var instance: String?
     /// During a widget's update: that instance's settings, as its host gave them.
     public internal(set) var params: JSONValue?
+    /// During a widget's update: what the host renders for (color scheme, locale, scale),
+    /// as far as it said.
+    public internal(set) var environment = RenderEnvironment()
     /// During a widget's update: a host just switched the widget to this update's mode
     /// (WidgetKit's `widgetActiveDisplayModeDidChange`); the reason is then `.pull`.
     public internal(set) var displayModeChanged = false
@@ -22,6 +25,18 @@ public final class ExtensionContext {
     public var largestAvailableMode: DisplayMode?
 
     let connection: SupervisorConnection
+
+    /// The request's instance, params and environment, for the time it is handled.
+    func enter(instance: String?, params: JSONValue?, environment: RenderEnvironment) {
+        self.instance = instance
+        self.params = params
+        self.environment = environment
+    }
+
+    func leave() {
+        enter(instance: nil, params: nil, environment: RenderEnvironment())
+        displayModeChanged = false
+    }
 
     init(connection: SupervisorConnection, extensionID: String, groupContainers: [String: String]) {
         self.connection = connection

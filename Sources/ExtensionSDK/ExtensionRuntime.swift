@@ -49,7 +49,7 @@ public enum ExtensionRuntime {
             case .memoryWarning(let warning):
                 handler.memoryWarning(warning, context: context)
                 FreedMemory.release()
-            case .update, .begin:
+            case .update, .execute, .begin:
                 if let answer = handler.answer(message, context: context) { try connection.send(answer) }
                 FreedMemory.release()
             case .openURLResult, .defaultsResult:

@@ -12,13 +12,20 @@ struct WidgetHandler<W: Widget>: RequestHandler {
     mutating func answer(_ request: SupervisorToExtension, context: ExtensionContext) -> ExtensionToSupervisor? {
         switch request {
         case .update(let update):
-            context.instance = update.instance
-            context.params = update.params
+            context.enter(instance: update.instance, params: update.params, environment: update.environment)
             context.displayModeChanged = update.modeChanged
-            defer { context.instance = nil; context.params = nil; context.displayModeChanged = false }
+            defer { context.leave() }
             let result = widget.update(
                 mode: update.mode, maxSize: update.maxSize, reason: update.reason, context: context)
             var message = Self.message(for: result, id: update.id)
+            message.largestMode = context.largestAvailableMode
+            return .result(message)
+        case .execute(let execute):
+            context.enter(instance: execute.instance, params: execute.params, environment: execute.environment)
+            defer { context.leave() }
+            let result = widget.execute(
+                verb: execute.verb, data: execute.data, mode: execute.mode, maxSize: execute.maxSize, context: context)
+            var message = Self.message(for: result, id: execute.id)
             message.largestMode = context.largestAvailableMode
             return .result(message)
         case .begin(let begin):
@@ -71,6 +78,8 @@ struct ActionHandler<A: Action>: RequestHandler {
             }
         case .update(let update):
             return .result(.init(id: update.id, result: .failed, error: "an action extension has no content"))
+        case .execute(let execute):
+            return .result(.init(id: execute.id, result: .failed, error: "an action extension has no content"))
         default:
             return nil
         }

@@ -21,11 +21,24 @@ public protocol Widget {
     mutating func update(mode: DisplayMode, maxSize: Size, reason: UpdateReason, context: ExtensionContext)
         -> UpdateResult<Snapshot>
 
+    /// A host's `Action.Execute` on the widget's card (a button, a toggle): do what `verb`
+    /// says with `data` and answer the new content, as an update does. Optional: by default
+    /// the widget is updated (reason `manual`).
+    mutating func execute(verb: String, data: JSONValue, mode: DisplayMode, maxSize: Size, context: ExtensionContext)
+        -> UpdateResult<Snapshot>
+
     /// The extension's memory crossed its `memory_high`: release caches. Optional.
     mutating func memoryWarning(current: UInt64, high: UInt64, context: ExtensionContext)
 }
 
 extension Widget {
+    /// Updates the widget unless it implements its actions.
+    public mutating func execute(verb: String, data: JSONValue, mode: DisplayMode, maxSize: Size, context: ExtensionContext)
+        -> UpdateResult<Snapshot>
+    {
+        update(mode: mode, maxSize: maxSize, reason: .manual, context: context)
+    }
+
     /// Does nothing unless the extension implements it.
     public mutating func memoryWarning(current: UInt64, high: UInt64, context: ExtensionContext) {}
 }

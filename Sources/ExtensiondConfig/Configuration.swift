@@ -74,6 +74,9 @@ public struct SupervisorSettings: Sendable, Equatable {
     public var adminGroup: String?
     /// Peers of `host.sock` that are not supervised processes are accepted as hosts.
     public var externalHosts: Bool = true
+    /// How long the data and ids of an app removed from the config are kept, set aside,
+    /// before they are purged.
+    public var removedDataKeep: Duration = .seconds(30 * 86_400)
 
     /// The built-in defaults.
     public init() {}
@@ -256,6 +259,9 @@ public struct ExtensionSpec: Sendable, Equatable, Identifiable {
     public var activation: [String: Int] = [:]
     /// Widgets: the display modes hosts may pull, each with its own snapshot (all by default).
     public var modes: [WidgetMode] = WidgetMode.allCases
+    /// Widgets: the file of the Adaptive Card template their snapshots are the data of
+    /// (absolute, resolved against the declaring file's directory).
+    public var cardTemplate: String?
     /// Its sandbox: on unless turned off.
     public var sandbox = SandboxSettings(enabled: true)
     /// Its name, description, preview and instance settings, for a gallery.

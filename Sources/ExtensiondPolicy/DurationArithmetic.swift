@@ -3,19 +3,19 @@
 // keeps the policies exact and their tests reproducible.
 
 extension Int64 {
-    func saturatingAdd(_ other: Int64) -> Int64 {
+    package func saturatingAdd(_ other: Int64) -> Int64 {
         let (sum, overflow) = addingReportingOverflow(other)
         guard overflow else { return sum }
         return other > 0 ? .max : .min
     }
 
-    func saturatingSubtract(_ other: Int64) -> Int64 {
+    package func saturatingSubtract(_ other: Int64) -> Int64 {
         let (difference, overflow) = subtractingReportingOverflow(other)
         guard overflow else { return difference }
         return other > 0 ? .min : .max
     }
 
-    func saturatingMultiply(_ other: Int64) -> Int64 {
+    package func saturatingMultiply(_ other: Int64) -> Int64 {
         let (product, overflow) = multipliedReportingOverflow(by: other)
         guard overflow else { return product }
         return (self < 0) == (other < 0) ? .max : .min

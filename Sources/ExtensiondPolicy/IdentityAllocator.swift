@@ -39,6 +39,18 @@ public struct IdentityAllocator: Equatable, Sendable {
         return nil
     }
 
+    /// Gives `name`'s id to `newName` (which must have none): the id stays taken, under
+    /// another name. Nothing happens when `name` has no id.
+    public mutating func rename(_ name: String, to newName: String) {
+        guard assignments[newName] == nil, let id = assignments.removeValue(forKey: name) else { return }
+        assignments[newName] = id
+    }
+
+    /// Frees `name`'s id: another name may get it.
+    public mutating func release(_ name: String) {
+        if let id = assignments.removeValue(forKey: name) { used.remove(id) }
+    }
+
     /// FNV-1a: the same on every run and machine (Swift's `Hasher` is seeded per process).
     static func stableHash(_ name: String) -> UInt64 {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325

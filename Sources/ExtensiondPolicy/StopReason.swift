@@ -16,6 +16,8 @@ public enum StopReason: String, Sendable, Hashable, CaseIterable, CustomStringCo
     case changed
     /// An extension that served nothing for `idle_exit`.
     case idle
+    /// An extension closed its end of fd 3 and did not exit: it can no longer be served.
+    case channelClosed = "closed"
 
     // Kills the daemon decides: SIGKILL to the whole run at once.
 
@@ -43,7 +45,7 @@ public enum StopReason: String, Sendable, Hashable, CaseIterable, CustomStringCo
     /// of being restarted as after a crash.
     public var isRequested: Bool {
         switch self {
-        case .manual, .shutdown, .removed, .changed, .idle, .deadline, .protocolViolation, .pressure, .critical: true
+        case .manual, .shutdown, .removed, .changed, .idle, .channelClosed, .deadline, .protocolViolation, .pressure, .critical: true
         case .oom, .exited, .launchFailed: false
         }
     }

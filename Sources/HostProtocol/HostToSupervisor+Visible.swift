@@ -8,19 +8,25 @@ extension HostToSupervisor {
         /// At most ``WireLimits/maxExtensionsPerRequest``.
         public var extensions: [Shown]
         public var visible: Bool
+        /// What the host renders for (optional, as in `pull`).
+        public var colorScheme: ColorScheme?
+        public var locale: String?
+        public var scale: Double?
         /// The place the host shows them in (optional, as in `pull`).
         public var place: String?
 
         /// Creates the value from its fields.
-        public init(id: RequestID? = nil, extensions: [Shown], visible: Bool, place: String? = nil) {
+        public init(id: RequestID? = nil, extensions: [Shown], visible: Bool, place: String? = nil,
+                    environment: RenderEnvironment = RenderEnvironment()) {
             self.id = id
             self.extensions = extensions
             self.visible = visible
             self.place = place
+            self.environment = environment
         }
 
         private enum CodingKeys: String, CodingKey {
-            case id, extensions, visible, place
+            case id, extensions, visible, place, colorScheme, locale, scale
         }
 
         public init(from decoder: any Decoder) throws {
@@ -28,6 +34,7 @@ extension HostToSupervisor {
             id = try container.decodeIfPresent(RequestID.self, forKey: .id)
             extensions = try container.decodeShownList(forKey: .extensions)
             visible = try container.decode(Bool.self, forKey: .visible)
+            environment = try container.decodeRenderEnvironment(colorScheme: .colorScheme, locale: .locale, scale: .scale)
             place = try container.decodePlace(forKey: .place)
         }
     }

@@ -18,6 +18,10 @@ public enum HostToSupervisor: Hashable, Sendable {
     case setHasContent(SetHasContent)
     /// `visible`: which widgets the host shows, or stopped showing.
     case visible(Visible)
+    /// `execute`: an `Action.Execute` of a widget's card; answered by a `snapshot`.
+    case execute(Execute)
+    /// `asset`: a file of a widget's `assets/` directory; answered by `assetResult`.
+    case asset(Asset)
     /// `enable`, `addInstance`, `removeInstance`, `arrange` (hosts with `manage = true`):
     /// the user's gallery.
     case enable(Enable)
@@ -66,13 +70,18 @@ public enum HostToSupervisor: Hashable, Sendable {
         /// The instance's settings, passed to the extension with its updates (optional; at
         /// most ``WireLimits/maxParamsBytes`` encoded).
         public var params: JSONValue?
+        /// What the host renders for (optional, docs/PROTOCOL.md §6).
+        public var colorScheme: ColorScheme?
+        public var locale: String?
+        public var scale: Double?
         /// The `[places.NAME]` the host shows it in (optional): its maximum size for the mode
         /// is the update's `maxSize`.
         public var place: String?
 
         /// Creates the value from its fields.
         public init(id: RequestID, extensionID: String, mode: DisplayMode, maxSize: Size, wait: Bool? = nil,
-                    instance: String? = nil, params: JSONValue? = nil, place: String? = nil) {
+                    instance: String? = nil, params: JSONValue? = nil, place: String? = nil,
+                    environment: RenderEnvironment = RenderEnvironment()) {
             self.id = id
             self.extensionID = extensionID
             self.mode = mode
@@ -81,10 +90,11 @@ public enum HostToSupervisor: Hashable, Sendable {
             self.instance = instance
             self.params = params
             self.place = place
+            self.environment = environment
         }
 
         private enum CodingKeys: String, CodingKey {
-            case id, extensionID = "extension", mode, maxSize, wait, instance, params, place
+            case id, extensionID = "extension", mode, maxSize, wait, instance, params, place, colorScheme, locale, scale
         }
 
         public init(from decoder: any Decoder) throws {
@@ -96,6 +106,7 @@ public enum HostToSupervisor: Hashable, Sendable {
             wait = try container.decodeIfPresent(Bool.self, forKey: .wait)
             instance = try container.decodeInstance(forKey: .instance)
             params = try container.decodeParams(forKey: .params)
+            environment = try container.decodeRenderEnvironment(colorScheme: .colorScheme, locale: .locale, scale: .scale)
             place = try container.decodePlace(forKey: .place)
         }
     }
@@ -109,21 +120,27 @@ public enum HostToSupervisor: Hashable, Sendable {
         public var instance: String?
         /// Its settings, kept for its updates (optional, as in `pull`).
         public var params: JSONValue?
+        /// What the host renders for (optional, as in `pull`).
+        public var colorScheme: ColorScheme?
+        public var locale: String?
+        public var scale: Double?
         /// The place the host shows them in (optional, as in `pull`).
         public var place: String?
 
         /// Creates the value from its fields.
         public init(id: RequestID? = nil, extensions: [String], instance: String? = nil, params: JSONValue? = nil,
-                    place: String? = nil) {
+                    place: String? = nil,
+                    environment: RenderEnvironment = RenderEnvironment()) {
             self.id = id
             self.extensions = extensions
             self.instance = instance
             self.params = params
             self.place = place
+            self.environment = environment
         }
 
         private enum CodingKeys: String, CodingKey {
-            case id, extensions, instance, params, place
+            case id, extensions, instance, params, place, colorScheme, locale, scale
         }
 
         public init(from decoder: any Decoder) throws {
@@ -132,6 +149,7 @@ public enum HostToSupervisor: Hashable, Sendable {
             extensions = try container.decode([String].self, forKey: .extensions)
             instance = try container.decodeInstance(forKey: .instance)
             params = try container.decodeParams(forKey: .params)
+            environment = try container.decodeRenderEnvironment(colorScheme: .colorScheme, locale: .locale, scale: .scale)
             place = try container.decodePlace(forKey: .place)
         }
     }
@@ -169,6 +187,8 @@ extension HostToSupervisor: WireMessageGroup {
         case "setHasContent":
             self = .setHasContent(try WireCoding.decodePayload(SetHasContent.self, of: type, from: decoder))
         case "visible": self = .visible(try WireCoding.decodePayload(Visible.self, of: type, from: decoder))
+        case "execute": self = .execute(try WireCoding.decodePayload(Execute.self, of: type, from: decoder))
+        case "asset": self = .asset(try WireCoding.decodePayload(Asset.self, of: type, from: decoder))
         case "enable": self = .enable(try WireCoding.decodePayload(Enable.self, of: type, from: decoder))
         case "addInstance": self = .addInstance(try WireCoding.decodePayload(AddInstance.self, of: type, from: decoder))
         case "removeInstance": self = .removeInstance(try WireCoding.decodePayload(RemoveInstance.self, of: type, from: decoder))
@@ -188,6 +208,8 @@ extension HostToSupervisor: WireMessageGroup {
         case .reloadExtensions: "reloadExtensions"
         case .setHasContent: "setHasContent"
         case .visible: "visible"
+        case .execute: "execute"
+        case .asset: "asset"
         case .enable: "enable"
         case .addInstance: "addInstance"
         case .removeInstance: "removeInstance"
@@ -212,6 +234,8 @@ extension HostToSupervisor: WireMessageGroup {
         case .reloadExtensions(let fields): try fields.encode(to: encoder)
         case .setHasContent(let fields): try fields.encode(to: encoder)
         case .visible(let fields): try fields.encode(to: encoder)
+        case .execute(let fields): try fields.encode(to: encoder)
+        case .asset(let fields): try fields.encode(to: encoder)
         case .enable(let fields): try fields.encode(to: encoder)
         case .addInstance(let fields): try fields.encode(to: encoder)
         case .removeInstance(let fields): try fields.encode(to: encoder)

@@ -14,6 +14,8 @@ extension HostToSupervisor {
         case .reloadExtensions(let message): message.id
         case .setHasContent(let message): message.id
         case .visible(let message): message.id
+        case .execute(let message): message.id
+        case .asset(let message): message.id
         case .enable(let message): message.id
         case .addInstance(let message): message.id
         case .removeInstance(let message): message.id
@@ -33,6 +35,7 @@ extension SupervisorToHost {
         case .openResult(let message): message.id
         case .defaultsResult(let message): message.id
         case .reloadResult(let message): message.id
+        case .assetResult(let message): message.id
         case .enableResult(let message), .addInstanceResult(let message), .removeInstanceResult(let message),
              .arrangeResult(let message):
             message.id

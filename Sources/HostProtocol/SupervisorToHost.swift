@@ -21,6 +21,8 @@ public enum SupervisorToHost: Hashable, Sendable {
     case reloadResult(ReloadResult)
     /// `hasContentChanged`: an extension's `hasContent` changed.
     case hasContentChanged(HasContentChanged)
+    /// `assetResult`: the answer to `asset`.
+    case assetResult(AssetResult)
     /// `enableResult`, `addInstanceResult`, `removeInstanceResult`, `arrangeResult`: the
     /// answers to a managing host's requests (the gallery).
     case enableResult(ManageResult)
@@ -57,6 +59,9 @@ public enum SupervisorToHost: Hashable, Sendable {
         public var hasContent: Bool
         /// Widgets: the display modes it may be pulled in; absent for other points.
         public var modes: [DisplayMode]?
+        /// Widgets with `card_template`: the Adaptive Card template their snapshots are the
+        /// data of (docs/PROTOCOL.md §6).
+        public var cardTemplate: EncodedJSON?
         /// The gallery's fields (absent when the config declares none): see ``GalleryFields``.
         public var displayName: String?
         public var description: String?
@@ -69,13 +74,15 @@ public enum SupervisorToHost: Hashable, Sendable {
         /// Creates the value from its fields.
         public init(id: String, app: String, point: String, enabled: Bool, hasContent: Bool, modes: [DisplayMode]? = nil,
                     displayName: String? = nil, description: String? = nil, preview: JSONValue? = nil,
-                    parameters: [ParameterInfo]? = nil, instances: [InstanceInfo]? = nil, largestMode: DisplayMode? = nil) {
+                    parameters: [ParameterInfo]? = nil, instances: [InstanceInfo]? = nil, largestMode: DisplayMode? = nil,
+                    cardTemplate: EncodedJSON? = nil) {
             self.id = id
             self.app = app
             self.point = point
             self.enabled = enabled
             self.hasContent = hasContent
             self.modes = modes
+            self.cardTemplate = cardTemplate
             self.displayName = displayName
             self.description = description
             self.preview = preview
@@ -274,6 +281,7 @@ extension SupervisorToHost: WireMessageGroup {
         case "defaultsResult":
             self = .defaultsResult(try WireCoding.decodePayload(DefaultsResult.self, of: type, from: decoder))
         case "reloadResult": self = .reloadResult(try WireCoding.decodePayload(ReloadResult.self, of: type, from: decoder))
+        case "assetResult": self = .assetResult(try WireCoding.decodePayload(AssetResult.self, of: type, from: decoder))
         case "hasContentChanged":
             self = .hasContentChanged(try WireCoding.decodePayload(HasContentChanged.self, of: type, from: decoder))
         case "enableResult": self = .enableResult(try WireCoding.decodePayload(ManageResult.self, of: type, from: decoder))
@@ -297,6 +305,7 @@ extension SupervisorToHost: WireMessageGroup {
         case .defaultsResult: "defaultsResult"
         case .reloadResult: "reloadResult"
         case .hasContentChanged: "hasContentChanged"
+        case .assetResult: "assetResult"
         case .enableResult: "enableResult"
         case .addInstanceResult: "addInstanceResult"
         case .removeInstanceResult: "removeInstanceResult"
@@ -316,6 +325,7 @@ extension SupervisorToHost: WireMessageGroup {
         case .defaultsResult(let fields): try fields.encode(to: encoder)
         case .reloadResult(let fields): try fields.encode(to: encoder)
         case .hasContentChanged(let fields): try fields.encode(to: encoder)
+        case .assetResult(let fields): try fields.encode(to: encoder)
         case .enableResult(let fields), .addInstanceResult(let fields), .removeInstanceResult(let fields),
              .arrangeResult(let fields):
             try fields.encode(to: encoder)

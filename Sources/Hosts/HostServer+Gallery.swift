@@ -41,7 +41,7 @@ extension HostServer {
             description: spec.gallery.description?.text(for: locale),
             preview: spec.gallery.preview.flatMap { try? JSONCoding.decode(JSONValue.self, from: Array($0.utf8)) },
             parameters: spec.gallery.parameters.isEmpty ? nil : spec.gallery.parameters.map { $0.info(locale: locale) },
-            instances: added.isEmpty ? nil : added, largestMode: record.largestMode)
+            instances: added.isEmpty ? nil : added, largestMode: record.largestMode, cardTemplate: record.cardTemplate)
     }
 
     /// Every host that listed gets its list again, when it changed for it.

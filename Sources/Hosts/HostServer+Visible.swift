@@ -14,6 +14,7 @@ extension HostServer {
         if let unknown = request.extensions.first(where: { extensions.records[$0.extensionID] == nil }) {
             return host.send(.error(.init(id: request.id, error: RequestRejection.unknown(unknown.extensionID).description)))
         }
+        noteEnvironment(request.environment, of: request.extensions.map(\.extensionID))
         let widgets = request.extensions.map { ShownWidget(extensionID: $0.extensionID, instance: $0.instance) }
         for widget in widgets { host.shown[widget] = request.visible }
         visibilityChanged(of: widgets)

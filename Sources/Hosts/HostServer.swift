@@ -41,6 +41,8 @@ package final class HostServer {
     let openInApp: (_ url: String, _ app: String, _ source: String) throws(OpenURLError) -> Void
     /// URLs for apps that are starting and not connected yet, in order.
     private var pendingURLs: [String: [SupervisorToHost]] = [:]
+    /// `<state_dir>/data`, where widgets' assets are read from (docs/PROTOCOL.md §6).
+    package var dataRoot = "/nonexistent"
 
     /// Binds `path` with mode 0666: apps run under uids of their own, and every peer is told
     /// apart by its cgroup instead.
@@ -231,7 +233,7 @@ package final class HostServer {
     }
 
     /// An answer that comes later (a pull waiting for an update, an action).
-    private func answerLater(_ host: HostConnection?, _ message: SupervisorToHost) {
+    func answerLater(_ host: HostConnection?, _ message: SupervisorToHost) {
         guard let host else { return }
         host.send(message)
         enforceLimits()
@@ -251,6 +253,7 @@ package final class HostServer {
         switch message {
         case .list(let request): answerList(request, from: host)
         case .pull(let request):
+            noteEnvironment(request.environment, of: [request.extensionID])
             guard let limits = placeLimits(request.place, for: host, id: request.id),
                   admitsInstance(request.instance, of: request.extensionID, for: host, id: request.id) else { return }
             // Unless it waits, an expired snapshot is answered at once; the update's outcome
@@ -277,6 +280,7 @@ package final class HostServer {
             if let unknown = request.extensions.first(where: { extensions.records[$0] == nil }) {
                 return host.send(.error(.init(id: request.id, error: RequestRejection.unknown(unknown).description)))
             }
+            noteEnvironment(request.environment, of: request.extensions)
             if let instance = request.instance {
                 guard placeLimits(request.place, for: host, id: request.id) != nil,
                       request.extensions.allSatisfy({ admitsInstance(instance, of: $0, for: host, id: request.id) }) else { return }
@@ -313,6 +317,8 @@ package final class HostServer {
         case .visible(let request):
             guard placeLimits(request.place, for: host, id: request.id) != nil else { return }
             show(request, from: host)
+        case .execute(let request): execute(request, from: host)
+        case .asset(let request): sendAsset(request, from: host)
         case .enable(let request): enable(request, from: host)
         case .addInstance(let request): addInstance(request, from: host)
         case .removeInstance(let request): removeInstance(request, from: host)
@@ -331,6 +337,8 @@ extension HostToSupervisor {
         case .perform(let request): (request.id, [request.extensionID])
         case .open(let request): (request.id, [request.extensionID])
         case .visible(let request): (request.id, request.extensions.map(\.extensionID))
+        case .execute(let request): (request.id, [request.extensionID])
+        case .asset(let request): (request.id, [request.extensionID])
         case .defaults, .reloadExtensions, .setHasContent: nil  // the app's own requests (HostServer+Apps)
         case .enable, .addInstance, .removeInstance, .arrange: nil  // answered by a result (HostServer+Gallery)
         }
@@ -374,7 +382,7 @@ final class HostConnection {
     var queuedByteCount: Int { (connection?.queuedByteCount ?? 0) + heldBytes }
 
     /// A pull of `extensionID` (a configured one) in the mode and instance of `key`.
-    fileprivate func pulled(_ extensionID: String, _ key: SlotKey) {
+    func pulled(_ extensionID: String, _ key: SlotKey) {
         pulledSlots[extensionID, default: []].insert(key)
     }
 

@@ -41,6 +41,12 @@ public final class ProcessDescriptor: Sendable {
         return errno == ENOSYS ? .unsupported : .notReleased(errno: errno)
     }
 
+    /// Whether the process has exited (the pidfd is readable), without reaping it.
+    public var hasExited: Bool {
+        var watched = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&watched, 1, 0) == 1
+    }
+
     /// Reaps the process if it has exited; `nil` while it runs. Only for a
     /// child of this process.
     public func exitStatusIfExited() throws(ProcessError) -> ExitStatus? {

@@ -129,10 +129,18 @@ package final class PressureMonitor {
     /// (each group gets its own at launch), and the extensions' subtree is throttled and
     /// reclaimed above the warn watermark, below `low`. A failure is an event and a line
     /// in ``mechanisms``: detection does not depend on it.
+    /// Saturating: each size is at most 1 EiB, but there is no bound on how many there are.
+    private static func sum(_ sizes: [UInt64]) -> UInt64 {
+        sizes.reduce(0) { total, size in
+            let (sum, overflow) = total.addingReportingOverflow(size)
+            return overflow ? .max : sum
+        }
+    }
+
     private func shapeReclaim(_ configuration: Configuration, warnBytes: UInt64?) {
         let protections: [(CgroupKind, UInt64)] = [
-            (.hosts, configuration.hosts.reduce(0) { $0 + ($1.limits.memoryLow?.bytes ?? 0) }),
-            (.apps, configuration.apps.reduce(0) { $0 + ($1.limits.memoryLow?.bytes ?? 0) }),
+            (.hosts, Self.sum(configuration.hosts.map { $0.limits.memoryLow?.bytes ?? 0 })),
+            (.apps, Self.sum(configuration.apps.map { $0.limits.memoryLow?.bytes ?? 0 })),
         ]
         do throws(CgroupError) {
             for (kind, bytes) in protections {

@@ -63,6 +63,11 @@ package final class GroupStore {
         return key
     }
 
+    /// Drops what is cached of `group`'s defaults: its file was moved away.
+    package func forget(_ group: String) {
+        cache[group] = nil
+    }
+
     private func path(_ group: String) -> String { stateDirectory + "/defaults/" + group + ".json" }
 
     private func load(_ group: String) throws(GroupStoreError) -> [String: JSONValue] {

@@ -7,7 +7,7 @@ import WireProtocol
 /// The uid of each app (shared by its extensions) and the gid of each app group, from
 /// `supervisor.user_range`, persisted in `<state_dir>/identities.json` so that an app keeps
 /// its uid, and its files stay its own, across restarts.
-final class IdentityBook {
+package final class IdentityBook {
     private var allocator: IdentityAllocator
     private let path: String
 
@@ -36,17 +36,40 @@ final class IdentityBook {
         try allocate("group:" + name, what: "app group \(name)")
     }
 
+    /// Sets the ids of app `id` and its `groups` aside under names no app or group has, so
+    /// that a new app with that id gets new ones (``RemovedApps``).
+    package func setAside(app id: String, groups: [String]) throws(IsolationError) {
+        for key in Self.keys(app: id, groups: groups) { allocator.rename(key, to: Self.setAsidePrefix + key) }
+        try save()
+    }
+
+    /// Frees the ids set aside for app `id` and its `groups`.
+    package func release(app id: String, groups: [String]) throws(IsolationError) {
+        for key in Self.keys(app: id, groups: groups) { allocator.release(Self.setAsidePrefix + key) }
+        try save()
+    }
+
+    private static let setAsidePrefix = "removed:"
+
+    private static func keys(app id: String, groups: [String]) -> [String] {
+        ["app:" + id] + groups.map { "group:" + $0 }
+    }
+
     private func allocate(_ key: String, what: String) throws(IsolationError) -> UInt32 {
         if let known = allocator.assignments[key] { return known }
         guard let id = allocator.id(for: key, taken: Self.existsOnSystem) else {
             throw .noFreeID(what, allocator.range)
         }
+        try save()
+        return id
+    }
+
+    private func save() throws(IsolationError) {
         do {
             try FileSystem.writeAtomically((try? JSONCoding.encode(allocator.assignments)) ?? [], to: path, mode: 0o644)
         } catch {
             throw .storage("\(error)")
         }
-        return id
     }
 
     /// A user or group the system already has (in /etc/passwd, /etc/group or NSS).

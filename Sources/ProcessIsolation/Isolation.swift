@@ -1,7 +1,8 @@
 /// Who a process runs as and what it may reach: users and groups, group containers and
 /// shared defaults, data directories, sandbox rules (Landlock, seccomp).
 ///
-/// This module owns preparing a launch's identity and sandbox. It must not spawn, signal or
+/// This module owns preparing a launch's identity and sandbox, and setting aside what a
+/// removed app left (``RemovedApps``). It must not spawn, signal or
 /// track processes (Processes does), nor know extensions' protocol.
 import DaemonSupport
 import EventLoop
@@ -17,7 +18,7 @@ import WireProtocol
 /// Everything is prepared in the daemon before the spawn; the spawner only applies it.
 package final class Isolation {
     /// `nil` when the daemon is not root: every process then runs as the daemon's user.
-    private let identities: IdentityBook?
+    package let identities: IdentityBook?
     package let groups: GroupStore
     private let stateDirectory: String
     private var settings: SupervisorSettings

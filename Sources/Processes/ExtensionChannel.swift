@@ -4,34 +4,46 @@ import Sockets
 import WireProtocol
 
 /// The daemon's end of an extension's fd-3 socket: framed, decoded messages in,
-/// encoded messages out. A malformed or oversized message is a violation; what to do
-/// with it (kill, reason `protocol`) is the owner's decision.
+/// encoded messages out. A malformed or oversized message is a violation, and the
+/// extension closing its end is the end of the channel; what to do with either (kill,
+/// reason `protocol`; stop, reason `closed`) is the owner's decision.
 package final class ExtensionChannel {
     private var connection: Connection?
     private var framer = LineFramer()
     private let onMessage: (ExtensionToSupervisor) -> Void
     private let onViolation: (ProtocolError) -> Void
+    private let onEndOfFile: () -> Void
 
-    /// Takes ownership of `fd`.
+    /// Takes ownership of `fd`. `onEndOfFile` runs when the extension closed its end (or it
+    /// failed), not when the daemon closes the channel.
     init(loop: EventLoop, fd: Int32,
          onMessage: @escaping (ExtensionToSupervisor) -> Void,
-         onViolation: @escaping (ProtocolError) -> Void) throws(SystemError) {
+         onViolation: @escaping (ProtocolError) -> Void,
+         onEndOfFile: @escaping () -> Void) throws(SystemError) {
         self.onMessage = onMessage
         self.onViolation = onViolation
+        self.onEndOfFile = onEndOfFile
         connection = try Connection(
             loop: loop, fd: fd,
             onData: { [unowned self] _, bytes in self.receive(bytes) },
-            onClose: { _ in }
+            onClose: { [unowned self] _ in
+                guard self.connection != nil else { return }  // closed by ``close()``
+                self.connection = nil
+                self.onEndOfFile()
+            }
         )
     }
+
+    var isOpen: Bool { connection != nil }
 
     package func send(_ message: SupervisorToExtension) {
         connection?.send(message.encodedLine())
     }
 
     package func close() {
-        connection?.close()
+        let closing = connection
         connection = nil
+        closing?.close()
     }
 
     /// Delivers what the extension has already written, now, without waiting for the loop.

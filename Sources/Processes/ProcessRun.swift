@@ -30,6 +30,8 @@ package final class ProcessRun {
     var onEnd: [() -> Void] = []
     /// The extension's channel on fd 3, for extensions.
     package var channel: ExtensionChannel?
+    /// Armed when the extension closed fd 3: see ``ProcessSupervisor/channelClosed(_:)``.
+    var channelClosedTimer: EventSource?
     /// An extension's group usage when it last became idle or active (0 from its launch:
     /// the group is new), what the kill policy measures its growth from; `nil` for hosts
     /// and apps, and when the usage could not be read.

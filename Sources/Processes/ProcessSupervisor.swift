@@ -188,7 +188,8 @@ package final class ProcessSupervisor {
                     onMessage: { [unowned self, unowned process] message in self.onExtensionMessage?(process, message) },
                     onViolation: { [unowned self, unowned process] error in
                         self.kill(process, reason: .protocolViolation, message: "protocol violation: \(error)")
-                    }
+                    },
+                    onEndOfFile: { [unowned self, unowned process] in self.channelClosed(process) }
                 )
             }
         } catch {
@@ -272,7 +273,7 @@ package final class ProcessSupervisor {
         // A frozen run could not take `terminate` or SIGTERM.
         resume(process)
         run.stopReason = run.stopReason ?? reason
-        if let channel = run.channel, process.state == .idle || process.state == .running {
+        if let channel = run.channel, channel.isOpen, process.state == .idle || process.state == .running {
             channel.send(.terminate)
         } else {
             try? run.process.descriptor.send(signal: SIGTERM)

@@ -38,6 +38,7 @@ public final class Daemon: ControlledDaemon {
     let cgroups: CgroupRoot
     let supervisor: ProcessSupervisor
     let extensions: ExtensionCoordinator
+    let removedApps: RemovedApps
     let pressure: MemoryPressure
     /// The daemon's own last log lines (`maintail`).
     let logRing: DaemonLogRing
@@ -94,13 +95,27 @@ public final class Daemon: ControlledDaemon {
         }
         let isolation = Isolation(configuration: configuration, groups: GroupStore(stateDirectory: settings.stateDirectory, events: events),
                                   runsAsRoot: geteuid() == 0, events: events)
+        removedApps = RemovedApps(stateDirectory: settings.stateDirectory, isolation: isolation)
         supervisor = ProcessSupervisor(loop: loop, tree: cgroups.tree, events: events, isolation: isolation,
                                        hostSocket: settings.runtimeDirectory + "/host.sock")
         extensions = ExtensionCoordinator(clock: loop, processes: SupervisedExtensions(supervisor: supervisor, registry: registry),
                                           events: events, store: store, groups: isolation.groups)
         pressure = MemoryPressure(loop: loop, tree: cgroups.tree, throttle: cgroups.throttle, registry: registry, supervisor: supervisor, events: events,
                                   lastUsed: { [extensions] process in extensions.records[process.name]?.lastUsed })
+        settleRemovedApps()
         connectComponents()
+    }
+
+    /// Sets aside what apps removed from the config left, and purges what was kept long
+    /// enough, before anything of a new app with a removed one's id runs.
+    private func settleRemovedApps() {
+        for line in removedApps.settle(configuration, nowMs: WallClock.nowMilliseconds()) {
+            events.record(line.hasPrefix("error: ") ? .error : .cleanup, nil, line)
+        }
+    }
+
+    package func purgeRemovedApp(_ app: String) -> String? {
+        removedApps.purge(app)
     }
 
     /// The answers to `supervisorctl`.
@@ -191,6 +206,7 @@ public final class Daemon: ControlledDaemon {
                                    }) { [unowned self] pid in
                 self.hostPeer(pid)
             }
+            hosts?.dataRoot = settings.stateDirectory + "/data"
             applyHostRules()
             watchDropIns()
             if let address = settings.metricsListen {
@@ -374,6 +390,7 @@ public final class Daemon: ControlledDaemon {
         let changes = registry.changes(to: next)
         configuration = next
         supervisor.isolation.apply(next)
+        settleRemovedApps()
         do {
             try control?.apply(ControlAccess(next.supervisor))
         } catch {

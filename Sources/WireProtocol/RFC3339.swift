@@ -6,7 +6,7 @@
 public enum RFC3339 {
     /// Formats `date` in UTC, with milliseconds only when they are not zero.
     public static func string(from date: UnixTime) -> String {
-        let totalMilliseconds = Int64((date.secondsSince1970 * 1000).rounded())
+        let totalMilliseconds = date.millisecondsSince1970
         let (seconds, milliseconds) = floorDivide(totalMilliseconds, 1000)
         let (days, secondOfDay) = floorDivide(seconds, 86_400)
         let civil = CivilDate(daysSinceEpoch: days)

@@ -2,6 +2,8 @@
 public enum SupervisorToExtension: Hashable, Sendable {
     /// `update`: asks a widget for new content; answered by one `result`.
     case update(Update)
+    /// `execute`: a host's `Action.Execute` on the widget's card; answered by one `result`.
+    case execute(Execute)
     /// `begin`: hands items to an action or share extension; answered by `complete`.
     case begin(Begin)
     /// `openURLResult`: the answer to the extension's `openURL`.
@@ -23,6 +25,10 @@ public enum SupervisorToExtension: Hashable, Sendable {
         public var instance: String?
         /// That instance's `params`, as the host last gave them.
         public var params: JSONValue?
+        /// What the host renders for, as far as it said (docs/PROTOCOL.md §6).
+        public var colorScheme: ColorScheme?
+        public var locale: String?
+        public var scale: Double?
         /// A pull after a host switched the widget to this mode (WidgetKit's
         /// `widgetActiveDisplayModeDidChange`): `reason` is `"modeChange"` on the wire, and
         /// ``reason`` `.pull` (so that switches over ``UpdateReason`` written for version 1 hold).
@@ -30,7 +36,8 @@ public enum SupervisorToExtension: Hashable, Sendable {
 
         /// Creates the value from its fields.
         public init(id: RequestID, mode: DisplayMode, maxSize: Size, reason: UpdateReason,
-                    instance: String? = nil, params: JSONValue? = nil, modeChanged: Bool = false) {
+                    instance: String? = nil, params: JSONValue? = nil, modeChanged: Bool = false,
+                    environment: RenderEnvironment = RenderEnvironment()) {
             self.id = id
             self.mode = mode
             self.maxSize = maxSize
@@ -38,10 +45,11 @@ public enum SupervisorToExtension: Hashable, Sendable {
             self.instance = instance
             self.params = params
             self.modeChanged = modeChanged
+            self.environment = environment
         }
 
         private enum CodingKeys: String, CodingKey {
-            case id, mode, maxSize, reason, instance, params
+            case id, mode, maxSize, reason, instance, params, colorScheme, locale, scale
         }
 
         /// `reason` as written on the wire.
@@ -57,6 +65,7 @@ public enum SupervisorToExtension: Hashable, Sendable {
             reason = modeChanged ? .pull : try container.decode(UpdateReason.self, forKey: .reason)
             instance = try container.decodeIfPresent(String.self, forKey: .instance)
             params = try container.decodeIfPresent(JSONValue.self, forKey: .params)
+            environment = try container.decodeRenderEnvironment(colorScheme: .colorScheme, locale: .locale, scale: .scale)
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -67,18 +76,24 @@ public enum SupervisorToExtension: Hashable, Sendable {
             try container.encode(wireReason, forKey: .reason)
             try container.encodeIfPresent(instance, forKey: .instance)
             try container.encodeIfPresent(params, forKey: .params)
+            try container.encodeIfPresent(colorScheme, forKey: .colorScheme)
+            try container.encodeIfPresent(locale, forKey: .locale)
+            try container.encodeIfPresent(scale, forKey: .scale)
         }
 
         /// The whole `update` line, the same JSON as the general encoder's (keys sorted).
         func encodedLine() -> [UInt8] {
             var line = JSONLineWriter(capacity: 128 + (instance?.utf8.count ?? 0))
             line.beginObject()
+            if let colorScheme { line.field("colorScheme", string: colorScheme.rawValue) }
             line.field("id", integer: id.rawValue)
             if let instance { line.field("instance", string: instance) }
+            if let locale { line.field("locale", string: locale) }
             line.field("maxSize", json: Array("{\"height\":\(maxSize.height),\"width\":\(maxSize.width)}".utf8))
             line.field("mode", string: mode.rawValue)
             if let params { line.field("params", json: params.encoded().bytes) }
             line.field("reason", string: wireReason)
+            if let scale { line.field("scale", json: JSONValue.number(scale).encoded().bytes) }
             line.field("type", string: "update")
             return line.endMessage()
         }
@@ -181,10 +196,14 @@ public enum SupervisorToExtension: Hashable, Sendable {
     }
 }
 
+extension SupervisorToExtension.Update: CarriesEnvironment {}
+extension SupervisorToExtension.Execute: CarriesEnvironment {}
+
 extension SupervisorToExtension: WireMessageGroup {
     public init(type: String, decoder: any Decoder) throws(ProtocolError) {
         switch type {
         case "update": self = .update(try WireCoding.decodePayload(Update.self, of: type, from: decoder))
+        case "execute": self = .execute(try WireCoding.decodePayload(Execute.self, of: type, from: decoder))
         case "begin": self = .begin(try WireCoding.decodePayload(Begin.self, of: type, from: decoder))
         case "openURLResult":
             self = .openURLResult(try WireCoding.decodePayload(OpenURLResult.self, of: type, from: decoder))
@@ -200,6 +219,7 @@ extension SupervisorToExtension: WireMessageGroup {
     public var type: String {
         switch self {
         case .update: "update"
+        case .execute: "execute"
         case .begin: "begin"
         case .openURLResult: "openURLResult"
         case .defaultsResult: "defaultsResult"
@@ -218,6 +238,7 @@ extension SupervisorToExtension: WireMessageGroup {
     public func encodeFields(to encoder: any Encoder) throws {
         switch self {
         case .update(let fields): try fields.encode(to: encoder)
+        case .execute(let fields): try fields.encode(to: encoder)
         case .begin(let fields): try fields.encode(to: encoder)
         case .openURLResult(let fields): try fields.encode(to: encoder)
         case .defaultsResult(let fields): try fields.encode(to: encoder)

@@ -13,6 +13,15 @@ public struct UnixTime: Hashable, Comparable, Sendable {
     public static func < (lhs: UnixTime, rhs: UnixTime) -> Bool {
         lhs.secondsSince1970 < rhs.secondsSince1970
     }
+
+    /// Whole milliseconds since the epoch, rounded, clamped to `Int64` (0 for NaN): every
+    /// RFC 3339 year fits, and a time a peer made up cannot trap a conversion.
+    public var millisecondsSince1970: Int64 {
+        let milliseconds = (secondsSince1970 * 1000).rounded()
+        if milliseconds.isNaN { return 0 }
+        if milliseconds >= Double(Int64.max) { return .max }  // Double(Int64.max) is 2^63
+        return milliseconds <= Double(Int64.min) ? .min : Int64(milliseconds)
+    }
 }
 
 extension UnixTime {

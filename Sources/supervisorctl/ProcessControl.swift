@@ -54,6 +54,14 @@ struct Clear: ProcessControlCommand {
     @Argument(help: "Names or patterns, or all.", completion: NameCompletion.names) var names: [String]
 }
 
+struct Purge: ProcessControlCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "purge", abstract: "Remove at once the data and ids kept of apps removed from the config.")
+    static func request(_ names: NameSelection) -> ControlRequest { .purge(names) }
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "Ids of removed apps.") var names: [String]
+}
+
 struct Signal: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "signal",

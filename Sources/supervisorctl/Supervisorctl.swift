@@ -20,7 +20,7 @@ struct Supervisorctl: ParsableCommand {
         // String(describing:), whose dynamic casts scan every protocol conformance in the
         // binary at start — about a quarter of a short command's CPU.
         subcommands: [
-            Status.self, Start.self, Stop.self, Restart.self, Signal.self, Pid.self, Avail.self, Clear.self,
+            Status.self, Start.self, Stop.self, Restart.self, Signal.self, Pid.self, Avail.self, Clear.self, Purge.self,
             Tail.self, Maintail.self, Events.self, Reread.self, Update.self, Reload.self, Pressure.self, Version.self,
             Stats.self, Top.self, Enable.self, Disable.self, Pull.self, Refresh.self, Perform.self, Open.self, Defaults.self,
         ]

@@ -208,7 +208,7 @@ import Testing
     @Test func negativeRestartRetries() throws {
         let error = try onlyError("[apps.app]\ncommand = [\"/bin/app\"]\nrestart_retries = -1\n")
         #expect(error.keyPath == "apps.app.restart_retries")
-        #expect(error.message.contains("expected an integer of 0 or more, found -1"))
+        #expect(error.message.contains("expected an integer from 0 to 1000, found -1"))
     }
 
     @Test func aTypeConformanceCycleIsRefusedAtTheElementThatClosesIt() throws {

@@ -19,8 +19,12 @@ import Testing
         #expect(configuration.supervisor.runtimeDirectory == "/tmp/extensiond-demo/run")
         #expect(configuration.supervisor.stateDirectory == "/tmp/extensiond-demo/state")
         #expect(configuration.supervisor.memoryBudget == ByteSize(256 << 20))
-        #expect(configuration.hosts.map(\.id) == ["demo.panel"])
+        #expect(configuration.hosts.map(\.id) == ["demo.panel", "demo.today"])
         #expect(configuration.hosts.first?.launch.command == [Self.repository + "/.build/debug/DemoPanel"])
+        #expect(configuration.hosts.last?.launch.command == [
+            Self.repository + "/.build/debug/extensiond-today", "--listen", "127.0.0.1:8080",
+            "--instance", "demo.weather=Paris", "--instance", "demo.weather=Beijing",
+        ])
 
         let app = try #require(configuration.apps.first)
         #expect(configuration.apps.count == 1)
@@ -29,8 +33,8 @@ import Testing
         #expect(app.urlSchemes == ["demo"])
         #expect(app.groups == ["group.demo"])
 
-        let widget = try #require(configuration.extensions.first)
-        #expect(configuration.extensions.count == 1)
+        #expect(configuration.extensions.map(\.id).sorted() == ["demo.h5", "demo.weather", "demo.widget"])
+        let widget = try #require(configuration.extensions.first { $0.id == "demo.widget" })
         #expect(widget.id == "demo.widget")
         #expect(widget.app == "demo.app")
         #expect(widget.point == .widget)
@@ -41,6 +45,10 @@ import Testing
         #expect(widget.refresh.minInterval == .seconds(15))
         #expect(widget.refresh.pullCooldown == .seconds(5))
         #expect(widget.refresh.deadline == .seconds(5))
+        #expect(widget.cardTemplate == Self.repository + "/config/cards/clock.json")
+        let weather = try #require(configuration.extensions.first { $0.id == "demo.weather" })
+        #expect(weather.launch.command == [Self.repository + "/examples/weather-card/widget.py"])
+        #expect(configuration.extensions.first { $0.id == "demo.h5" }?.modes == [.compact])
         #expect(configuration.sources == [Self.path])
     }
 }

@@ -42,6 +42,17 @@ import Testing
         #expect(Set(second.assignments.values).count == second.assignments.count)
     }
 
+    /// A renamed id stays taken under its new name; a released one may be given again.
+    @Test func aRenamedIdStaysTakenAndAReleasedOneIsFree() {
+        var allocator = IdentityAllocator(range: 10...10)
+        #expect(allocator.id(for: "app:a") == 10)
+        allocator.rename("app:a", to: "removed:app:a")
+        #expect(allocator.id(for: "app:a") == nil, "the only id is still the removed app's")
+        allocator.release("removed:app:a")
+        #expect(allocator.id(for: "app:a") == 10)
+        #expect(allocator.assignments == ["app:a": 10])
+    }
+
     @Test func aNameGetsTheSameIdOnAFreshStateDirectory() {
         var one = IdentityAllocator(range: 61_000...61_999)
         var two = IdentityAllocator(range: 61_000...61_999)

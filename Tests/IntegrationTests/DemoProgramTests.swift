@@ -32,7 +32,8 @@ import HostProtocol
                 ageMs: 250, stale: true, error: "network down"))]
         case .open(let open):
             answer = [.openResult(.init(id: open.id, success: true))]
-        case .perform, .defaults, .reloadExtensions, .setHasContent, .visible, .enable, .addInstance, .removeInstance, .arrange:
+        case .perform, .defaults, .reloadExtensions, .setHasContent, .visible, .enable, .addInstance, .removeInstance, .arrange,
+             .execute, .asset:
             answer = []
         }
         return answer.map { String(decoding: $0.encodedLine().dropLast(), as: UTF8.self) }

@@ -159,6 +159,24 @@ import WireProtocol
         #expect(try bed.pull(Self.widget).version == 1)
     }
 
+    /// A stored record's clock readings at the ends of Int64 (a damaged or edited file) are
+    /// read back without trapping the daemon's start.
+    @Test(arguments: ["savedAtWallMs", "savedAtMonotonicNs"], ["-9223372036854775808", "9223372036854775807"])
+    func aStoredRecordWithExtremeClockReadingsIsReadBack(_ field: String, _ value: String) throws {
+        let bed = try ExtensionTestBed()
+        try bed.start(ExtensionTestBed.extensionTable(Self.widget, command: try bed.command(.answer)))
+        #expect(try bed.pull(Self.widget).version == 1)
+        try bed.restart()  // the stop saves the record
+        let path = bed.daemon.stateDirectory + "/extensions/\(Self.widget).json"
+        let saved = try String(contentsOfFile: path, encoding: .utf8)
+        let edited = saved.replacingOccurrences(of: "\"\(field)\":-?[0-9]+", with: "\"\(field)\":\(value)", options: .regularExpression)
+        #expect(edited != saved)
+        try edited.write(toFile: path, atomically: true, encoding: .utf8)
+        try bed.restart()
+        #expect(try bed.pull(Self.widget).version >= 1)
+        #expect(bed.daemon.process?.isRunning == true)
+    }
+
     /// The Swift SDK's demo widget and the Python example written from docs/PROTOCOL.md
     /// pass the same test.
     @Test(arguments: ["swift", "python"])

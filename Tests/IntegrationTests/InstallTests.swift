@@ -36,10 +36,12 @@ import Testing
             let help = try runCommand(path, ["--help"], in: directory)
             #expect(help.exitCode == 0 && help.stdout.contains("USAGE: \(binary)"), "the stripped \(binary) runs")
         }
-        // DEBUG_FILES=1: the debug info, apart, under the binaries' build ids.
+        let today = try runCommand(prefix + "/bin/extensiond-today", ["--help"], in: directory)
+        #expect(today.exitCode == 0 && today.stdout.contains("usage: extensiond-today"), "the stripped Today view runs")
+        // DEBUG_FILES=1: the debug info, apart, under the binaries' build ids (extensiond, the CLI, the Today view).
         let debugFiles = try FileManager.default.subpathsOfDirectory(atPath: prefix + "/lib/debug/.build-id")
             .filter { $0.hasSuffix(".debug") }
-        #expect(debugFiles.count == 2, "\(debugFiles)")
+        #expect(debugFiles.count == 3, "\(debugFiles)")
         for file in debugFiles {
             #expect(try sections(of: prefix + "/lib/debug/.build-id/" + file, in: directory).contains(".debug_info"))
         }

@@ -31,6 +31,12 @@ func boundLoopbackPort() throws -> (UInt16, Int32) {
 func httpRequest(port: UInt16, _ request: String) throws -> String {
     let fd = try connectLoopback(port: port)
     defer { close(fd) }
+    return httpExchange(fd, request)
+}
+
+/// Sends `request` on the connected `fd` and reads the answer until the server closes
+/// (at most 5 s of silence).
+func httpExchange(_ fd: Int32, _ request: String) -> String {
     var timeout = timeval(tv_sec: 5, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     _ = request.utf8CString.withUnsafeBytes { send(fd, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
@@ -44,9 +50,19 @@ func httpRequest(port: UInt16, _ request: String) throws -> String {
     return String(decoding: reply, as: UTF8.self)
 }
 
-/// A connected TCP socket to 127.0.0.1:`port`.
-func connectLoopback(port: UInt16) throws -> Int32 {
+/// A connected TCP socket to 127.0.0.1:`port`, from the loopback address `source`.
+func connectLoopback(port: UInt16, from source: String = "127.0.0.1") throws -> Int32 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var local = sockaddr_in()
+    local.sin_family = sa_family_t(AF_INET)
+    local.sin_addr.s_addr = inet_addr(source)
+    let bound = withUnsafePointer(to: &local) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard bound == 0 else {
+        close(fd)
+        throw TestSupportError("bind to \(source): \(String(cString: strerror(errno)))")
+    }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = port.bigEndian

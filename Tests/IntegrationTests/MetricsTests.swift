@@ -98,28 +98,49 @@ import Testing
     @Test func onlyMetricsAnswersAndPeersAreBounded() throws {
         let served = try MetricsDaemon(updates: 0)
         let port = served.port
-        #expect(try httpRequest(port: port, "GET / HTTP/1.1\r\nHost: x\r\n\r\n").hasPrefix("HTTP/1.0 404"))
-        #expect(try httpRequest(port: port, "GET /metricsx HTTP/1.1\r\n\r\n").hasPrefix("HTTP/1.0 404"))
-        #expect(try httpRequest(port: port, "GET /metrics?x=1 HTTP/1.1\r\n\r\n").hasPrefix("HTTP/1.0 200"))
+        #expect(try httpRequest(port: port, "GET / HTTP/1.1\r\nHost: x\r\n\r\n").hasPrefix("HTTP/1.1 404"))
+        #expect(try httpRequest(port: port, "GET /metricsx HTTP/1.1\r\n\r\n").hasPrefix("HTTP/1.1 404"))
+        #expect(try httpRequest(port: port, "GET /metrics?x=1 HTTP/1.1\r\n\r\n").hasPrefix("HTTP/1.1 200"))
         let head = try httpRequest(port: port, "HEAD /metrics HTTP/1.1\r\n\r\n")
-        #expect(head.hasPrefix("HTTP/1.0 200 OK\r\n") && head.hasSuffix("\r\n\r\n"), "\(head)")
+        #expect(head.hasPrefix("HTTP/1.1 200 OK\r\n") && head.hasSuffix("\r\n\r\n"), "\(head)")
         #expect(head.contains("Content-Type: text/plain; version=0.0.4"))
         let post = try httpRequest(port: port, "POST /metrics HTTP/1.1\r\n\r\n")
-        #expect(post.hasPrefix("HTTP/1.0 405") && post.contains("Allow: GET, HEAD\r\n"))
-        #expect(try httpRequest(port: port, "nonsense\r\n\r\n").hasPrefix("HTTP/1.0 400"))
-        #expect(try httpRequest(port: port, String(repeating: "x", count: 10_000)).hasPrefix("HTTP/1.0 431"))
+        #expect(post.hasPrefix("HTTP/1.1 405") && post.contains("Allow: GET, HEAD\r\n"))
+        #expect(try httpRequest(port: port, "nonsense\r\n\r\n").hasPrefix("HTTP/1.1 400"))
+        #expect(try httpRequest(port: port, String(repeating: "x", count: 10_000)).hasPrefix("HTTP/1.1 431"))
         let manyHeaders = "GET /metrics HTTP/1.1\r\n" + String(repeating: "X: y\r\n", count: 65) + "\r\n"
-        #expect(try httpRequest(port: port, manyHeaders).hasPrefix("HTTP/1.0 431"))
+        #expect(try httpRequest(port: port, manyHeaders).hasPrefix("HTTP/1.1 431"))
+        #expect(served.daemon.process?.isRunning == true)
+    }
 
-        // 16 idle connections fill the server; the 17th is turned away, and once they
-        // go a scrape is served again.
+    /// Idle and slow clients cannot deny a scrape (issue 19, case 11: 16 idle connections
+    /// made every scrape get 503 for 10 s): a new connection drops the oldest idle one, one
+    /// peer's flood drops its own before another's, and an idle one goes after 2 s.
+    @Test func idleClientsCannotDenyAScrape() throws {
+        let served = try MetricsDaemon(updates: 0)
+        let port = served.port
+        let scrape = "GET /metrics HTTP/1.1\r\n\r\n"
         var idle: [Int32] = []
         defer { idle.forEach { close($0) } }
-        for _ in 0..<16 { idle.append(try connectLoopback(port: port)) }
-        #expect(eventually { ((try? httpRequest(port: port, "GET /metrics HTTP/1.1\r\n\r\n")) ?? "").hasPrefix("HTTP/1.0 503") })
-        idle.forEach { close($0) }
-        idle = []
-        #expect(eventually { ((try? httpRequest(port: port, "GET /metrics HTTP/1.1\r\n\r\n")) ?? "").hasPrefix("HTTP/1.0 200") })
+        // Another peer's connections, opened first: the oldest, but within that peer's share.
+        let other = try (0..<3).map { _ in try connectLoopback(port: port, from: "127.0.0.2") }
+        defer { other.forEach { close($0) } }
+        for round in 0..<4 {
+            for _ in 0..<16 { idle.append(try connectLoopback(port: port)) }
+            let answer = try httpRequest(port: port, scrape)
+            #expect(answer.hasPrefix("HTTP/1.1 200"), "round \(round): \(answer.prefix(80))")
+        }
+        for fd in other {
+            #expect(httpExchange(fd, scrape).hasPrefix("HTTP/1.1 200"), "the other peer's idle connection was dropped")
+        }
+
+        // An idle connection is closed after the request timeout (2 s).
+        let lone = try connectLoopback(port: port, from: "127.0.0.3")
+        defer { close(lone) }
+        let opened = Date()
+        #expect(httpExchange(lone, "").isEmpty)
+        let waited = Date().timeIntervalSince(opened)
+        #expect(waited >= 1.5 && waited < 4.5, "closed after \(waited) s")
         #expect(served.daemon.process?.isRunning == true)
     }
 
@@ -177,7 +198,7 @@ struct MetricsDaemon {
 
     func scrape() throws -> String {
         let reply = try httpRequest(port: port, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
-        guard reply.hasPrefix("HTTP/1.0 200 OK\r\n"), let body = reply.range(of: "\r\n\r\n") else { throw TestSupportError("scrape: \(reply.prefix(200))") }
+        guard reply.hasPrefix("HTTP/1.1 200 OK\r\n"), let body = reply.range(of: "\r\n\r\n") else { throw TestSupportError("scrape: \(reply.prefix(200))") }
         return String(reply[body.upperBound...])
     }
 }

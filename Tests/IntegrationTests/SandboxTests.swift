@@ -104,7 +104,7 @@ import WireProtocol
         // there) and what is not (EACCES, EPERM; `unshare` answered EPERM and the probe
         // kept running: it answered).
         let expected = try Self.expectedOutcomes()
-        #expect(expected.count >= 23)
+        #expect(expected.count >= 26)
         for (key, value) in expected {
             #expect(probe[key] == value, "\(key): \(probe[key] ?? "nil")")
         }
@@ -116,6 +116,8 @@ import WireProtocol
         // (the uid's own walls remain).
         let open = try pull(daemon, "b.open")
         #expect(open["outside"] != "EACCES" && open["tmp"] == "ok" && open["unshare"] == "ok")
+        // io_uring_enter on no ring: EBADF where the kernel has io_uring, ENOSYS where not.
+        #expect(open["ioUringEnter"] != "EPERM" && open["ioUringRegister"] != "EPERM", "the io_uring wall is the sandbox's")
         #expect(open["setuid"] == "0", "without no_new_privs the setuid copy does run as root")
         if case .array(let interfaces)? = open["interfaces"] { #expect(interfaces.count > 1) } else { Issue.record("no interfaces") }
         #expect(open["otherData"] == "EACCES" && open["otherDataWrite"] == "EACCES", "a's data directory is a's alone even without the sandbox")

@@ -72,15 +72,8 @@ enum ScriptedExtension {
         ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").split(separator: "\n")
     }
 
-    private static let source = #"""
-    import datetime, json, os, socket, sys, time
-
-    behaviour, count_file, delay, reload = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
-    connection = socket.socket(fileno=int(os.environ["EXTENSIOND_FD"]))
-
-    def send(message):
-        connection.sendall(json.dumps(message).encode() + b"\n")
-
+    /// Python: `messages()` yields each message the daemon sends on `connection`, decoded.
+    static let messagesFunction = #"""
     def messages():
         buffer = b""
         while True:
@@ -91,6 +84,18 @@ enum ScriptedExtension {
             while b"\n" in buffer:
                 line, buffer = buffer.split(b"\n", 1)
                 yield json.loads(line)
+    """#
+
+    private static let source = #"""
+    import datetime, json, os, socket, sys, time
+
+    behaviour, count_file, delay, reload = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
+    connection = socket.socket(fileno=int(os.environ["EXTENSIOND_FD"]))
+
+    def send(message):
+        connection.sendall(json.dumps(message).encode() + b"\n")
+
+    \#(messagesFunction)
 
     def count(line):
         if count_file:

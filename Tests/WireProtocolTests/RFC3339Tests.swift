@@ -19,6 +19,20 @@ import WireProtocol
         #expect(RFC3339.date(from: "2026-11-22T08:00:00.5z") == UnixTime(secondsSince1970: 1_795_334_400.5))
     }
 
+    /// Every year RFC 3339 can write, and times no clock reaches, convert without trapping.
+    @Test func theEndsOfTimeConvert() {
+        let first = RFC3339.date(from: "0000-01-01T00:00:00+23:59")
+        let last = RFC3339.date(from: "9999-12-31T23:59:60.999-23:59")
+        #expect(first?.millisecondsSince1970 == -62_167_305_540_000)
+        #expect(last?.millisecondsSince1970 == 253_402_387_140_999)
+        #expect(UnixTime(secondsSince1970: .infinity).millisecondsSince1970 == .max)
+        #expect(UnixTime(secondsSince1970: -.infinity).millisecondsSince1970 == .min)
+        #expect(UnixTime(secondsSince1970: .nan).millisecondsSince1970 == 0)
+        #expect(UnixTime(secondsSince1970: 9.3e15).millisecondsSince1970 == .max)
+        #expect(RFC3339.string(from: UnixTime(secondsSince1970: .infinity)).hasSuffix("Z"))
+        #expect(RFC3339.string(from: UnixTime(secondsSince1970: -.infinity)).hasSuffix("Z"))
+    }
+
     @Test func invalidTimesAreRejected() {
         for text in [
             "", "2026-11-22", "2026-11-22T08:00:00", "2026-13-01T00:00:00Z", "2026-02-29T00:00:00Z",

@@ -46,6 +46,15 @@ def unshare():
     if libc.unshare(0) != 0:
         raise OSError(ctypes.get_errno(), "unshare")
 
+def io_uring(number, *arguments):
+    """io_uring_setup (425), io_uring_enter (426), io_uring_register (427): one numbering on every architecture."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    result = libc.syscall(number, *arguments)
+    if result < 0:
+        raise OSError(ctypes.get_errno(), "io_uring")
+    if number == 425:
+        os.close(result)
+
 def checks():
     data = os.environ["EXTENSIOND_DATA_DIR"]
     container = os.environ["EXTENSIOND_GROUP_CONTAINERS"].split("=", 1)[1]
@@ -76,6 +85,9 @@ def checks():
         "signalOtherApp": attempt(lambda: os.kill(target, signal.SIGTERM)) if target else "no target",
         "ptraceOtherApp": attempt(lambda: ptrace(target)) if target else "no target",
         "unshare": attempt(unshare),
+        "ioUringSetup": attempt(lambda: io_uring(425, 1, ctypes.create_string_buffer(120))),
+        "ioUringEnter": attempt(lambda: io_uring(426, -1, 0, 0, 0, None, 0)),
+        "ioUringRegister": attempt(lambda: io_uring(427, -1, 0, None, 0)),
         "setuid": subprocess.run([here + "/setuid-id", "-u"], capture_output=True, text=True).stdout.strip(),
         "interfaces": sorted(l.split(":")[0].strip() for l in open("/proc/net/dev").read().splitlines()[2:]),
         # sandbox.read and sandbox.write, where the test grants them (not in expected.json).

@@ -33,11 +33,8 @@ extension ExtensionCoordinator {
             nextRequestID += 1
             let requestID = RequestID(rawValue: nextRequestID)
             record.outstanding = .update(requestID, ModeUpdate(key: key, id: request.id), startedAt: started)
-            let slot = record.slots[key]
             let modeChanged = record.modeChanged.remove(key) != nil && request.reason == .pull
-            processes.send(.update(.init(id: requestID, mode: key.mode, maxSize: slot?.maxSize ?? Size(width: 320, height: 160),
-                                         reason: WireProtocol.UpdateReason(request.reason),
-                                         instance: key.instance, params: slot?.params, modeChanged: modeChanged)), to: record.id)
+            processes.send(updateMessage(requestID, request, key, record, modeChanged: modeChanged), to: record.id)
         case .action(let items, let completion):
             nextRequestID += 1
             let requestID = RequestID(rawValue: nextRequestID)
@@ -54,6 +51,7 @@ extension ExtensionCoordinator {
 
     /// Every queued request fails (the extension could not be launched).
     func fail(_ record: ExtensionRecord, because reason: String) {
+        defer { failExecutions(record) }
         let queued = record.queue
         record.queue.removeAll()
         for request in queued {

@@ -25,10 +25,17 @@ extension ExtensionCoordinator {
             guard case .update(let requestID, let update, let startedAt) = record.outstanding, requestID == result.id else {
                 return violation(id, "result for id \(result.id.rawValue), which is not the outstanding update")
             }
-            let outcome: UpdateResult<EncodedJSON>
+            var outcome: UpdateResult<EncodedJSON>
+            var answered = result.result
             switch result.result {
             case .newData:
                 guard let snapshot = result.snapshot else { return violation(id, "newData without a snapshot") }
+                if let refusal = refusedCard(snapshot, timeline: result.timeline ?? []) {
+                    events.record(.error, id, reason: "card", refusal)
+                    outcome = .failed(refusal)
+                    answered = .failed
+                    break
+                }
                 let timeline = (result.timeline ?? []).map {
                     TimelineSnapshot(payload: $0.snapshot.encoded(), date: instant(of: $0.date, offsetMs: wallOffsetMs))
                 }
@@ -38,9 +45,9 @@ extension ExtensionCoordinator {
             case .failed:
                 outcome = .failed(result.error ?? "the extension reported failed")
             }
-            record.statistics.count(result.result)
+            record.statistics.count(answered)
             record.outstanding = nil
-            record.lastResult = (result.result.rawValue, clock.now)
+            record.lastResult = (answered.rawValue, clock.now)
             record.statistics.updateLatency.record(clock.now.since(startedAt))
             let hint = result.reload.map { policyHint($0) } ?? .atEnd
             // A mode dropped by a reconfiguration while its update ran has no one to tell.
@@ -49,11 +56,12 @@ extension ExtensionCoordinator {
                 onGalleryChanged?()
             }
             if let slot = record.slots[update.key] {
-                if result.result == .newData {
+                if answered == .newData {
                     slot.preferredSize = result.preferredSize.map { fitted($0, slot, record) }
                     slot.wallOffsetMs = wallOffsetMs
                 }
                 handle(.updateFinished(update.id, outcome, reload: hint), record, slot)
+                finishExecution(record, slot, answering: requestID, result: SnapshotResult(rawValue: answered.rawValue) ?? .failed)
             }
             settle(record)
         case .complete(let complete):
@@ -68,6 +76,17 @@ extension ExtensionCoordinator {
             let outcome = groupAccess.perform(request, forAppOf: record.spec.app)
             processes.send(.defaultsResult(.init(id: request.id, outcome: outcome)), to: id)
         }
+    }
+
+    /// Why a snapshot or timeline entry that is an Adaptive Card is refused (CardShape's
+    /// bounds), naming which; `nil` when every card keeps them. Other snapshots pass.
+    private func refusedCard(_ snapshot: JSONValue, timeline: [TimelineEntry]) -> String? {
+        for (index, candidate) in ([snapshot] + timeline.map(\.snapshot)).enumerated() where CardShape.isCard(candidate) {
+            if let problem = CardShape.problem(with: candidate) {
+                return "card refused (\(index == 0 ? "snapshot" : "timeline entry \(index - 1)")): \(problem)"
+            }
+        }
+        return nil
     }
 
     /// A `complete` or `cancel` ends the outstanding `begin`; for anything else it is a violation.
@@ -90,9 +109,11 @@ extension ExtensionCoordinator {
         }
     }
 
-    /// A wall-clock date as an instant of the monotonic clock, `offsetMs` apart.
+    /// A wall-clock date as an instant of the monotonic clock, `offsetMs` apart; a date
+    /// past the instants that exist (about 292 years either way) is clamped to the last one
+    /// (docs/PROTOCOL.md, "Conventions").
     private func instant(of date: UnixTime, offsetMs: Int64) -> Instant {
-        Instant(nanoseconds: (Int64((date.secondsSince1970 * 1000).rounded()) - offsetMs) * 1_000_000)
+        Instant(nanoseconds: date.millisecondsSince1970.saturatingSubtract(offsetMs).saturatingMultiply(1_000_000))
     }
 
     /// Ends the run at its first violation; its timers cannot kill it a second time (and

@@ -114,7 +114,20 @@ package final class ExtensionCoordinator {
         for (id, record) in records where next[id] == nil {
             retire(record)
         }
+        for record in next.values { loadCardTemplate(record) }
         records = next
+    }
+
+    /// The widget's `card_template`, read again at every configuration (an app update may
+    /// have changed the file); one that cannot be used is dropped with an event.
+    private func loadCardTemplate(_ record: ExtensionRecord) {
+        guard let path = record.spec.cardTemplate else { return record.cardTemplate = nil }
+        switch CardTemplate.load(path) {
+        case .success(let template): record.cardTemplate = template
+        case .failure(let error):
+            record.cardTemplate = nil
+            events.record(.error, record.id, reason: "card", error.description)
+        }
     }
 
     /// The modes a widget keeps snapshots for; other points have none.

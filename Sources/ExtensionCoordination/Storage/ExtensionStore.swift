@@ -45,7 +45,8 @@ package struct ExtensionStore {
     /// the wall-clock time that passed since it was saved. Empty when nothing was saved.
     func loadModes(_ id: String, now: Instant) throws(UnreadableStoreFile) -> [DisplayMode: SavedMode] {
         guard let saved = try load(SavedRecord.self, from: recordPath(id)) else { return [:] }
-        let elapsed = Duration.milliseconds(max(0, WallClock.nowMilliseconds() - saved.savedAtWallMs))
+        // Saturating: a damaged or edited file may hold any reading.
+        let elapsed = Duration.milliseconds(max(0, WallClock.nowMilliseconds().saturatingSubtract(saved.savedAtWallMs)))
         let offset = (now - elapsed) - Instant(nanoseconds: saved.savedAtMonotonicNs)
         var modes: [DisplayMode: SavedMode] = [:]
         for (name, mode) in saved.allModes {

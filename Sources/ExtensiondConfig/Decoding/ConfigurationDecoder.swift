@@ -39,12 +39,13 @@ struct ConfigurationDecoder {
         reader.read("cgroup", .absolutePath, into: &settings.cgroup)
         reader.read("metrics_listen", .listenAddress, into: &settings.metricsListen)
         reader.read("log_max_size", .size, into: &settings.logMaxSize)
-        reader.read("log_files", .positiveInteger, into: &settings.logFiles)
+        reader.read("log_files", .integer(in: ValueRanges.logFiles), into: &settings.logFiles)
         reader.read("user_range", .idRange, into: &settings.userRange)
         reader.read("sandbox_required", .boolean, into: &settings.sandboxRequired)
         reader.read("control_group", .nonEmptyString, into: &settings.controlGroup)
         reader.read("admin_group", .nonEmptyString, into: &settings.adminGroup)
         reader.read("external_hosts", .boolean, into: &settings.externalHosts)
+        reader.read("removed_data_keep", .duration, into: &settings.removedDataKeep)
     }
 
     private func pressure(_ reader: TableReader, into settings: inout PressureSettings) {
@@ -141,6 +142,10 @@ struct ConfigurationDecoder {
                 reader.report(involving: ["modes"], "modes applies to widgets, not \(point.rawValue) extensions")
             }
         }
+        reader.read("card_template", .path, into: &spec.cardTemplate)
+        if let point, point != .widget, spec.cardTemplate != nil {
+            reader.report(involving: ["card_template"], "card_template applies to widgets, not \(point.rawValue) extensions")
+        }
         gallery(reader, point: point, into: &spec.gallery)
         guard app != nil, point != nil, launch != nil else { return nil }
         return spec
@@ -163,7 +168,7 @@ struct ConfigurationDecoder {
     private func limits(_ reader: TableReader, into limits: inout ResourceLimits) {
         reader.read("memory_max", .size, into: &limits.memoryMax)
         reader.read("memory_high", .size, into: &limits.memoryHigh)
-        reader.read("pids_max", .positiveInteger, into: &limits.pidsMax)
+        reader.read("pids_max", .integer(in: ValueRanges.pidsMax), into: &limits.pidsMax)
         if let high = limits.memoryHigh, let max = limits.memoryMax, high > max {
             reader.report(
                 involving: ["memory_high", "memory_max"],
@@ -183,7 +188,7 @@ struct ConfigurationDecoder {
     private func restart(_ reader: TableReader, into settings: inout RestartSettings) {
         reader.read("restart_backoff_base", .positiveDuration, into: &settings.backoffBase)
         reader.read("restart_backoff_max", .positiveDuration, into: &settings.backoffMax)
-        reader.read("restart_retries", .nonNegativeInteger, into: &settings.retries)
+        reader.read("restart_retries", .integer(in: ValueRanges.restartRetries), into: &settings.retries)
         orderCheck(reader, "restart_backoff_base", settings.backoffBase, "restart_backoff_max", settings.backoffMax)
     }
 
@@ -220,8 +225,8 @@ struct ConfigurationDecoder {
         reader.read("max_interval", .positiveDuration, into: &settings.maxInterval)
         reader.read("pull_cooldown", .duration, into: &settings.pullCooldown)
         reader.read("deadline", .positiveDuration, into: &settings.deadline)
-        reader.read("daily_budget", .positiveInteger, into: &settings.dailyBudget)
-        reader.read("budget_burst", .positiveInteger, into: &settings.budgetBurst)
+        reader.read("daily_budget", .integer(in: ValueRanges.refreshTokens), into: &settings.dailyBudget)
+        reader.read("budget_burst", .integer(in: ValueRanges.refreshTokens), into: &settings.budgetBurst)
         reader.read("backoff_base", .positiveDuration, into: &settings.backoffBase)
         reader.read("backoff_max", .positiveDuration, into: &settings.backoffMax)
         orderCheck(reader, "min_interval", settings.minInterval, "interval", settings.interval)

@@ -96,6 +96,9 @@ extension ValueKind where Value == String {
         }
     }
 
+    /// A file or directory; a relative one is resolved against the directory of the declaring file.
+    static var path: Self { directory }
+
     /// A directory; a relative one is resolved against the directory of the declaring file.
     static var directory: Self {
         Self { node throws(ConfigurationError) in
@@ -159,9 +162,12 @@ extension ValueKind where Value == Int {
         integer.refined { check($0, $0 > 0, "expected an integer above 0, found \($0)") }
     }
 
-    static var nonNegativeInteger: Self {
-        integer.refined { check($0, $0 >= 0, "expected an integer of 0 or more, found \($0)") }
+    static func integer(in range: ClosedRange<Int>) -> Self {
+        integer.refined {
+            check($0, range.contains($0), "expected an integer from \(range.lowerBound) to \(range.upperBound), found \($0)")
+        }
     }
+
 }
 
 // MARK: - Units
@@ -182,6 +188,9 @@ extension ValueKind where Value == ByteSize {
             default: throw node.mismatch(ByteSize.expectedForm)
             }
             guard size.bytes > 0 else { throw node.origin.error("a size must be above 0") }
+            guard size <= ValueRanges.largestSize else {
+                throw node.origin.error("\(size) is larger than the largest size, \(ValueRanges.largestSize) (1 EiB)")
+            }
             return size
         }
     }
@@ -191,9 +200,15 @@ extension ValueKind where Value == Duration {
     static var duration: Self {
         Self { node throws(ConfigurationError) in
             guard case .string(let text) = node.value else { throw node.mismatch(Duration.expectedForm + " in quotes") }
-            do throws(ValueSyntaxError) { return try Duration(parsing: text) } catch {
+            let duration: Duration
+            do throws(ValueSyntaxError) { duration = try Duration(parsing: text) } catch {
                 throw node.origin.error(error.message)
             }
+            guard duration <= ValueRanges.longestDuration else {
+                throw node.origin.error(
+                    "\"\(text)\" is longer than the longest duration, \(ValueRanges.longestDuration.configSpelling) (100 years)")
+            }
+            return duration
         }
     }
 

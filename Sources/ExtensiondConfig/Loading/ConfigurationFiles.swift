@@ -29,13 +29,21 @@ enum ConfigurationFiles {
         return .success(names.map { directory + "/" + $0 })
     }
 
-    /// The text of `file`, which must exist and be UTF-8.
+    /// The text of `file`, which must be a regular file (after symbolic links) and UTF-8.
+    /// Opened without blocking: a FIFO, a device or a directory is refused, never waited on.
     static func read(_ file: String) -> Result<String, ConfigurationError> {
-        let descriptor = open(file, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard descriptor >= 0 else {
             return .failure(ConfigurationError(file: file, message: "cannot read the config file: \(describe(errno))"))
         }
         defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            return .failure(ConfigurationError(file: file, message: "cannot read the config file: \(describe(errno))"))
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            return .failure(ConfigurationError(file: file, message: "not a regular file (\(kind(of: info.st_mode))); a config file must be one"))
+        }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
@@ -52,6 +60,17 @@ enum ConfigurationFiles {
             return .failure(ConfigurationError(file: file, message: "the file is not valid UTF-8"))
         }
         return .success(text)
+    }
+
+    private static func kind(of mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFIFO: "a FIFO"
+        case S_IFDIR: "a directory"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        default: "file type \(String(mode & S_IFMT, radix: 8))"
+        }
     }
 
     private static func describe(_ code: Int32) -> String {

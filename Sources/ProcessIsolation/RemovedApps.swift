@@ -1,0 +1,122 @@
+import DaemonSupport
+import ExtensiondConfig
+import Glibc
+import Sockets
+import WireProtocol
+
+/// What an app removed from the config leaves in `state_dir` (its extensions' data
+/// directories and snapshots, its groups' containers and shared defaults, its uid and
+/// gids) is set aside under `state_dir/removed/APP`, tagged with what the removed app
+/// owned, so that a new app given the same id starts fresh and never inherits it. It is
+/// purged `removed_data_keep` after the removal, or at once by `supervisorctl purge APP`
+/// (docs/CONFIG.md, docs/CLI.md).
+package final class RemovedApps {
+    /// What one app owns: its extensions and its groups.
+    struct Ownership: Codable, Equatable {
+        var extensions: [String]
+        var groups: [String]
+    }
+
+    /// `removed/APP/removed.json`: whose data this is, and since when it is kept.
+    struct Tag: Codable {
+        var app: String
+        var removedAtMs: Int64
+        var owned: Ownership
+    }
+
+    private let stateDirectory: String
+    private let isolation: Isolation
+
+    package init(stateDirectory: String, isolation: Isolation) {
+        self.stateDirectory = stateDirectory
+        self.isolation = isolation
+    }
+
+    private var ownershipPath: String { stateDirectory + "/apps.json" }
+    private var removedDirectory: String { stateDirectory + "/removed" }
+    private func tagPath(_ app: String) -> String { removedDirectory + "/" + app + "/removed.json" }
+
+    /// Paths under `state_dir` that hold what `owned` owns.
+    private static func paths(of owned: Ownership) -> [String] {
+        let extensionPaths: [String] = owned.extensions.flatMap { id -> [String] in ["data/\(id)", "extensions/\(id).json", "extensions/\(id).version"] }
+        let groupPaths: [String] = owned.groups.flatMap { group -> [String] in ["groups/\(group)", "defaults/\(group).json"] }
+        return extensionPaths + groupPaths
+    }
+
+    /// The apps `configuration` declares, with what each owns.
+    static func ownership(_ configuration: Configuration) -> [String: Ownership] {
+        Dictionary(uniqueKeysWithValues: configuration.apps.map { app in
+            (app.id, Ownership(extensions: configuration.extensions.filter { $0.app == app.id }.map(\.id), groups: app.groups))
+        })
+    }
+
+    /// At start and after each reload: sets aside what the apps of the last config
+    /// (`apps.json`) that `configuration` no longer declares left behind, purges what was
+    /// kept longer than `removed_data_keep`, and records what each app owns now. Returns a
+    /// line per app set aside or purged, and errors.
+    package func settle(_ configuration: Configuration, nowMs: Int64) -> [String] {
+        let current = Self.ownership(configuration)
+        let previous = FileSystem.read(ownershipPath).flatMap { try? JSONCoding.decode([String: Ownership].self, from: $0) } ?? [:]
+        var report: [String] = []
+        for (app, owned) in previous.sorted(by: { $0.key < $1.key }) where current[app] == nil {
+            report.append(setAside(app, owned, nowMs: nowMs))
+        }
+        let keepMs = configuration.supervisor.removedDataKeep.components.seconds * 1000
+        for (app, tag) in tags() where nowMs - tag.removedAtMs >= keepMs {
+            report.append(purge(app, tag) ?? "purged the data of removed app \(app), kept since its removal")
+        }
+        do {
+            try FileSystem.writeAtomically(try JSONCoding.encode(current), to: ownershipPath)
+        } catch {
+            report.append("error: cannot record the apps' ownership in \(ownershipPath): \(error)")
+        }
+        return report
+    }
+
+    /// `supervisorctl purge APP`: removes at once what the removed app `app` left.
+    package func purge(_ app: String) -> String? {
+        guard let tag = tags()[app] else { return "no data of a removed app \(app) is kept" }
+        return purge(app, tag)
+    }
+
+    private func setAside(_ app: String, _ owned: Ownership, nowMs: Int64) -> String {
+        let directory = removedDirectory + "/" + app
+        // What an earlier app of that id left goes first: only the last removal is kept.
+        if let tag = tags()[app], let error = purge(app, tag) { return error }
+        do {
+            try FileSystem.createDirectories(directory, mode: 0o700)
+            for path in Self.paths(of: owned) {
+                try FileSystem.createDirectories(directory + "/" + String(path.prefix { $0 != "/" }), mode: 0o711)
+                guard rename(stateDirectory + "/" + path, directory + "/" + path) == 0 || errno == ENOENT else {
+                    throw SystemError("rename \(path) to \(directory)/\(path)")
+                }
+            }
+            for group in owned.groups { isolation.groups.forget(group) }
+            try FileSystem.writeAtomically(try JSONCoding.encode(Tag(app: app, removedAtMs: nowMs, owned: owned)), to: tagPath(app))
+            try isolation.identities?.setAside(app: app, groups: owned.groups)
+        } catch {
+            return "error: setting aside the data of removed app \(app): \(error)"
+        }
+        return "set aside the data of removed app \(app) in \(directory)"
+    }
+
+    /// `nil` when done; otherwise what failed.
+    private func purge(_ app: String, _ tag: Tag) -> String? {
+        do {
+            try isolation.identities?.release(app: app, groups: tag.owned.groups)
+        } catch {
+            return "error: freeing the ids of removed app \(app): \(error)"
+        }
+        return FileSystem.removeTree(removedDirectory + "/" + app) ? nil : "error: cannot remove all of \(removedDirectory)/\(app)"
+    }
+
+    private func tags() -> [String: Tag] {
+        var tags: [String: Tag] = [:]
+        for name in FileSystem.entries(of: removedDirectory) ?? [] {
+            guard let bytes = FileSystem.read(tagPath(name)), let tag = try? JSONCoding.decode(Tag.self, from: bytes), tag.app == name
+            else { continue }
+            tags[name] = tag
+        }
+        return tags
+    }
+}
