@@ -82,7 +82,7 @@ let package = Package(
             "Sockets", "WireProtocol",
         ]),
         .target(name: "Pressure", dependencies: [
-            "DaemonSupport", "Processes", "Cgroup", "ControlProtocol", "EventLoop", "ExtensiondConfig", "ExtensiondPolicy", "WireProtocol",
+            "DaemonSupport", "Processes", "Cgroup", "ControlProtocol", "EventLoop", "ExtensiondConfig", "ExtensiondPolicy", "LinuxProcess", "WireProtocol",
         ]),
         .target(name: "Hosts", dependencies: [
             "DaemonSupport", "ExtensionCoordination", "EventLoop", "ExtensiondConfig", "ExtensiondPolicy", "HostProtocol", "Sockets",

@@ -26,6 +26,17 @@ int ext_pidfd_send_signal(int pidfd, int signal)
     return (int)syscall(SYS_pidfd_send_signal, pidfd, signal, NULL, 0);
 }
 
+int ext_process_mrelease(int pidfd)
+{
+#ifdef SYS_process_mrelease
+    return (int)syscall(SYS_process_mrelease, pidfd, 0);
+#else
+    (void)pidfd;
+    errno = ENOSYS; /* headers older than the call: as on a kernel without it */
+    return -1;
+#endif
+}
+
 int ext_pidfd_wait(int pidfd, int nohang, int *code, int *status)
 {
     siginfo_t info;

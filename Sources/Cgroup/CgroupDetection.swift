@@ -5,18 +5,18 @@ import LinuxProcess
 ///
 /// v2 is chosen only when the unified hierarchy offers the memory controller
 /// to the daemon's cgroup (on hybrid systems it usually offers none);
-/// otherwise v1 with the memory hierarchy, plus the pids, cpu and cpuacct hierarchies
-/// where mounted (below the daemon's own cgroup there; in a child named like a configured
+/// otherwise v1 with the memory hierarchy, plus the pids, freezer, cpu and cpuacct
+/// hierarchies where mounted (below the daemon's own cgroup there; in a child named like a configured
 /// root, or in the daemon's own child group).
 enum CgroupDetection {
     /// Where a tree lives.
     enum Location: Equatable {
         case unified(root: String)
-        case legacy(memoryRoot: String, pidsRoot: String?, cpuRoot: String? = nil, cpuacctRoot: String? = nil)
+        case legacy(memoryRoot: String, pidsRoot: String?, cpuRoot: String? = nil, cpuacctRoot: String? = nil, freezerRoot: String? = nil)
     }
 
     /// The v1 controllers used besides memory, each where it is mounted.
-    static let sideControllers = ["pids", "cpu", "cpuacct"]
+    static let sideControllers = ["pids", "freezer", "cpu", "cpuacct"]
 
     /// A cgroup filesystem mount from mountinfo.
     struct Mount: Equatable {
@@ -58,10 +58,10 @@ enum CgroupDetection {
             legacyDirectory(of: controller, memberships: memberships, mounts: mounts).map { own in child.map { own + "/" + $0 } ?? own }
         }
         let memoryRoot = configuredRoot ?? (ownChild.map { memory + "/" + $0 } ?? memory)
-        return .legacy(memoryRoot: memoryRoot, pidsRoot: side[0], cpuRoot: side[1], cpuacctRoot: side[2])
+        return .legacy(memoryRoot: memoryRoot, pidsRoot: side[0], cpuRoot: side[2], cpuacctRoot: side[3], freezerRoot: side[1])
     }
 
-    /// The daemon's own v1 memory, pids, cpu and cpuacct cgroups (where it returns before
+    /// The daemon's own v1 memory, pids, freezer, cpu and cpuacct cgroups (where it returns before
     /// removing a tree it lives in).
     static func legacyHome(memberships: [CgroupMembership], mounts: [Mount]) -> [String] {
         (["memory"] + sideControllers).compactMap { legacyDirectory(of: $0, memberships: memberships, mounts: mounts) }

@@ -88,6 +88,21 @@ struct UnifiedBackend: CgroupBackend {
         }
     }
 
+    var canFreeze: Bool { true }
+
+    /// `cgroup.freeze` (Linux 5.2+). SIGKILL ends a frozen task here: no thaw is needed.
+    func setFrozen(_ frozen: Bool, of group: String) throws(CgroupError) {
+        try CgroupFiles.write(frozen ? "1" : "0", to: "\(join(root, group))/cgroup.freeze")
+    }
+
+    /// `frozen 1` in `cgroup.events` once every task has stopped; asked but not yet there
+    /// is freezing.
+    func freezerState(of group: String) throws(CgroupError) -> FreezerState {
+        let directory = join(root, group)
+        if try CgroupFiles.readKeyedCounters("\(directory)/cgroup.events")["frozen"] == 1 { return .frozen }
+        return try CgroupFiles.readNumber("\(directory)/cgroup.freeze") == 1 ? .freezing : .thawed
+    }
+
     func memoryEvents(of group: String) throws(CgroupError) -> MemoryEvents {
         let path = "\(join(root, group))/memory.events"
         let counters = try CgroupFiles.readKeyedCounters(path)

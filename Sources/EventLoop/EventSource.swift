@@ -90,6 +90,12 @@ public struct ChildExit: Sendable, Equatable {
     /// The exit status, or the signal number when killed.
     public var status: Int32
 
+    /// An exit as `waitid` reports it.
+    public init(code: Int32, status: Int32) {
+        self.code = code
+        self.status = status
+    }
+
     public var exited: Bool { code == CLD_EXITED }
     public var signalled: Bool { code == CLD_KILLED || code == CLD_DUMPED }
 

@@ -269,6 +269,9 @@ public struct ExtensionSpec: Sendable, Equatable, Identifiable {
     public var enabled: Bool = true
     /// Unused this long, the extension is asked to terminate.
     public var idleExit: Duration = .seconds(30)
+    /// Unused this long, the extension is frozen (the cgroup freezer) until its next
+    /// request; zero turns suspension off. Only below ``idleExit`` does it apply.
+    public var suspendAfter: Duration = .seconds(10)
     /// How long after launch `ready` must arrive.
     public var startTimeout: Duration = .seconds(5)
     /// Grace period between `terminate`/SIGTERM and SIGKILL.

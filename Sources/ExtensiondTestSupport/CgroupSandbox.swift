@@ -2,8 +2,8 @@
 import Glibc
 #endif
 
-/// A throw-away cgroup v1 memory cgroup (and pids, cpu and cpuacct cgroups of the same
-/// name, where mounted) below the test process's own cgroups, under a hard memory limit, so that
+/// A throw-away cgroup v1 memory cgroup (and pids, freezer, cpu and cpuacct cgroups of the
+/// same name, where mounted) below the test process's own cgroups, under a hard memory limit, so that
 /// tests run real processes in real cgroups without pressuring the machine.
 ///
 /// Everything inside is killed and every directory below it removed by
@@ -15,11 +15,14 @@ public final class CgroupSandbox {
     public let memoryDirectory: String
     /// The sandbox's directory in the v1 pids hierarchy, when it is mounted.
     public let pidsDirectory: String?
+    /// The sandbox's directory in the v1 freezer hierarchy, when it is mounted (a daemon
+    /// given ``memoryDirectory`` as its root puts its freezer groups here).
+    public let freezerDirectory: String?
     /// Its directories in the cpu and cpuacct hierarchies, where a daemon with this sandbox
     /// as its root puts its groups.
     private let cpuDirectories: [String]
     /// Every directory but the memory one.
-    public var otherDirectories: [String] { [pidsDirectory].compactMap { $0 } + cpuDirectories }
+    public var otherDirectories: [String] { [pidsDirectory, freezerDirectory].compactMap { $0 } + cpuDirectories }
     private var removed = false
 
     private static let namePrefix = "extensiond-test-"
@@ -32,11 +35,13 @@ public final class CgroupSandbox {
         let cpuParents = Set(["cpu", "cpuacct"].compactMap { try? Self.ownDirectory(controller: $0) }.compactMap { path in
             realpath(path, nil).map { resolved in defer { free(resolved) }; return String(cString: resolved) }
         }).sorted()
-        Self.removeAbandonedSandboxes(in: [memoryParent, pidsParent].compactMap { $0 } + cpuParents)
+        let freezerParent = try? Self.ownDirectory(controller: "freezer")
+        Self.removeAbandonedSandboxes(in: [memoryParent, pidsParent, freezerParent].compactMap { $0 } + cpuParents)
 
         let name = "\(Self.namePrefix)\(getpid())-\(UInt64.random(in: 0 ... .max))"
         memoryDirectory = "\(memoryParent)/\(name)"
         pidsDirectory = pidsParent.map { "\($0)/\(name)" }
+        freezerDirectory = freezerParent.map { "\($0)/\(name)" }
         cpuDirectories = cpuParents.map { "\($0)/\(name)" }
         for directory in [memoryDirectory] + otherDirectories where mkdir(directory, 0o755) != 0 {
             let error = errno
@@ -59,6 +64,7 @@ public final class CgroupSandbox {
             Self.destroy(directory)
         }
     }
+
 
     deinit {
         remove()
@@ -90,9 +96,11 @@ public final class CgroupSandbox {
         }
     }
 
-    /// Kills everything in the subtree (bounded), then removes it deepest first.
+    /// Kills everything in the subtree (bounded), then removes it deepest first. A frozen
+    /// v1 task dies only once thawed: a freezer subtree is thawed first.
     private static func destroy(_ directory: String) {
         let cgroups = subtree(directory)
+        for cgroup in cgroups { try? write("THAWED", to: "\(cgroup)/freezer.state") }
         for _ in 0..<2000 {
             let pids = cgroups.flatMap { (try? read("\($0)/cgroup.procs"))?.split(separator: "\n").compactMap { pid_t($0) } ?? [] }
             if pids.isEmpty { break }

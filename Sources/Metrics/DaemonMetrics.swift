@@ -44,6 +44,7 @@ package final class DaemonMetrics {
         var peak = MetricFamily("extensiond_process_memory_peak_bytes", .gauge, help: "Highest memory charged to the process's cgroup, over all runs.")
         var limit = MetricFamily("extensiond_process_memory_limit_bytes", .gauge, help: "The configured memory_max; absent when unlimited.")
         var launches = MetricFamily("extensiond_process_launches_total", .counter, help: "Processes spawned for it.")
+        var suspensions = MetricFamily("extensiond_process_suspensions_total", .counter, help: "Times an idle extension was frozen (suspend_after).")
         var kills = MetricFamily("extensiond_process_kills_total", .counter, help: "Runs killed by the daemon or the kernel, by reason.")
         var dropped = MetricFamily("extensiond_process_output_dropped_bytes_total", .counter,
                                    help: "Output bytes not captured: past the capture rate, or not writable.")
@@ -69,6 +70,7 @@ package final class DaemonMetrics {
             if let bytes = status.memoryLimitBytes { limit.add(labels, Double(bytes)) }
             launches.add(labels, Double(process.statistics.launches))
             dropped.add(labels, Double(process.output.droppedBytes))
+            if process.kind == .extension { suspensions.add(labels, Double(process.statistics.suspensions)) }
             for reason in Set(StopReason.countedKills).union(process.statistics.kills.keys).sorted(by: { $0.rawValue < $1.rawValue }) {
                 kills.add(labels + [("reason", reason.rawValue)], Double(process.statistics.kills[reason] ?? 0))
             }
@@ -86,7 +88,7 @@ package final class DaemonMetrics {
             updateSeconds.add(labels, counters.updateLatency?.exposition ?? LatencyDistribution.emptyExposition)
             if let tokens = record.budget?.tokens(at: now.policyInstant) { budget.add(labels, Double(tokens)) }
         }
-        return [state, rss, memory, peak, limit, launches, kills, dropped, launchSeconds, pulls, pullSeconds, results, updateSeconds, budget]
+        return [state, rss, memory, peak, limit, launches, suspensions, kills, dropped, launchSeconds, pulls, pullSeconds, results, updateSeconds, budget]
     }
 
     /// The memory budget, its watermarks, the level and PSI stall time.

@@ -35,6 +35,10 @@ package final class ProcessSupervisor {
     package var onRunEnded: ((SupervisedProcess, _ reason: StopReason) -> Void)?
     /// Users, groups, containers, data directories and sandboxes.
     package let isolation: Isolation
+    /// Main processes of runs given up, reaped when they exit.
+    private let givenUp: GivenUpRuns
+    /// Groups of ended runs, removed once empty.
+    package let removals: GroupRemovals
 
     /// `hostSocket` is passed to hosts and apps as `EXTENSIOND_HOST_SOCKET`.
     package init(loop: EventLoop, tree: CgroupTree, events: EventLog, isolation: Isolation, hostSocket: String) {
@@ -42,6 +46,8 @@ package final class ProcessSupervisor {
         self.tree = tree
         self.events = events
         self.isolation = isolation
+        givenUp = GivenUpRuns(loop: loop, events: events)
+        removals = GroupRemovals(loop: loop, events: events)
         var environment = Self.inheritedEnvironment()
         environment[ExtensionEnvironment.hostSocketVariable] = hostSocket
         baseEnvironment = environment
@@ -91,14 +97,14 @@ package final class ProcessSupervisor {
         // The configured environment wins over what isolation sets, which wins over the daemon's.
         var environment = baseEnvironment.merging(isolated.environment) { _, isolation in isolation }
             .merging(definition.launch.environment) { _, configured in configured }
-        // The previous run's group is reused; whatever is still dying in it goes on dying.
-        process.groupRemoval = nil
         let group: ControlGroup
         do throws(CgroupError) {
             group = try tree.group(Self.cgroupKind(definition.kind), id: process.name)
         } catch {
             throw .cgroup(error)
         }
+        // The previous run's group is reused; whatever is still dying in it goes on dying.
+        removals.cancel(group)
         do throws(CgroupError) {
             try group.apply(definition.limits.cgroupLimits)
         } catch {
@@ -227,7 +233,7 @@ package final class ProcessSupervisor {
 
     /// Moves an extension to `state`; when that changes its kill band, its growth is
     /// measured from here on.
-    private func enter(_ state: ProcessState, _ process: SupervisedProcess) {
+    func enter(_ state: ProcessState, _ process: SupervisedProcess) {
         guard process.state != state else { return }
         process.state = state
         process.run?.noteBandEntry()
@@ -254,6 +260,8 @@ package final class ProcessSupervisor {
         }
         if let completion { run.onEnd.append(completion) }
         guard run.stopReason == nil || run.killTimer == nil else { return }
+        // A frozen run could not take `terminate` or SIGTERM.
+        resume(process)
         run.stopReason = run.stopReason ?? reason
         if let channel = run.channel, channel.isOpen, process.state == .idle || process.state == .running {
             channel.send(.terminate)
@@ -278,13 +286,15 @@ package final class ProcessSupervisor {
         return killRun(of: process)
     }
 
-    /// SIGKILL to everything of the run, then ``exitBound`` for its main process to be
-    /// reaped before the run is given up, so that every stop ends.
+    /// SIGKILL to everything of the run, its main process's memory released at once
+    /// (`process_mrelease`, as lmkd does), then ``exitBound`` for it to be reaped before
+    /// the run is given up, so that every stop ends.
     @discardableResult
     private func killRun(of process: SupervisedProcess) -> MonotonicInstant? {
         guard let run = process.run else { return nil }
         run.killTimer = nil
         let signalled = killEverything(of: run, process: process, mainReaped: false)
+        run.memoryRelease = run.process.descriptor.releaseMemory()
         if run.abandonTimer == nil {
             run.abandonTimer = loop.addTimer(after: Self.exitBound) { [unowned self, unowned process] in
                 self.abandon(process)
@@ -339,10 +349,16 @@ package final class ProcessSupervisor {
 
     /// Ends a run whose main process was not reaped within ``exitBound`` of SIGKILL (stuck
     /// in the kernel): the stop that waits for it returns, and the state says it is down.
+    /// A loop held past the bound sees the timer before the pidfd: an exit that happened
+    /// meanwhile is taken as the exit. One that has not is still reaped when it comes.
     private func abandon(_ process: SupervisedProcess) {
         guard let run = process.run else { return }
+        if let status = try? run.process.descriptor.exitStatusIfExited() {
+            return end(run, of: process, .exited(ChildExit(status)))
+        }
         events.record(.error, process.name, "pid \(run.pid) was not reaped within \(Self.exitBound.formatted) of SIGKILL: its run is given up")
         end(run, of: process, .notReaped)
+        givenUp.reapWhenItExits(run.process, name: process.name)
     }
 
     // MARK: Helpers

@@ -136,6 +136,8 @@ public final class Daemon: ControlledDaemon {
         }
         extensions.onHasContentChanged = { [unowned self] id, value in self.hosts?.hasContentChanged(id, to: value) }
         extensions.onGalleryChanged = { [unowned self] in self.hosts?.listChanged() }
+        pressure.admission.widgets = { [unowned self] in self.extensions.records.values.filter { $0.spec.point == .widget }.map(\.id) }
+        pressure.admission.onHold = { [unowned self] id, held in self.extensions.setMemoryHold(held, id) }
         supervisor.onLaunched = { [unowned self] process in
             self.extensions.launched(process.name)
             self.pressure.launched(process)
@@ -351,10 +353,14 @@ public final class Daemon: ControlledDaemon {
         let finish: () -> Void = { [unowned self] in
             self.extensions.saveRecords()
             self.extensions.groups.saveAccepted()
-            self.supervisor.isolation.volumes.unmountAll()
-            self.releaseCgroups()
-            self.signalSources.removeAll()
-            self.loop.exit(code: 0)
+            // Groups still emptying are removed first (each within its bound), then the
+            // volumes their processes wrote to are unmounted.
+            self.supervisor.removals.whenAllDone { [unowned self] in
+                self.supervisor.isolation.volumes.unmountAll()
+                self.releaseCgroups()
+                self.signalSources.removeAll()
+                self.loop.exit(code: 0)
+            }
         }
         guard remaining > 0 else { return finish() }
         for process in alive {

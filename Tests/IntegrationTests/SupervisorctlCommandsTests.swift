@@ -235,7 +235,7 @@ import Testing
                 for entry in stats["processes"] as? [[String: Any]] ?? [] {
                     #expect(Set(entry.keys) == ["name", "kind", "rssBytes", "peakRSSBytes", "memoryCurrentBytes", "memoryPeakBytes", "launches",
                                                 "launchLatencyUs", "updateLatencyUs", "pullsCached", "pullsCoalesced", "pullsUpdated",
-                                                "resultsNewData", "resultsNoData", "resultsFailed", "kills", "budgetLeft", "nextRefreshInMs",
+                                                "resultsNewData", "resultsNoData", "resultsFailed", "kills", "suspensions", "budgetLeft", "nextRefreshInMs",
                                                 "outputDroppedBytes"])
                     for key in ["launchLatencyUs", "updateLatencyUs"] {
                         if let latency = entry[key] as? [String: Any] { #expect(Set(latency.keys) == latencyKeys, "\(key)") }

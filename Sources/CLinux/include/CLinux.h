@@ -125,6 +125,9 @@ const char *ext_seccomp_denied_name(size_t index);
 /* Thin system-call wrappers; they return -1 and set errno on failure. */
 int ext_pidfd_open(pid_t pid);
 int ext_pidfd_send_signal(int pidfd, int signal);
+/* Frees the memory of the killed process behind `pidfd` now, in the caller's context
+   (Linux 5.15+; ENOSYS before, EINVAL when the process is not dying). */
+int ext_process_mrelease(int pidfd);
 /* A non-blocking, close-on-exec eventfd with counter 0 (cgroup v1 notifications). */
 int ext_eventfd(void);
 /* A non-blocking, close-on-exec inotify descriptor watching `path` for

@@ -204,6 +204,7 @@ struct ConfigurationDecoder {
         reader.read("priority", .integer, into: &spec.priority)
         reader.read("enabled", .boolean, into: &spec.enabled)
         reader.read("idle_exit", .duration, into: &spec.idleExit)
+        reader.read("suspend_after", .duration, into: &spec.suspendAfter)
         reader.read("start_timeout", .positiveDuration, into: &spec.startTimeout)
         reader.read("stop_timeout", .duration, into: &spec.stopTimeout)
         sandbox(reader, into: &spec.sandbox)
