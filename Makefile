@@ -10,7 +10,7 @@ FORCE ?=
 DEBUG_FILES ?=
 RELEASE = -c release --static-swift-stdlib
 
-.PHONY: deps build demo test browser-test fuzz fuzz-short bench release install deb clean vm-test
+.PHONY: deps build demo test browser-test python-test alert-rules-test sdk-package-test fuzz fuzz-short bench release install deb clean vm-test
 
 # Installs what a fresh Debian machine lacks (run as root, or with sudo available).
 deps:
@@ -30,7 +30,7 @@ demo: build
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --disable-xctest
-	@$(MAKE) --no-print-directory browser-test
+	@$(MAKE) --no-print-directory browser-test python-test alert-rules-test sdk-package-test
 	@$(MAKE) --no-print-directory fuzz-short
 
 # The Today view in headless Chromium against a real daemon (tests/browser/README.md).
@@ -46,6 +46,26 @@ browser-test:
 	    5) echo "browser-test: pytest collected no tests in tests/browser"; exit 1 ;; \
 	    *) echo "browser-test: pytest exited with $$status"; exit 1 ;; \
 	    esac
+
+# The Python SDK's tests, its test kit and against the daemon that `swift build` made.
+# pytest fails (exit 5) when it collects no test: that is a failure here too.
+python-test:
+	@status=0; cd sdk/python && /usr/bin/python3 -m pytest -p no:cacheprovider -q tests || status=$$?; \
+	    case $$status in \
+	    0) ;; \
+	    5) echo "python-test: pytest collected no tests in sdk/python/tests"; exit 1 ;; \
+	    *) echo "python-test: pytest exited with $$status"; exit 1 ;; \
+	    esac
+
+# A widget package outside the repository builds and tests against a clone's Swift SDK
+# package, which brings nothing else (sdk/ExtensionSDK/test-outside-package).
+sdk-package-test:
+	sdk/ExtensionSDK/test-outside-package
+
+# The operator's alerting rules: valid, and each alert fires where it should (ops/).
+alert-rules-test:
+	promtool check rules ops/prometheus/extensiond-alerts.yml
+	cd ops/prometheus && promtool test rules extensiond-alerts.test.yml
 
 # Structure-aware fuzzing of every protocol of a real daemon (docs/ARCHITECTURE.md).
 FUZZ_MESSAGES ?= 1000000

@@ -2,16 +2,19 @@
 //
 // The layout of Sources/ is the architecture (see docs/ARCHITECTURE.md):
 //   pure policy      ExtensiondPolicy
-//   model            ExtensiondConfig (uses the policy's values), TOML (the config files' parser)
-//   Linux adapters   CLinux (C shim), CMalloc (malloc_trim), Cgroup, LinuxProcess, Sockets,
-//                    EventLoop, HTTPServer, Journal
+//   model            ExtensiondConfig (uses the policy's values), TOML (the config files' parser),
+//                    Spelling (the closest allowed word to a mistyped one)
+//   Linux adapters   CLinux (C shim, libseccomp), CMalloc (malloc_trim), Cgroup, LinuxProcess,
+//                    Sockets, EventLoop, HTTPServer, Systemd (libsystemd: notify, sockets, journal,
+//                    bus)
 //   protocols        WireProtocol (extension socket, shared types), HostProtocol (host socket),
 //                    ControlProtocol (supervisorctl),
 //                    PrometheusText (the metrics exposition format)
 //   daemon rooms     DaemonSupport (event log, files, errors), Output, ProcessIsolation,
 //                    Processes, ExtensionCoordination, Pressure, Hosts, Control, Metrics
 //   daemon wiring    Supervisor (the composition root), extensiond
-//   clients          supervisorctl, ExtensionSDK, HostClient, extensiond-today, demos
+//   clients          supervisorctl, ExtensionSDK (also the package sdk/ExtensionSDK) and its
+//                    test kit ExtensionSDKTesting, HostClient, extensiond-today, demos
 import PackageDescription
 
 /// The installed programs link libstdc++ statically: linker/libstdc++.so says why and how.
@@ -24,6 +27,7 @@ let package = Package(
         .executable(name: "supervisorctl", targets: ["supervisorctl"]),
         .executable(name: "extensiond-today", targets: ["extensiond-today"]),
         .library(name: "ExtensionSDK", targets: ["ExtensionSDK"]),
+        .library(name: "ExtensionSDKTesting", targets: ["ExtensionSDKTesting"]),
         .library(name: "HostClient", targets: ["HostClient"]),
         .library(name: "ExtensiondTestSupport", targets: ["ExtensiondTestSupport"]),
     ],
@@ -34,12 +38,14 @@ let package = Package(
     ],
     targets: [
         // Linux adapters.
-        .target(name: "CLinux"),
+        // The sandbox's seccomp filter is built by libseccomp (Debian's libseccomp-dev).
+        .target(name: "CLinux", linkerSettings: [.linkedLibrary("seccomp")]),
         .target(name: "Cgroup", dependencies: ["CLinux", "LinuxProcess"]),
         .target(name: "LinuxProcess", dependencies: ["CLinux"]),
         .target(name: "Sockets"),
-        .target(name: "EventLoop", dependencies: ["CLinux", "LinuxProcess", "Sockets"]),
-        .target(name: "Journal", dependencies: ["CLinux", "Sockets"]),
+        .target(name: "EventLoop", dependencies: ["CLinux", "Sockets"]),
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .target(name: "Systemd", dependencies: ["CSystemd", "CLinux", "EventLoop", "Sockets"]),
         .target(name: "HTTPServer", dependencies: ["EventLoop", "Sockets"]),
 
         // Pure model and policy: no I/O, no clocks of their own.
@@ -47,7 +53,8 @@ let package = Package(
         // on its hot path (a cached pull); the policy is not part of the SDK's graph.
         .target(name: "ExtensiondPolicy", swiftSettings: [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]),
         .target(name: "TOML"),
-        .target(name: "ExtensiondConfig", dependencies: ["TOML", "ExtensiondPolicy"]),
+        .target(name: "Spelling"),
+        .target(name: "ExtensiondConfig", dependencies: ["TOML", "ExtensiondPolicy", "Spelling"]),
 
         // Protocols.
         .target(name: "WireProtocol"),
@@ -58,24 +65,24 @@ let package = Package(
 
         // The daemon's rooms: each imports only the rooms below it (docs/ARCHITECTURE.md).
         .target(name: "DaemonSupport", dependencies: [
-            "Cgroup", "ControlProtocol", "EventLoop", "ExtensiondConfig", "ExtensiondPolicy", "Journal", "PrometheusText", "Sockets",
+            "Cgroup", "ControlProtocol", "EventLoop", "ExtensiondConfig", "ExtensiondPolicy", "PrometheusText", "Sockets", "Systemd",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),
-        .target(name: "Output", dependencies: ["DaemonSupport", "ControlProtocol", "Journal", "Sockets", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "Output", dependencies: ["DaemonSupport", "ControlProtocol", "Systemd", "Sockets", .product(name: "Logging", package: "swift-log")]),
         .target(name: "ProcessIsolation", dependencies: [
             "DaemonSupport", "ControlProtocol", "EventLoop", "ExtensiondConfig", "ExtensiondPolicy", "LinuxProcess", "Sockets", "WireProtocol",
         ]),
         .target(name: "Processes", dependencies: [
             "DaemonSupport", "Output", "ProcessIsolation", "Cgroup", "ControlProtocol", "EventLoop", "ExtensiondConfig", "ExtensiondPolicy",
-            "LinuxProcess", "Sockets", "WireProtocol", .product(name: "Logging", package: "swift-log"),
+            "LinuxProcess", "Sockets", "Systemd", "WireProtocol", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "ExtensionCoordination", dependencies: [
             "DaemonSupport", "ProcessIsolation", "ControlProtocol", "EventLoop", "ExtensiondConfig", "ExtensiondPolicy", "HostProtocol",
             "Sockets", "WireProtocol",
         ]),
         .target(name: "Pressure", dependencies: [
-            "DaemonSupport", "Processes", "Cgroup", "ControlProtocol", "EventLoop", "ExtensiondConfig", "ExtensiondPolicy", "WireProtocol",
+            "DaemonSupport", "Processes", "Cgroup", "ControlProtocol", "EventLoop", "ExtensiondConfig", "ExtensiondPolicy", "LinuxProcess", "WireProtocol",
         ]),
         .target(name: "Hosts", dependencies: [
             "DaemonSupport", "ExtensionCoordination", "EventLoop", "ExtensiondConfig", "ExtensiondPolicy", "HostProtocol", "Sockets",
@@ -95,23 +102,24 @@ let package = Package(
             dependencies: [
                 "DaemonSupport", "Output", "ProcessIsolation", "Processes", "ExtensionCoordination", "Pressure", "Hosts", "Control", "Metrics",
                 "ExtensiondConfig", "ExtensiondPolicy", "Cgroup", "EventLoop", "Sockets", "WireProtocol", "ControlProtocol", "PrometheusText",
-                "Journal", .product(name: "Logging", package: "swift-log"),
+                "Systemd", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
             name: "extensiond",
-            dependencies: ["Supervisor", "DaemonSupport", "Output", "ExtensiondConfig", "ControlProtocol", "WireProtocol", "Journal"],
+            dependencies: ["Supervisor", "DaemonSupport", "Output", "ExtensiondConfig", "ControlProtocol", "WireProtocol", "Systemd"],
             linkerSettings: staticLibstdcxx
         ),
 
         // Clients.
         .executableTarget(
             name: "supervisorctl",
-            dependencies: ["ControlProtocol", "HostProtocol", "Sockets", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["ControlProtocol", "HostProtocol", "Sockets", "Spelling", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             linkerSettings: staticLibstdcxx
         ),
         .systemLibrary(name: "CMalloc"),
         .target(name: "ExtensionSDK", dependencies: ["WireProtocol", "CMalloc"]),
+        .target(name: "ExtensionSDKTesting", dependencies: ["ExtensionSDK", "WireProtocol"]),
         .target(name: "HostClient", dependencies: ["HostProtocol"]),
         .executableTarget(name: "DemoPanel", dependencies: ["HostClient", "HostProtocol"]),
         .executableTarget(name: "DemoWidget", dependencies: ["ExtensionSDK"]),
@@ -134,17 +142,18 @@ let package = Package(
         // Structure-aware fuzzing of a real daemon (`make fuzz`).
         .executableTarget(name: "extensiond-fuzz", dependencies: ["ExtensiondTestSupport"], path: "fuzz"),
 
-        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "Journal", "LinuxProcess", "Sockets", "ExtensiondTestSupport"]),
+        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "LinuxProcess", "Sockets", "ExtensiondTestSupport"]),
+        .testTarget(name: "SystemdTests", dependencies: ["Systemd", "EventLoop", "Sockets", "ExtensiondTestSupport"]),
         .testTarget(name: "TOMLTests", dependencies: ["TOML", "ExtensiondTestSupport"]),
         .testTarget(name: "ExtensiondConfigTests", dependencies: ["ExtensiondConfig", "ExtensiondTestSupport"]),
         .testTarget(name: "ExtensiondPolicyTests", dependencies: ["ExtensiondPolicy", "ExtensiondTestSupport"]),
         .testTarget(name: "CgroupTests", dependencies: ["Cgroup", "ExtensiondTestSupport"]),
-        .testTarget(name: "LinuxProcessTests", dependencies: ["LinuxProcess", "Cgroup", "ExtensiondTestSupport"]),
+        .testTarget(name: "LinuxProcessTests", dependencies: ["LinuxProcess", "CLinux", "Cgroup", "ExtensiondTestSupport"]),
         .testTarget(name: "WireProtocolTests", dependencies: ["WireProtocol", "HostProtocol", "ExtensionSDK", "ExtensiondTestSupport"]),
         .testTarget(name: "IntegrationTests", dependencies: ["ExtensiondTestSupport", "ControlProtocol", "HostProtocol"]),
         .testTarget(name: "SupervisorTests", dependencies: [
             "Supervisor", "DaemonSupport", "Output", "ProcessIsolation", "Processes", "ExtensionCoordination", "Pressure", "Cgroup", "ExtensiondPolicy", "ExtensiondConfig", "EventLoop", "ControlProtocol", "ExtensiondTestSupport", "WireProtocol",
-            "HostProtocol", "PrometheusText", "Journal",
+            "HostProtocol", "PrometheusText", "Systemd",
             .product(name: "Logging", package: "swift-log"),
         ]),
     ]

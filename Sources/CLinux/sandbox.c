@@ -9,13 +9,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/landlock.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
 #include <sched.h>
+#include <seccomp.h>
+#include <stdlib.h>
 #include <stddef.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -118,96 +120,114 @@ int ext_landlock_allow(int ruleset_fd, int abi, const char *path, unsigned acces
 
 /* ---- seccomp ---- */
 
-#if defined(__x86_64__)
-#define NATIVE_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define NATIVE_ARCH AUDIT_ARCH_AARCH64
-#endif
-
 /* Calls a widget never needs: debugging others, the kernel's and the machine's
-   administration, namespaces and keyrings. */
-static const int denied_calls[] = {
-    __NR_ptrace, __NR_process_vm_readv, __NR_process_vm_writev,
-    __NR_mount, __NR_umount2, __NR_pivot_root, __NR_chroot,
-    __NR_fsopen, __NR_fsconfig, __NR_fsmount, __NR_fspick, __NR_move_mount, __NR_open_tree,
-#ifdef __NR_mount_setattr
-    __NR_mount_setattr,
-#endif
-    __NR_open_by_handle_at, __NR_name_to_handle_at,
-    __NR_bpf, __NR_perf_event_open, __NR_userfaultfd,
-    __NR_kexec_load, __NR_kexec_file_load, __NR_init_module, __NR_finit_module, __NR_delete_module,
-    __NR_keyctl, __NR_add_key, __NR_request_key,
-    __NR_setns, __NR_unshare,
-    __NR_reboot, __NR_swapon, __NR_swapoff, __NR_acct, __NR_quotactl,
-#ifdef __NR_quotactl_fd
-    __NR_quotactl_fd,
-#endif
-    __NR_clock_settime, __NR_clock_adjtime, __NR_settimeofday, __NR_adjtimex,
-    __NR_sethostname, __NR_setdomainname, __NR_vhangup,
-#ifdef __NR_iopl
-    __NR_iopl, __NR_ioperm,
-#endif
-    /* io_uring runs requests in kernel workers, out of the reach of this filter. */
-#ifdef __NR_io_uring_setup
-    __NR_io_uring_setup, __NR_io_uring_enter, __NR_io_uring_register,
-#endif
+   administration, namespaces, keyrings and io_uring (whose operations bypass this
+   filter). By name: libseccomp knows each architecture's numbers, and skips a call
+   that an architecture lacks (iopl and ioperm exist on x86 only). */
+static const char *const denied_calls[] = {
+    "ptrace", "process_vm_readv", "process_vm_writev",
+    "mount", "umount", "umount2", "pivot_root", "chroot",
+    "fsopen", "fsconfig", "fsmount", "fspick", "move_mount", "open_tree", "mount_setattr",
+    "open_by_handle_at", "name_to_handle_at",
+    "bpf", "perf_event_open", "userfaultfd",
+    "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
+    "keyctl", "add_key", "request_key",
+    "setns", "unshare",
+    "reboot", "swapon", "swapoff", "acct", "quotactl", "quotactl_fd",
+    "clock_settime", "clock_settime64", "clock_adjtime", "clock_adjtime64", "settimeofday", "adjtimex",
+    "sethostname", "setdomainname", "vhangup",
+    "iopl", "ioperm",
+    "io_uring_setup", "io_uring_enter", "io_uring_register",
 };
 
 /* clone(2) with any of these flags makes a namespace. */
-#define NAMESPACE_FLAGS (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWTIME)
+static const unsigned long namespace_flags[] = {
+    CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWTIME,
+};
 
-enum { DENIED_COUNT = sizeof denied_calls / sizeof denied_calls[0] };
-enum { PROGRAM_CAPACITY = DENIED_COUNT + 16 };
+#define COUNT(array) (sizeof array / sizeof array[0])
 
-static struct sock_filter program[PROGRAM_CAPACITY];
-static struct sock_fprog compiled;
-static pthread_once_t compile_once = PTHREAD_ONCE_INIT;
+size_t ext_seccomp_denied_count(void) { return COUNT(denied_calls); }
 
-#define STATEMENT(code, k) ((struct sock_filter){ (unsigned short)(code), 0, 0, (unsigned)(k) })
-#define JUMP(code, k, yes, no) ((struct sock_filter){ (unsigned short)(code), (unsigned char)(yes), (unsigned char)(no), (unsigned)(k) })
+const char *ext_seccomp_denied_name(size_t index) { return index < COUNT(denied_calls) ? denied_calls[index] : NULL; }
 
-static void compile(void)
+/* The deny-list as a libseccomp filter for `arch` (an AUDIT_ARCH_* value, 0: native). */
+static int build(scmp_filter_ctx filter, uint32_t arch)
 {
-#ifdef NATIVE_ARCH
-    size_t length = 0;
-    const unsigned deny = SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA);
-    /* Another architecture's calling convention (i386 through int 0x80, x32) would
-       bypass the numbers below: refuse every call made through it. */
-    program[length++] = STATEMENT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
-    program[length++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_ARCH, 1, 0);
-    program[length++] = STATEMENT(BPF_RET | BPF_K, deny);
-    program[length++] = STATEMENT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
-#if defined(__x86_64__)
-    program[length++] = JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000 /* __X32_SYSCALL_BIT */, 0, 1);
-    program[length++] = STATEMENT(BPF_RET | BPF_K, deny);
-#endif
-    /* clone3 passes its flags in memory, out of a filter's reach: ENOSYS makes libc fall
-       back to clone, whose flags are checked below. */
-    program[length++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone3, 0, 1);
-    program[length++] = STATEMENT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA));
-    program[length++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 4);
-    program[length++] = STATEMENT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]));
-    program[length++] = JUMP(BPF_JMP | BPF_JSET | BPF_K, NAMESPACE_FLAGS, 0, 1);
-    program[length++] = STATEMENT(BPF_RET | BPF_K, deny);
-    program[length++] = STATEMENT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-    for (size_t index = 0; index < DENIED_COUNT; index++) {
-        /* Jump over the remaining comparisons to the final "deny" on a match. */
-        size_t remaining = DENIED_COUNT - index - 1;
-        program[length++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, denied_calls[index], remaining + 1, 0);
+    const uint32_t deny = SCMP_ACT_ERRNO(EPERM);
+    int status = 0;
+    if (arch != 0 && seccomp_arch_native() != arch) {
+        if ((status = seccomp_arch_add(filter, arch)) != 0 || (status = seccomp_arch_remove(filter, SCMP_ARCH_NATIVE)) != 0)
+            return status;
     }
-    program[length++] = STATEMENT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-    program[length++] = STATEMENT(BPF_RET | BPF_K, deny);
-    compiled.len = (unsigned short)length;
-    compiled.filter = program;
-#endif
+    /* Another architecture's calling convention (i386 through int 0x80, x32) would bypass
+       the numbers below: libseccomp answers every call made through it with this. */
+    if ((status = seccomp_attr_set(filter, SCMP_FLTATR_ACT_BADARCH, deny)) != 0)
+        return status;
+    for (size_t index = 0; index < COUNT(denied_calls); index++) {
+        int call = seccomp_syscall_resolve_name(denied_calls[index]);
+        if (call == __NR_SCMP_ERROR)
+            continue; /* newer than this libseccomp */
+        if ((status = seccomp_rule_add(filter, deny, call, 0)) != 0)
+            return status;
+    }
+    /* clone3 passes its flags in memory, out of a filter's reach: ENOSYS makes libc fall
+       back to clone, whose flags (the first argument on every supported architecture)
+       are checked. */
+    if ((status = seccomp_rule_add(filter, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0)) != 0)
+        return status;
+    for (size_t index = 0; index < COUNT(namespace_flags); index++) {
+        scmp_datum_t flag = namespace_flags[index];
+        if ((status = seccomp_rule_add(filter, deny, SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, flag, flag))) != 0)
+            return status;
+    }
+    return 0;
 }
+
+int ext_seccomp_program(uint32_t arch, struct ext_seccomp_program *program)
+{
+    scmp_filter_ctx filter = seccomp_init(SCMP_ACT_ALLOW);
+    if (filter == NULL)
+        return -ENOMEM;
+    int status = build(filter, arch);
+    int memory = status == 0 ? memfd_create("seccomp-filter", MFD_CLOEXEC) : -1;
+    if (status == 0 && memory < 0)
+        status = -errno;
+    if (status == 0)
+        status = seccomp_export_bpf(filter, memory);
+    seccomp_release(filter);
+    struct stat info;
+    if (status == 0 && fstat(memory, &info) != 0)
+        status = -errno;
+    struct sock_filter *instructions = status == 0 ? malloc((size_t)info.st_size) : NULL;
+    if (status == 0 && instructions == NULL)
+        status = -ENOMEM;
+    if (status == 0 && pread(memory, instructions, (size_t)info.st_size, 0) != info.st_size)
+        status = -EIO;
+    if (memory >= 0)
+        close(memory);
+    if (status != 0) {
+        free(instructions);
+        return status;
+    }
+    program->filter.len = (unsigned short)((size_t)info.st_size / sizeof *instructions);
+    program->filter.filter = instructions;
+    return 0;
+}
+
+static struct ext_seccomp_program native;
+static pthread_mutex_t native_lock = PTHREAD_MUTEX_INITIALIZER;
 
 const void *ext_seccomp_deny_list(void)
 {
-    pthread_once(&compile_once, compile);
-    if (compiled.filter == NULL) {
-        errno = ENOTSUP;
+    /* Built at the first call that succeeds: a failure (no descriptor left for the
+       export's memfd, say) is not kept, the next launch tries again. */
+    pthread_mutex_lock(&native_lock);
+    int status = native.filter.filter != NULL ? 0 : ext_seccomp_program(0, &native);
+    pthread_mutex_unlock(&native_lock);
+    if (status != 0) {
+        errno = -status;
         return NULL;
     }
-    return &compiled;
+    return &native.filter;
 }

@@ -19,6 +19,10 @@ protocol CgroupBackend: Sendable {
     func prepare(supervisor: String, subtrees: [String]) throws(CgroupError)
     /// Sets `pids.max` (`nil`: unlimited).
     func setPidsMax(_ limit: Int?, of group: String) throws(CgroupError)
+    /// Sets the CPU time per period (`nil`: unlimited); nothing where the cpu controller is missing.
+    func setCPUQuota(_ quota: CgroupLimits.CPUQuota?, of group: String) throws(CgroupError)
+    /// Sets the CPU weight (`nil`: the kernel's default, 100); nothing where the cpu controller is missing.
+    func setCPUWeight(_ weight: Int?, of group: String) throws(CgroupError)
     /// The processes of the group and of any cgroup below it.
     func processes(of group: String) throws(CgroupError) -> [pid_t]
     /// The threads of the group and of any cgroup below it.
@@ -26,6 +30,12 @@ protocol CgroupBackend: Sendable {
     /// Kills every process of the group; returns the pids it signalled.
     func kill(_ group: String) throws(CgroupError) -> [pid_t]
     func memoryEvents(of group: String) throws(CgroupError) -> MemoryEvents
+    /// Whether ``setFrozen(_:of:)`` can work (v1 needs the freezer hierarchy).
+    var canFreeze: Bool { get }
+    /// Freezes (`true`) or thaws the group and every group below it.
+    func setFrozen(_ frozen: Bool, of group: String) throws(CgroupError)
+    /// Where the group's freezing stands, as the kernel says.
+    func freezerState(of group: String) throws(CgroupError) -> FreezerState
 
     func oomEvents(of group: String) throws(CgroupError) -> CgroupEventSource
     func usageThreshold(_ bytes: UInt64, of group: String) throws(CgroupError) -> CgroupEventSource

@@ -5,15 +5,18 @@ import LinuxProcess
 ///
 /// v2 is chosen only when the unified hierarchy offers the memory controller
 /// to the daemon's cgroup (on hybrid systems it usually offers none);
-/// otherwise v1 with the memory hierarchy, plus the pids hierarchy if mounted
-/// (below the daemon's own pids cgroup; in a child named like a configured root, or
-/// in the daemon's own child group).
+/// otherwise v1 with the memory hierarchy, plus the pids, freezer, cpu and cpuacct
+/// hierarchies where mounted (below the daemon's own cgroup there; in a child named like a configured
+/// root, or in the daemon's own child group).
 enum CgroupDetection {
     /// Where a tree lives.
     enum Location: Equatable {
         case unified(root: String)
-        case legacy(memoryRoot: String, pidsRoot: String?)
+        case legacy(memoryRoot: String, pidsRoot: String?, cpuRoot: String? = nil, cpuacctRoot: String? = nil, freezerRoot: String? = nil)
     }
+
+    /// The v1 controllers used besides memory, each where it is mounted.
+    static let sideControllers = ["pids", "freezer", "cpu", "cpuacct"]
 
     /// A cgroup filesystem mount from mountinfo.
     struct Mount: Equatable {
@@ -48,21 +51,20 @@ enum CgroupDetection {
         guard let memory = legacyDirectory(of: "memory", memberships: memberships, mounts: mounts) else {
             throw .noMemoryController("neither the unified hierarchy offers memory nor is a v1 memory hierarchy mounted and joined")
         }
-        let pids = legacyDirectory(of: "pids", memberships: memberships, mounts: mounts)
-        if let configuredRoot {
-            // A configured root gets its own pids group too, named like it, so that two
-            // daemons with different roots never share (or clean up) each other's groups.
-            let name = configuredRoot.split(separator: "/").last.map(String.init)
-            return .legacy(memoryRoot: configuredRoot, pidsRoot: pids.map { ownPids in name.map { ownPids + "/" + $0 } ?? ownPids })
+        // A configured root gets its own group in the other hierarchies too, named like it,
+        // so that two daemons with different roots never share (or clean up) each other's groups.
+        let child = configuredRoot.map { $0.split(separator: "/").last.map(String.init) } ?? ownChild
+        let side = sideControllers.map { controller in
+            legacyDirectory(of: controller, memberships: memberships, mounts: mounts).map { own in child.map { own + "/" + $0 } ?? own }
         }
-        guard let ownChild else { return .legacy(memoryRoot: memory, pidsRoot: pids) }
-        return .legacy(memoryRoot: memory + "/" + ownChild, pidsRoot: pids.map { $0 + "/" + ownChild })
+        let memoryRoot = configuredRoot ?? (ownChild.map { memory + "/" + $0 } ?? memory)
+        return .legacy(memoryRoot: memoryRoot, pidsRoot: side[0], cpuRoot: side[2], cpuacctRoot: side[3], freezerRoot: side[1])
     }
 
-    /// The daemon's own v1 memory and pids cgroups (where it returns before removing a
-    /// tree it lives in).
+    /// The daemon's own v1 memory, pids, freezer, cpu and cpuacct cgroups (where it returns before
+    /// removing a tree it lives in).
     static func legacyHome(memberships: [CgroupMembership], mounts: [Mount]) -> [String] {
-        ["memory", "pids"].compactMap { legacyDirectory(of: $0, memberships: memberships, mounts: mounts) }
+        (["memory"] + sideControllers).compactMap { legacyDirectory(of: $0, memberships: memberships, mounts: mounts) }
     }
 
     /// The cgroup mounts listed in a mountinfo text.

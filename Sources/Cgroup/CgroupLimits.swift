@@ -11,11 +11,30 @@ public struct CgroupLimits: Sendable, Equatable {
     public var memoryLow: UInt64?
     /// `pids.max`; refused as unsupported on v1 without a pids hierarchy.
     public var pidsMax: Int?
+    /// CPU time per period (v2 `cpu.max`, v1 `cpu.cfs_quota_us` and `cpu.cfs_period_us`);
+    /// refused as unsupported on v1 without a cpu hierarchy.
+    public var cpuQuota: CPUQuota?
+    /// Share of contended CPU, 1 to 10000 (v2 `cpu.weight`, v1 `cpu.shares` = weight · 1024 / 100).
+    public var cpuWeight: Int?
 
-    public init(memoryMax: UInt64? = nil, memoryHigh: UInt64? = nil, memoryLow: UInt64? = nil, pidsMax: Int? = nil) {
+    /// `microseconds` of CPU time in each period of `periodMicroseconds`.
+    public struct CPUQuota: Sendable, Equatable {
+        public var microseconds: Int
+        public var periodMicroseconds: Int
+
+        public init(microseconds: Int, periodMicroseconds: Int) {
+            self.microseconds = microseconds
+            self.periodMicroseconds = periodMicroseconds
+        }
+    }
+
+    public init(memoryMax: UInt64? = nil, memoryHigh: UInt64? = nil, memoryLow: UInt64? = nil, pidsMax: Int? = nil,
+                cpuQuota: CPUQuota? = nil, cpuWeight: Int? = nil) {
         self.memoryMax = memoryMax
         self.memoryHigh = memoryHigh
         self.memoryLow = memoryLow
         self.pidsMax = pidsMax
+        self.cpuQuota = cpuQuota
+        self.cpuWeight = cpuWeight
     }
 }

@@ -22,9 +22,10 @@ public struct CgroupTree: Sendable {
         backend = UnifiedBackend(root: root)
     }
 
-    /// A tree on v1 hierarchies: memory at `memoryRoot`, pids (optional) at `pidsRoot`.
-    public init(memoryRoot: String, pidsRoot: String?) {
-        backend = LegacyBackend(memoryRoot: memoryRoot, pidsRoot: pidsRoot)
+    /// A tree on v1 hierarchies: memory at `memoryRoot`, pids, cpu, cpuacct and freezer
+    /// (each optional, cpu and cpuacct possibly one) at the others.
+    public init(memoryRoot: String, pidsRoot: String?, cpuRoot: String? = nil, cpuacctRoot: String? = nil, freezerRoot: String? = nil) {
+        backend = LegacyBackend(memoryRoot: memoryRoot, pidsRoot: pidsRoot, cpuRoot: cpuRoot, cpuacctRoot: cpuacctRoot, freezerRoot: freezerRoot)
     }
 
     /// The tree in the daemon's own cgroup, or at `configuredRoot` (an absolute
@@ -33,8 +34,8 @@ public struct CgroupTree: Sendable {
     /// ``childName(runtimeDirectory:)``), with the backend detected from
     /// `/proc/self/cgroup` and `/proc/self/mountinfo`.
     ///
-    /// On v1 the pids groups live below the daemon's own pids cgroup; with a
-    /// configured root, in a child of it named like the root's last component.
+    /// On v1 the pids and freezer groups live below the daemon's own cgroups there; with
+    /// a configured root, in a child of them named like the root's last component.
     public static func detect(configuredRoot: String? = nil, ownChild: String? = nil) throws(CgroupError) -> CgroupTree {
         // Checked first, so that a wrong root leaves nothing created (say, in the pids hierarchy).
         if let configuredRoot {
@@ -61,13 +62,28 @@ public struct CgroupTree: Sendable {
         switch location {
         case .unified(let root):
             return CgroupTree(unifiedRoot: root)
-        case let .legacy(memoryRoot, pidsRoot):
-            var tree = CgroupTree(memoryRoot: memoryRoot, pidsRoot: pidsRoot)
+        case let .legacy(memoryRoot, pidsRoot, cpuRoot, cpuacctRoot, detectedFreezer):
+            // CPU limits and the freezer (suspension) are optional: a daemon that may not make
+            // groups there (not root, not delegated) runs without them rather than not at all.
+            let writable = { (root: String?) in root.flatMap { isWritable($0) ? $0 : nil } }
+            let (cpuRoot, cpuacctRoot, freezerRoot) = (writable(cpuRoot), writable(cpuacctRoot), writable(detectedFreezer))
+            var tree = CgroupTree(memoryRoot: memoryRoot, pidsRoot: pidsRoot, cpuRoot: cpuRoot, cpuacctRoot: cpuacctRoot,
+                                  freezerRoot: freezerRoot)
             tree.home = CgroupDetection.legacyHome(memberships: memberships, mounts: mounts)
-            tree.madeRoots = (configuredRoot == nil ? [memoryRoot] : []) + [pidsRoot].compactMap { $0 }
+            var made = Set<String>()
+            tree.madeRoots = ((configuredRoot == nil ? [memoryRoot] : []) + [pidsRoot, freezerRoot, cpuRoot, cpuacctRoot].compactMap { $0 })
+                .filter { made.insert($0).inserted }
             tree.madeRoots.removeAll { tree.home.contains($0) }
             return tree
         }
+    }
+
+    /// Whether the caller may make or fill `directory`: it is writable, or it does not
+    /// exist and its parent is.
+    private static func isWritable(_ directory: String) -> Bool {
+        if access(directory, W_OK) == 0 { return true }
+        guard errno == ENOENT, let slash = directory.lastIndex(of: "/") else { return false }
+        return access(String(directory[..<slash]), W_OK) == 0
     }
 
     /// The name of the child group that holds a daemon's tree when its own cgroup was
@@ -232,4 +248,9 @@ public struct CgroupTree: Sendable {
             else { nil }
         if let reason { throw .invalidIdentifier(id, reason: reason) }
     }
+}
+
+/// The directory holding `path`.
+private func parent(of path: String) -> String {
+    String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
 }

@@ -39,6 +39,8 @@ public struct ControlGroup: Sendable, CustomStringConvertible {
         if !isNew || limits.memoryHigh != nil { try setMemoryHigh(limits.memoryHigh) }
         if !isNew || limits.memoryLow != nil { try setMemoryLow(limits.memoryLow) }
         if !isNew || limits.pidsMax != nil { try setPidsMax(limits.pidsMax) }
+        if !isNew || limits.cpuQuota != nil { try backend.setCPUQuota(limits.cpuQuota, of: name) }
+        if !isNew || limits.cpuWeight != nil { try backend.setCPUWeight(limits.cpuWeight, of: name) }
     }
 
     /// Sets the hard limit (`memory_max`; v2 `memory.max`, v1
@@ -122,10 +124,33 @@ public struct ControlGroup: Sendable, CustomStringConvertible {
         try backend.memoryEvents(of: name)
     }
 
+    // MARK: Freezing
+
+    /// Whether the group can be frozen: always on v2, with the freezer hierarchy on v1.
+    public var canFreeze: Bool { backend.canFreeze }
+
+    /// Stops every task of the group and below it (v2 `cgroup.freeze`, v1
+    /// `freezer.state`): none is scheduled until ``thaw()``, so none uses CPU, while its
+    /// memory stays. Takes effect at once for most tasks; ``freezerState()`` says when all.
+    public func freeze() throws(CgroupError) {
+        try backend.setFrozen(true, of: name)
+    }
+
+    /// Lets the tasks of a frozen group run again.
+    public func thaw() throws(CgroupError) {
+        try backend.setFrozen(false, of: name)
+    }
+
+    /// Whether the group is thawed, freezing or frozen, read from the kernel.
+    public func freezerState() throws(CgroupError) -> FreezerState {
+        try backend.freezerState(of: name)
+    }
+
     // MARK: Killing and removal
 
     /// Sends SIGKILL to every process of the group (v2 `cgroup.kill`; v1 pid
-    /// by pid until no new pid appears). Returns the pids it found. Does not
+    /// by pid until no new pid appears, then a thaw: a frozen v1 task only dies once
+    /// thawed). Returns the pids it found. Does not
     /// wait: watch ``populationWatch()`` or child exits, or call
     /// ``waitUntilEmpty(timeout:)``.
     @discardableResult

@@ -4,7 +4,8 @@ import Glibc
 #endif
 
 /// cgroup v1: the memory controller in its own hierarchy, and optionally the
-/// pids controller in another. Each group is a directory in both.
+/// pids, freezer, cpu and cpuacct controllers in others (cpu and cpuacct often share
+/// one). Each group is a directory in each.
 ///
 /// v1 has no throttle: `memory_high` becomes `memory.soft_limit_in_bytes`
 /// (reclaimed first under global pressure), and warnings come from usage
@@ -12,11 +13,22 @@ import Glibc
 struct LegacyBackend: CgroupBackend {
     let memoryRoot: String
     let pidsRoot: String?
+    var cpuRoot: String?
+    /// CPU accounting (`cpuacct.usage`), for whoever measures a group's CPU time.
+    var cpuacctRoot: String?
+    var freezerRoot: String?
 
     var version: CgroupVersion { .v1 }
 
+    /// The memory hierarchy first, then the others present, each once.
+    var roots: [String] {
+        var roots = [memoryRoot]
+        for root in [pidsRoot, freezerRoot, cpuRoot, cpuacctRoot].compactMap({ $0 }) where !roots.contains(root) { roots.append(root) }
+        return roots
+    }
+
     func directories(of group: String) -> [String] {
-        [memoryRoot, pidsRoot].compactMap { $0 }.map { join($0, group) }
+        roots.map { join($0, group) }
     }
 
     func memoryFile(_ name: MemoryFile, of group: String) -> String {
@@ -36,8 +48,7 @@ struct LegacyBackend: CgroupBackend {
     /// No controllers to enable and no internal-process rule, so only the directories
     /// are made (the roots too: a daemon's own child group is made here).
     func prepare(supervisor: String, subtrees: [String]) throws(CgroupError) {
-        try CgroupFiles.makeDirectory(memoryRoot)
-        if let pidsRoot { try CgroupFiles.makeDirectory(pidsRoot) }
+        for root in roots { try CgroupFiles.makeDirectory(root) }
         for group in [supervisor] + subtrees {
             for directory in directories(of: group) {
                 try CgroupFiles.makeDirectory(directory)
@@ -55,16 +66,66 @@ struct LegacyBackend: CgroupBackend {
         try CgroupFiles.write(limit.map(String.init) ?? "max", to: "\(join(pidsRoot, group))/pids.max")
     }
 
+    func setCPUQuota(_ quota: CgroupLimits.CPUQuota?, of group: String) throws(CgroupError) {
+        guard let cpuRoot else { return }
+        let directory = join(cpuRoot, group)
+        // The period first: a quota is checked against the period in force.
+        if let quota { try CgroupFiles.write("\(quota.periodMicroseconds)", to: "\(directory)/cpu.cfs_period_us") }
+        try CgroupFiles.write(quota.map { "\($0.microseconds)" } ?? "-1", to: "\(directory)/cpu.cfs_quota_us")
+    }
+
+    /// v1 `cpu.shares` is 1024 at weight 100, from 2 up.
+    func setCPUWeight(_ weight: Int?, of group: String) throws(CgroupError) {
+        guard let cpuRoot else { return }
+        try CgroupFiles.write("\(max(2, (weight ?? 100) * 1024 / 100))", to: "\(join(cpuRoot, group))/cpu.shares")
+    }
+
+    /// The group's processes are those of its memory and pids groups: the freezer group
+    /// only freezes (a process that moved itself out of the others has left the group).
     func processes(of group: String) throws(CgroupError) -> [pid_t] {
-        try listIDs(in: "cgroup.procs", inSubtreesOf: directories(of: group))
+        try listIDs(in: "cgroup.procs", inSubtreesOf: membershipDirectories(of: group))
     }
 
     func threads(of group: String) throws(CgroupError) -> [pid_t] {
-        try listIDs(in: "tasks", inSubtreesOf: directories(of: group))
+        try listIDs(in: "tasks", inSubtreesOf: membershipDirectories(of: group))
     }
 
+    private func membershipDirectories(of group: String) -> [String] {
+        [memoryRoot, pidsRoot].compactMap { $0 }.map { join($0, group) }
+    }
+
+    /// A v1 frozen task does not act on SIGKILL until thawed: the group is thawed after
+    /// the signals, so that nothing runs before they are taken.
     func kill(_ group: String) throws(CgroupError) -> [pid_t] {
-        try killListedProcesses(of: group)
+        let signalled = try killListedProcesses(of: group)
+        if canFreeze { try setFrozen(false, of: group) }
+        return signalled
+    }
+
+    var canFreeze: Bool { freezerRoot != nil }
+
+    func setFrozen(_ frozen: Bool, of group: String) throws(CgroupError) {
+        try CgroupFiles.write(frozen ? "FROZEN" : "THAWED", to: try freezerFile(of: group))
+    }
+
+    /// `freezer.state`: `FREEZING` until every task has stopped (a task in the middle of
+    /// a system call may take a while); the kernel retries at each read.
+    func freezerState(of group: String) throws(CgroupError) -> FreezerState {
+        let path = try freezerFile(of: group)
+        let text = try CgroupFiles.read(path).trimmingASCIIWhitespace
+        switch text {
+        case "THAWED": return .thawed
+        case "FREEZING": return .freezing
+        case "FROZEN": return .frozen
+        default: throw .malformed(path: path, content: String(text), expected: "THAWED, FREEZING or FROZEN")
+        }
+    }
+
+    private func freezerFile(of group: String) throws(CgroupError) -> String {
+        guard let freezerRoot else {
+            throw .unsupported("freezing", version: .v1, alternative: "mount the freezer controller (no v1 freezer hierarchy found)")
+        }
+        return "\(join(freezerRoot, group))/freezer.state"
     }
 
     func memoryEvents(of group: String) throws(CgroupError) -> MemoryEvents {

@@ -3,7 +3,7 @@ import LinuxProcess
 import Glibc
 #endif
 
-/// cgroup v2: one hierarchy with the memory (and pids) controllers; leaves
+/// cgroup v2: one hierarchy with the memory (and pids and cpu) controllers; leaves
 /// only hold processes, so the daemon lives in `<root>/supervisor`.
 struct UnifiedBackend: CgroupBackend {
     let root: String
@@ -30,7 +30,7 @@ struct UnifiedBackend: CgroupBackend {
 
     /// Moves every process of the root into `supervisor` (a cgroup with
     /// processes cannot enable controllers for its children), then enables
-    /// memory and pids for the root's and the subtrees' children.
+    /// memory, pids and cpu (those offered) for the root's and the subtrees' children.
     func prepare(supervisor: String, subtrees: [String]) throws(CgroupError) {
         try CgroupFiles.makeDirectory(join(root, supervisor))
         for pid in try CgroupFiles.readIDs("\(root)/cgroup.procs") {
@@ -44,7 +44,7 @@ struct UnifiedBackend: CgroupBackend {
         guard available.contains("memory") else {
             throw .noMemoryController("\(root)/cgroup.controllers does not list memory")
         }
-        let enable = ["memory", "pids"].filter { available.contains(Substring($0)) }.map { "+\($0)" }.joined(separator: " ")
+        let enable = ["memory", "pids", "cpu"].filter { available.contains(Substring($0)) }.map { "+\($0)" }.joined(separator: " ")
         try CgroupFiles.write(enable, to: "\(root)/cgroup.subtree_control")
         for subtree in subtrees {
             try CgroupFiles.makeDirectory(join(root, subtree))
@@ -54,6 +54,18 @@ struct UnifiedBackend: CgroupBackend {
 
     func setPidsMax(_ limit: Int?, of group: String) throws(CgroupError) {
         try CgroupFiles.write(limit.map(String.init) ?? "max", to: "\(join(root, group))/pids.max")
+    }
+
+    func setCPUQuota(_ quota: CgroupLimits.CPUQuota?, of group: String) throws(CgroupError) {
+        let path = "\(join(root, group))/cpu.max"
+        guard access(path, F_OK) == 0 else { return }
+        try CgroupFiles.write(quota.map { "\($0.microseconds) \($0.periodMicroseconds)" } ?? "max", to: path)
+    }
+
+    func setCPUWeight(_ weight: Int?, of group: String) throws(CgroupError) {
+        let path = "\(join(root, group))/cpu.weight"
+        guard access(path, F_OK) == 0 else { return }
+        try CgroupFiles.write("\(weight ?? 100)", to: path)
     }
 
     func processes(of group: String) throws(CgroupError) -> [pid_t] {
@@ -74,6 +86,21 @@ struct UnifiedBackend: CgroupBackend {
         } catch .systemCall(_, _, ENOENT) {
             return try killListedProcesses(of: group)
         }
+    }
+
+    var canFreeze: Bool { true }
+
+    /// `cgroup.freeze` (Linux 5.2+). SIGKILL ends a frozen task here: no thaw is needed.
+    func setFrozen(_ frozen: Bool, of group: String) throws(CgroupError) {
+        try CgroupFiles.write(frozen ? "1" : "0", to: "\(join(root, group))/cgroup.freeze")
+    }
+
+    /// `frozen 1` in `cgroup.events` once every task has stopped; asked but not yet there
+    /// is freezing.
+    func freezerState(of group: String) throws(CgroupError) -> FreezerState {
+        let directory = join(root, group)
+        if try CgroupFiles.readKeyedCounters("\(directory)/cgroup.events")["frozen"] == 1 { return .frozen }
+        return try CgroupFiles.readNumber("\(directory)/cgroup.freeze") == 1 ? .freezing : .thawed
     }
 
     func memoryEvents(of group: String) throws(CgroupError) -> MemoryEvents {

@@ -13,10 +13,10 @@ extension ControlCommands {
                 session.reply(ControlResponse(changes: registry.changes(to: try readConfiguration())))
             case .update:
                 let changes = try reload(restartingChanged: true)
-                session.reply(ControlResponse(message: "updated: \(Self.describe(changes))", changes: changes))
+                session.reply(ControlResponse(message: "updated: \(Self.describe(changes))\(Self.restartNote(changes))", changes: changes))
             case .reload:
                 let changes = try reload()
-                session.reply(ControlResponse(message: "reloaded: \(summary)", changes: changes))
+                session.reply(ControlResponse(message: "reloaded: \(summary)\(Self.restartNote(changes))", changes: changes))
             default:
                 session.reply(.failure("internal: '\(request.command.rawValue)' is not a config command"))
             }
@@ -35,6 +35,11 @@ extension ControlCommands {
         return running + ProcessRegistry.definitions(of: next).filter { added.contains($0.name) }.map {
             AvailableProcess(name: $0.name, kind: $0.definition.kind, inUse: false, autostart: $0.definition.autostart)
         }
+    }
+
+    /// `; not applied until the next start: supervisor.runtime_dir`, or nothing.
+    package static func restartNote(_ changes: ConfigChanges) -> String {
+        changes.waitingForRestart.isEmpty ? "" : "; not applied until the next start: " + changes.waitingForRestart.joined(separator: ", ")
     }
 
     /// `added a, b; changed c; removed nothing`.

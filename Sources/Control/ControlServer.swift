@@ -21,12 +21,14 @@ package final class ControlServer {
 
     /// Binds `path` with mode 0660, owned by root and the group of `access`: only they can
     /// connect, and each request is checked against the peer's role.
-    package init(loop: EventLoop, path: String, access: ControlAccess, handler: @escaping (ControlRequest, ControlSession) -> Void) throws(SystemError) {
+    /// `inherited`: the socket systemd passed for `path` (socket activation).
+    package init(loop: EventLoop, path: String, inherited: Int32? = nil, access: ControlAccess,
+         handler: @escaping (ControlRequest, ControlSession) -> Void) throws(SystemError) {
         self.loop = loop
         self.handler = handler
         self.path = path
         self.access = access
-        listener = try Listener(loop: loop, path: path, mode: 0o660) { [unowned self] fd in
+        listener = try Listener(loop: loop, path: path, mode: 0o660, inherited: inherited) { [unowned self] fd in
             self.accept(fd)
         }
         try apply(access)
@@ -57,7 +59,7 @@ package final class ControlServer {
             // Only the daemon's own uid needs it: looking costs a read per supervised group.
             session.peer?.isSupervised = isSupervised(peer.pid)
         }
-        session.requestTimer = try? loop.addTimer(after: Self.requestTimeout, accuracy: .milliseconds(500)) { [unowned session] in
+        session.requestTimer = loop.addTimer(after: Self.requestTimeout, accuracy: .milliseconds(500)) { [unowned session] in
             session.reply(.failure("no request within \(Self.requestTimeout)", code: .badRequest))
         }
         do {

@@ -14,7 +14,7 @@ extension ControlCommands {
                 session.reply(.failure(error.description))
             }
         case .defaults(let request):
-            session.reply(defaults(request))
+            defaults(request, reply: session.reply)
         default:
             session.reply(.failure("internal: '\(request.command.rawValue)' is not a group command"))
         }
@@ -30,15 +30,15 @@ extension ControlCommands {
     }
 
     /// `defaults GROUP get|set|remove|list [KEY] [VALUE]`.
-    private func defaults(_ request: DefaultsRequest) -> ControlResponse {
+    private func defaults(_ request: DefaultsRequest, reply: @escaping (ControlResponse) -> Void) {
         guard configuration.apps.contains(where: { $0.groups.contains(request.group) }) else {
-            return .failure("no app has the group \"\(request.group)\"")
+            return reply(.failure("no app has the group \"\(request.group)\""))
         }
-        do {
-            let result = try extensions.groups.perform(request.operation, group: request.group, key: request.key, value: request.value)
-            return ControlResponse(message: String(decoding: result.encoded().bytes, as: UTF8.self))
-        } catch {
-            return .failure(error.description)
+        extensions.groups.perform(request.operation, group: request.group, key: request.key, value: request.value, by: .control) { outcome in
+            switch outcome {
+            case .success(let value): reply(ControlResponse(message: String(decoding: value.encoded().bytes, as: UTF8.self)))
+            case .failure(let error): reply(.failure(error.description))
+            }
         }
     }
 }

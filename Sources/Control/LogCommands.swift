@@ -29,7 +29,11 @@ extension ControlCommands {
             let token = session
             // The ring calls back on the thread that logged: the loop's, as the daemon logs nowhere else.
             nonisolated(unsafe) let follower = session
-            logRing.follow(token) { line in follower.stream(ControlResponse(lines: [line])) }
+            nonisolated(unsafe) let loop = loop
+            logRing.follow(token) { line in
+                loop.assertInEventLoop()
+                follower.stream(ControlResponse(lines: [line]))
+            }
             session.onEnd = { [unowned self] in self.logRing.unfollow(token) }
         default:
             session.reply(.failure("internal: '\(request.command.rawValue)' is not a log command"))

@@ -13,7 +13,9 @@ extension ControlCommands {
         let entries = processes.map { process -> ProcessStats in
             var stats = ProcessStats(name: process.name, kind: process.kind)
             stats.launches = process.statistics.launches
+            stats.suspensions = process.statistics.suspensions
             stats.memoryPeakBytes = process.statistics.peakMemoryBytes
+            stats.outputDroppedBytes = process.output.droppedBytes
             stats.kills = Dictionary(uniqueKeysWithValues: process.statistics.kills.map { ($0.key.rawValue, $0.value) })
             if process.statistics.launchLatency.count > 0 { stats.launchLatencyUs = Latency(process.statistics.launchLatency) }
             if let run = process.run {

@@ -96,16 +96,21 @@ public struct AvailableProcess: Codable, CompleteKeys, Sendable, Equatable {
     }
 }
 
-/// The names the config file adds, changes and removes against the running config.
+/// The names the config file adds, changes and removes against the running config, and
+/// the `[supervisor]` settings it changes that only a restart applies.
 public struct ConfigChanges: Codable, CompleteKeys, Sendable, Equatable {
     public var added: [String]
     public var changed: [String]
     public var removed: [String]
+    /// Keys such as `supervisor.runtime_dir`: changed in the file, still the old value in
+    /// the running daemon until its next start.
+    public var waitingForRestart: [String]
 
-    public init(added: [String] = [], changed: [String] = [], removed: [String] = []) {
+    public init(added: [String] = [], changed: [String] = [], removed: [String] = [], waitingForRestart: [String] = []) {
         self.added = added
         self.changed = changed
         self.removed = removed
+        self.waitingForRestart = waitingForRestart
     }
 }
 

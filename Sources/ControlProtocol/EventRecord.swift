@@ -28,7 +28,7 @@ public struct EventRecord: Codable, CompleteKeys, Sendable, Equatable {
 
 /// What happened.
 public enum EventKind: String, Codable, Sendable, CaseIterable {
-    case launch, ready, exit, kill, restart, fatal, oom, memoryWarning, cleanup, reload, error
+    case launch, ready, suspend, exit, kill, restart, fatal, oom, memoryWarning, cleanup, reload, error
 }
 
 /// The figures of one kill, like Android lmkd's killinfo.
@@ -54,6 +54,10 @@ public struct KillRecord: Codable, CompleteKeys, Sendable, Equatable {
     /// when it had one: the crossing came after it, so `signalUs` minus this bounds the
     /// time from crossing to kill from above, however late the daemon was scheduled.
     public var lastBelowLowUs: UInt64?
+    /// What `process_mrelease` did right after the signal: `released` (the victim's memory
+    /// was freed by the daemon at once), `unsupported` (a kernel before 5.15: freed by the
+    /// exit, as before) or `not released (<reason>)`; absent when it was not called.
+    public var memoryRelease: String?
 
     public init(band: String, triggerUs: UInt64, decisionUs: UInt64, signalUs: UInt64, emptyUs: UInt64? = nil) {
         self.band = band

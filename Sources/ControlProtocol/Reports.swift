@@ -59,10 +59,14 @@ public struct ProcessStats: Codable, CompleteKeys, Sendable, Equatable {
     public var resultsFailed: Int = 0
     /// Kills by reason (`pressure`, `critical`, `oom`, `deadline`, `idle`, `protocol`, `manual`).
     public var kills: [String: Int] = [:]
+    /// Times an extension was suspended (`suspend_after`).
+    public var suspensions: Int = 0
     /// Scheduled refreshes the token bucket allows right now.
     public var budgetLeft: Int?
     /// Milliseconds until the next scheduled refresh, when one is scheduled.
     public var nextRefreshInMs: Int64?
+    /// Output bytes not captured: past the capture rate, or not writable (a full disk).
+    public var outputDroppedBytes: Int = 0
 
     public init(name: String, kind: ProcessKind) {
         self.name = name

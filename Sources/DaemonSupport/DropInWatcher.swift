@@ -76,7 +76,7 @@ package final class DropInWatcher {
         if let settleTimer {
             settleTimer.reschedule(at: loop.now + Self.settle)
         } else {
-            settleTimer = try? loop.addTimer(after: Self.settle, accuracy: .milliseconds(20)) { [unowned self] in
+            settleTimer = loop.addTimer(after: Self.settle, accuracy: .milliseconds(20)) { [unowned self] in
                 self.settleTimer = nil
                 self.onChange()
             }

@@ -1,5 +1,5 @@
 import ControlProtocol
-import Journal
+import Systemd
 
 /// Sends the daemon's events to the journal as structured entries: a fixed `MESSAGE_ID`
 /// per kind (docs/METRICS.md lists them), the process, the reason, and the event's figures
@@ -20,6 +20,7 @@ package final class EventJournal {
         switch kind {
         case .launch: "1f231bb874ca4ef4b1aac0066bb292cb"
         case .ready: "0ff2b3003945441dafdf392313f0e716"
+        case .suspend: "66df335c09534c219c9597159dfc0c97"
         case .exit: "105e6a62655848668d93ac65e47aba4b"
         case .kill: "d29aa78288524e81afbb51efb686837b"
         case .restart: "f26fa266b92b43b4bd3ceeb0b7d30fb0"
@@ -56,6 +57,7 @@ package final class EventJournal {
             entry.add("EXTENSIOND_TRIGGER_TO_DECISION_US", String(kill.decisionUs - min(kill.triggerUs, kill.decisionUs)))
             entry.add("EXTENSIOND_DECISION_TO_SIGNAL_US", String(kill.signalUs - min(kill.decisionUs, kill.signalUs)))
             if let empty = kill.emptyUs { entry.add("EXTENSIOND_SIGNAL_TO_EMPTY_US", String(empty - min(kill.signalUs, empty))) }
+            if let release = kill.memoryRelease { entry.add("EXTENSIOND_MEMORY_RELEASE", release) }
             if let below = kill.lastBelowLowUs { entry.add("EXTENSIOND_BELOW_TO_SIGNAL_US", String(kill.signalUs - min(below, kill.signalUs))) }
         }
         for figure in figures { entry.add("EXTENSIOND_" + figure.name, figure.value) }

@@ -25,6 +25,8 @@ package final class EventLog {
     private var followers: [ObjectIdentifier: (EventRecord) -> Void] = [:]
     /// Takes the place of the log line: the entry has the message and the figures.
     package var journal: EventJournal?
+    /// Exits and restarts so far, by process name (for `/metrics`).
+    package private(set) var processCounts: [String: [EventKind: Int]] = [:]
 
     /// Longest message kept (UTF-8 bytes); a longer one is cut and says by how much.
     static let maxMessageBytes = 4096
@@ -42,6 +44,7 @@ package final class EventLog {
         sequence += 1
         let event = EventRecord(sequence: sequence, timeMs: WallClock.nowMilliseconds(), kind: kind, name: name,
                                 reason: reason, message: Self.cut(message), kill: kill)
+        if let name, kind == .exit || kind == .restart { processCounts[name, default: [:]][kind, default: 0] += 1 }
         ring.append(event)
         bytes += Self.size(of: event)
         while ring.count - first > capacity || (bytes > maxBytes && ring.count - first > 1) {

@@ -36,6 +36,8 @@ package struct ProcessDefinition: Equatable {
 extension ResourceLimits {
     /// The configured limits as the cgroup takes them, in bytes.
     package var cgroupLimits: CgroupLimits {
-        CgroupLimits(memoryMax: memoryMax?.bytes, memoryHigh: memoryHigh?.bytes, memoryLow: memoryLow?.bytes, pidsMax: pidsMax)
+        CgroupLimits(memoryMax: memoryMax?.bytes, memoryHigh: memoryHigh?.bytes, memoryLow: memoryLow?.bytes, pidsMax: pidsMax,
+                     cpuQuota: cpuMax?.microsecondsPerPeriod.map { CgroupLimits.CPUQuota(microseconds: $0, periodMicroseconds: CPUQuota.periodMicroseconds) },
+                     cpuWeight: cpuWeight)
     }
 }

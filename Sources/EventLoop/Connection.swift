@@ -8,12 +8,15 @@ import Sockets
 /// its front as they go (not only once it empties), and a queue that grew for a burst
 /// gives its memory back once drained.
 public final class Connection {
-    public let fd: Int32
+    private let descriptor: FileDescriptor
+    public var fd: Int32 { descriptor.rawValue }
     private var source: EventSource?
     private var outbox: [UInt8] = []
     private var outboxStart = 0
     private var closeAfterFlush = false
     private let maxQueued: Int
+    /// The most bytes one wake-up reads (see ``readsPerWakeup``).
+    private let maxBytesPerWakeup: Int
     private let onData: (Connection, UnsafeRawBufferPointer) -> Void
     private let onClose: (Connection) -> Void
     /// Called when everything queued has been written (the peer caught up).
@@ -23,26 +26,28 @@ public final class Connection {
     nonisolated(unsafe) private static var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
 
     /// Takes ownership of `fd` (made non-blocking). `onClose` runs once, when the
-    /// peer hangs up, on an error, or after ``close()``.
+    /// peer hangs up, on an error, or after ``close()``. A wake-up reads at most
+    /// `maxBytesPerWakeup` (a peer whose every byte costs work gets a smaller slice).
     public init(
-        loop: EventLoop, fd: Int32, maxQueuedBytes: Int = 8 << 20,
+        loop: EventLoop, fd: Int32, maxQueuedBytes: Int = 8 << 20, maxBytesPerWakeup: Int = 256 << 10,
         onData: @escaping (Connection, UnsafeRawBufferPointer) -> Void,
         onClose: @escaping (Connection) -> Void
     ) throws(SystemError) {
-        self.fd = fd
+        descriptor = FileDescriptor(fd)
         self.maxQueued = maxQueuedBytes
+        self.maxBytesPerWakeup = max(1, maxBytesPerWakeup)
         self.onData = onData
         self.onClose = onClose
-        let flags = fcntl(fd, F_GETFL)
-        _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
+        let flags = infallibleSystemCall("F_GETFL of fd \(fd)") { fcntl(fd, F_GETFL) }
+        _ = infallibleSystemCall("F_SETFL of fd \(fd)") { fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
         source = try loop.addIO(fd: fd, events: .readable) { [unowned self] events in
             self.handle(events)
         }
     }
 
+    /// Cancels the source before the descriptor closes.
     deinit {
         source?.cancel()
-        if source != nil || fd >= 0 { Glibc.close(fd) }
     }
 
     /// Whether the connection is still open.
@@ -61,13 +66,14 @@ public final class Connection {
     /// together after the read, or once 64 KiB are held: a burst of requests costs one
     /// `send`, not one each.
     public func send(_ bytes: some Collection<UInt8>) {
+        source?.loop.assertInEventLoop()
         guard isOpen else { return }
         if outboxStart == outbox.count && !isCorked {
             // Fast path: write straight away, queue only what the kernel refused.
             let written = bytes.withContiguousStorageIfAvailable { write($0) } ?? Array(bytes).withUnsafeBufferPointer { write($0) }
+            guard let written else { return close() }
             if written == bytes.count { return }
-            if written < 0 && errno != EAGAIN && errno != EINTR { return close() }
-            outbox.append(contentsOf: bytes.dropFirst(max(0, written)))
+            outbox.append(contentsOf: bytes.dropFirst(written))
         } else {
             outbox.append(contentsOf: bytes)
             if isCorked {
@@ -84,13 +90,36 @@ public final class Connection {
     /// Whether the loop watches the socket for writability (bytes wait for the peer).
     private var isAwaitingWritable = false
 
-    private func write(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
-        Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+    /// While set, nothing is read (the peer's writes wait in the kernel) but an end of file
+    /// or an error, which the kernel reports anyway.
+    public var isReadingPaused = false {
+        didSet { if isReadingPaused != oldValue { source?.setIOEvents(interest) } }
+    }
+
+    private var interest: IOEvents {
+        var events: IOEvents = isReadingPaused ? [] : .readable
+        if isAwaitingWritable { events.insert(.writable) }
+        return events
+    }
+
+    /// The bytes the kernel took (0 when the socket is full), or nil when the peer is gone.
+    private func write(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        do {
+            return try systemCall("send to fd \(fd)") { Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        } catch where error.errno == EAGAIN {
+            return 0
+        } catch {
+            return nil
+        }
+    }
+
+    private func write(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        write(UnsafeRawBufferPointer(bytes))
     }
 
     private func awaitWritable() {
         isAwaitingWritable = true
-        source?.setIOEvents([.readable, .writable])
+        source?.setIOEvents(interest)
     }
 
     /// Writes the held bytes in one `send`; what the kernel refuses waits for the socket to
@@ -98,15 +127,14 @@ public final class Connection {
     private func writeQueued() {
         guard isOpen, queuedByteCount > 0 else { return }
         if !isAwaitingWritable {
-            let written = outbox[outboxStart...].withUnsafeBufferPointer { write($0) }
+            guard let written = outbox[outboxStart...].withUnsafeBufferPointer({ write($0) }) else { return close() }
             if written == queuedByteCount {
                 outbox.removeAll(keepingCapacity: outbox.capacity <= Self.compactionBytes)
                 outboxStart = 0
                 if closeAfterFlush { close() }
                 return
             }
-            if written < 0 && errno != EAGAIN && errno != EINTR { return close() }
-            outboxStart += max(0, written)
+            outboxStart += written
         }
         if queuedByteCount > maxQueued { return close() }
         awaitWritable()
@@ -146,26 +174,22 @@ public final class Connection {
 
     private func handle(_ events: IOEvents) {
         if events.contains(.writable) { flush() }
-        if events.contains(.readable) || events.contains(.hangup) || events.contains(.error) {
-            readAvailable(maxReads: Self.readsPerWakeup)
+        if (events.contains(.readable) && !isReadingPaused) || events.contains(.hangup) || events.contains(.error) {
+            readAvailable(maxReads: Self.readsPerWakeup, maxBytes: maxBytesPerWakeup)
         }
     }
 
     private func flush() {
         while outboxStart < outbox.count {
-            let written = outbox[outboxStart...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN { return }
-                return close()
-            }
+            guard let written = outbox[outboxStart...].withUnsafeBytes({ write($0) }) else { return close() }
+            if written == 0 { return }
             outboxStart += written
             compact()
         }
         outbox.removeAll(keepingCapacity: outbox.capacity <= Self.compactionBytes)
         outboxStart = 0
         isAwaitingWritable = false
-        source?.setIOEvents(.readable)
+        source?.setIOEvents(interest)
         if closeAfterFlush { return close() }
         onDrained?()
     }
@@ -183,26 +207,29 @@ public final class Connection {
     /// while more is waiting.
     private static let readsPerWakeup = 4
 
-    private func readAvailable(maxReads: Int) {
+    private func readAvailable(maxReads: Int, maxBytes: Int = .max) {
         isCorked = true
         defer {
             isCorked = false
             writeQueued()
         }
         var reads = 0
-        while isOpen, reads < maxReads {
-            let count = Connection.readBuffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count > 0 {
-                reads += 1
-                Connection.readBuffer.withUnsafeBytes { onData(self, UnsafeRawBufferPointer(rebasing: $0[..<count])) }
-                if count < Connection.readBuffer.count { return }
-            } else if count < 0 && errno == EINTR {
-                continue
-            } else if count < 0 && errno == EAGAIN {
+        var left = maxBytes
+        while isOpen, reads < maxReads, left > 0 {
+            let wanted = min(left, Connection.readBuffer.count)
+            let count: Int
+            do {
+                count = try systemCall("read fd \(fd)") { Connection.readBuffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, wanted) } }
+            } catch where error.errno == EAGAIN {
                 return
-            } else {
+            } catch {
                 return close()
             }
+            guard count > 0 else { return close() }
+            reads += 1
+            left -= count
+            Connection.readBuffer.withUnsafeBytes { onData(self, UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+            if count < wanted { return }
         }
     }
 }

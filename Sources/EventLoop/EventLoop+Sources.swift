@@ -5,15 +5,17 @@ import Sockets
 extension EventLoop {
     /// Calls `handler` whenever `fd` has any of `events` (level-triggered: again at every
     /// iteration while they last). The fd stays owned by the caller, who cancels the source
-    /// before closing it.
-    public func addIO(fd: Int32, events: IOEvents, handler: @escaping (IOEvents) -> Void) throws(SystemError) -> EventSource {
-        try addToEpoll(register(.io(fd: fd, handler)), fd: fd, events: events)
+    /// before closing it. A `.high` source of a batch is dispatched before the `.normal` ones.
+    public func addIO(
+        fd: Int32, events: IOEvents, priority: EventPriority = .normal, handler: @escaping (IOEvents) -> Void
+    ) throws(SystemError) -> EventSource {
+        try addToEpoll(register(.io(fd: fd, handler), priority: priority), fd: fd, events: events)
     }
 
     /// Calls `handler` once at `deadline` (CLOCK_MONOTONIC), or up to `accuracy` later:
     /// the loop wakes at the latest time a timer allows. Keep it small only where latency
     /// matters. ``EventSource/reschedule(at:)`` arms it again, also from its own callback.
-    public func addTimer(at deadline: MonotonicInstant, accuracy: Duration = .milliseconds(1), handler: @escaping () -> Void) throws(SystemError) -> EventSource {
+    public func addTimer(at deadline: MonotonicInstant, accuracy: Duration = .milliseconds(1), handler: @escaping () -> Void) -> EventSource {
         let microseconds = UInt64(max(0, accuracy.wholeMicroseconds))
         let timer = register(.timer(accuracy: microseconds, handler))
         arm(timer, deadline: deadline.microseconds, accuracy: microseconds)
@@ -21,8 +23,8 @@ extension EventLoop {
     }
 
     /// Calls `handler` once after `delay`.
-    public func addTimer(after delay: Duration, accuracy: Duration = .milliseconds(1), handler: @escaping () -> Void) throws(SystemError) -> EventSource {
-        try addTimer(at: now + delay, accuracy: accuracy, handler: handler)
+    public func addTimer(after delay: Duration, accuracy: Duration = .milliseconds(1), handler: @escaping () -> Void) -> EventSource {
+        addTimer(at: now + delay, accuracy: accuracy, handler: handler)
     }
 
     /// Calls `handler` on every delivery of `signal`, which is blocked in the calling thread
@@ -35,8 +37,9 @@ extension EventLoop {
         // Blocked before the signalfd asks for it: one arriving in between stays pending.
         pthread_sigmask(SIG_BLOCK, &blocked, nil)
         sigaddset(&signalMask, signal)
-        guard signalfd(signalFD, &signalMask, 0) >= 0 else {
-            let error = SystemError("watch signal \(signal)")
+        do throws(SystemError) {
+            _ = try systemCall("watch signal \(signal)") { signalfd(signalFD.rawValue, &signalMask, 0) }
+        } catch {
             sigdelset(&signalMask, signal)
             pthread_sigmask(SIG_UNBLOCK, &blocked, nil)
             throw error
@@ -46,10 +49,10 @@ extension EventLoop {
         return source
     }
 
-    /// Calls `handler` once when the child behind `pidfd` exits, and reaps it.
-    /// The pidfd stays owned by the caller.
+    /// Calls `handler` once when the child behind `pidfd` exits, and reaps it; a high-priority
+    /// source (an exit frees memory and ends a kill). The pidfd stays owned by the caller.
     public func addChildExit(pidfd: Int32, handler: @escaping (ChildExit) -> Void) throws(SystemError) -> EventSource {
-        try addToEpoll(register(.child(pidfd: pidfd, handler)), fd: pidfd, events: .readable)
+        try addToEpoll(register(.child(pidfd: pidfd, handler), priority: .high), fd: pidfd, events: .readable)
     }
 
     private func addToEpoll(_ source: EventSource, fd: Int32, events: IOEvents) throws(SystemError) -> EventSource {
@@ -61,8 +64,8 @@ extension EventLoop {
     /// Reads what the signalfd holds and calls each signal's source.
     func readSignals() {
         var infos = [signalfd_siginfo](repeating: signalfd_siginfo(), count: 8)
-        let bytes = infos.withUnsafeMutableBytes { read(signalFD, $0.baseAddress, $0.count) }
-        guard bytes > 0 else { return }
+        let read = try? systemCall("read signalfd") { infos.withUnsafeMutableBytes { Glibc.read(signalFD.rawValue, $0.baseAddress, $0.count) } }
+        guard let bytes = read, bytes > 0 else { return }
         for info in infos.prefix(bytes / MemoryLayout<signalfd_siginfo>.size) where exitCode == nil {
             let signal = Int32(info.ssi_signo)
             guard let token = signalSources[signal], let source = source(for: token),
@@ -75,7 +78,7 @@ extension EventLoop {
     func stopWatching(_ signal: Int32) {
         signalSources[signal] = nil
         sigdelset(&signalMask, signal)
-        signalfd(signalFD, &signalMask, 0)
+        _ = infallibleSystemCall("stop watching signal \(signal)") { signalfd(signalFD.rawValue, &signalMask, 0) }
         var unblocked = sigset_t()
         sigemptyset(&unblocked)
         sigaddset(&unblocked, signal)

@@ -1,23 +1,28 @@
 /// The daemon's single-threaded event loop: epoll underneath, Swift closures on top.
 ///
-/// This module owns the loop, event sources (fds, timers, signals, child pidfds),
-/// non-blocking UNIX sockets and systemd notification. It must not know about
-/// extensions, hosts or policies: it only turns kernel events into callbacks.
+/// This module owns the loop, event sources (fds, timers, signals, child pidfds) and
+/// non-blocking UNIX sockets. It must not know about extensions, hosts, policies or
+/// systemd (the Systemd module pings the watchdog from a timer of the loop): it only
+/// turns kernel events into callbacks.
 import CLinux
 import Glibc
 import Sockets
 
-/// One epoll loop. Every callback runs on the thread that calls ``run()``.
+/// One epoll loop. Every callback runs on the thread that calls ``run()``, and everything
+/// that touches the loop (sources, timers, connections) must run there: debug builds check
+/// it (``assertInEventLoop()``).
 ///
 /// Timers share one timerfd, armed at the earliest time a timer must fire; signals share
 /// one signalfd; a child is watched through its pidfd. An idle loop sleeps in
 /// `epoll_wait` and makes no other system call.
 public final class EventLoop {
-    private let epoll: Int32
+    private let epoll: FileDescriptor
     /// Opened in `init`, not with the first timer: a daemon out of descriptors must still
     /// be able to arm timers.
-    private let timerFD: Int32
-    let signalFD: Int32
+    private let timerFD: FileDescriptor
+    let signalFD: FileDescriptor
+    /// The loop's thread: the one that created it, then the one that runs it.
+    @usableFromInline var thread = pthread_self()
     /// Every registered source by token, unretained: a source removes itself when freed.
     private var sources: [UInt64: Unmanaged<EventSource>] = [:]
     private var nextToken = firstSourceToken
@@ -32,45 +37,39 @@ public final class EventLoop {
     private var cachedNow: UInt64?
     private(set) var exitCode: Int32?
     private let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: EventLoop.batchSize)
-    /// The watchdog's timer holds the loop: it is dropped when ``run()`` returns.
-    var watchdog: EventSource?
 
     private static let batchSize = 64
     private static let timerToken: UInt64 = 0
     private static let signalToken: UInt64 = 1
     private static let firstSourceToken: UInt64 = 2
+    /// Set in the token of a high-priority source (see ``EventPriority``).
+    static let highPriorityBit: UInt64 = 1 << 63
 
     /// Creates a loop with its epoll, timer and signal descriptors.
     public init() throws(SystemError) {
-        epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
-        guard epoll >= 0 else { throw SystemError("epoll_create1") }
-        timerFD = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
-        guard timerFD >= 0 else {
-            let error = SystemError("timerfd_create")
-            close(epoll)
-            throw error
-        }
-        sigemptyset(&signalMask)
-        signalFD = signalfd(-1, &signalMask, Int32(SFD_NONBLOCK | SFD_CLOEXEC))
-        guard signalFD >= 0 else {
-            let error = SystemError("signalfd")
-            close(timerFD)
-            close(epoll)
-            throw error
-        }
-        // Initialized from here on: a throw runs deinit, which closes the three.
-        try add(fd: timerFD, token: Self.timerToken, events: .readable)
-        try add(fd: signalFD, token: Self.signalToken, events: .readable)
+        epoll = try FileDescriptor("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
+        timerFD = try FileDescriptor("timerfd_create") { timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC)) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        signalMask = noSignals
+        signalFD = try FileDescriptor("signalfd") { signalfd(-1, &noSignals, Int32(SFD_NONBLOCK | SFD_CLOEXEC)) }
+        try add(fd: timerFD.rawValue, token: Self.timerToken, events: .readable)
+        try add(fd: signalFD.rawValue, token: Self.signalToken, events: .readable)
     }
 
     deinit {
         events.deallocate()
-        for fd in [timerFD, signalFD, epoll] { close(fd) }
     }
 
-    /// Runs until ``exit(code:)``; returns the exit code.
+    /// Traps (in debug builds; free in release builds) unless called on the loop's thread.
+    @inlinable
+    public func assertInEventLoop(file: StaticString = #fileID, line: UInt = #line) {
+        assert(pthread_equal(thread, pthread_self()) != 0, "called off the event loop's thread", file: file, line: line)
+    }
+
+    /// Runs until ``exit(code:)``; returns the exit code. The calling thread becomes the loop's.
     public func run() throws(SystemError) -> Int32 {
-        defer { watchdog = nil }
+        thread = pthread_self()
         while exitCode == nil {
             try iterate()
         }
@@ -90,19 +89,22 @@ public final class EventLoop {
     }
 
     /// One wait and the callbacks of what it returned: due timers first, in the order of
-    /// their deadlines, then descriptors in the order epoll reported them.
+    /// their deadlines, then high-priority descriptors, then the others, each in the order
+    /// epoll reported them.
     private func iterate() throws(SystemError) {
         armTimerFD()
-        let count = epoll_wait(epoll, events, Int32(Self.batchSize), -1)
-        guard count >= 0 else {
-            if errno == EINTR { return }
-            throw SystemError("epoll_wait")
-        }
+        let count = try systemCall("epoll_wait") { epoll_wait(epoll.rawValue, events, Int32(Self.batchSize), -1) }
         let now = MonotonicInstant.current().microseconds
         cachedNow = now
         fireTimers(dueBy: now)
-        for index in 0..<Int(count) where exitCode == nil {
+        dispatchBatch(count: Int(count), highPriority: true)
+        dispatchBatch(count: Int(count), highPriority: false)
+    }
+
+    private func dispatchBatch(count: Int, highPriority: Bool) {
+        for index in 0..<count where exitCode == nil {
             let event = events[index]
+            guard (event.data.u64 & Self.highPriorityBit != 0) == highPriority else { continue }
             switch event.data.u64 {
             case Self.timerToken: drainTimerFD()
             case Self.signalToken: readSignals()
@@ -163,19 +165,22 @@ public final class EventLoop {
             let time = max(wanted, 1)
             setting.it_value = timespec(tv_sec: Int(time / 1_000_000), tv_nsec: Int(time % 1_000_000) * 1_000)
         }
-        timerfd_settime(timerFD, Int32(TFD_TIMER_ABSTIME), &setting, nil)
+        _ = infallibleSystemCall("timerfd_settime") { timerfd_settime(timerFD.rawValue, Int32(TFD_TIMER_ABSTIME), &setting, nil) }
     }
 
     private func drainTimerFD() {
         var expirations: UInt64 = 0
-        _ = read(timerFD, &expirations, MemoryLayout<UInt64>.size)
+        // EAGAIN: the timer was re-armed since it woke the loop; nothing to drain.
+        _ = try? systemCall("read timerfd") { read(timerFD.rawValue, &expirations, MemoryLayout<UInt64>.size) }
         armedAt = nil
     }
 
     // MARK: Registration, for EventSource and the add functions.
 
-    func register(_ role: EventSource.Role) -> EventSource {
-        let source = EventSource(loop: self, token: nextToken, role: role)
+    func register(_ role: EventSource.Role, priority: EventPriority = .normal) -> EventSource {
+        assertInEventLoop()
+        let token = priority == .high ? nextToken | Self.highPriorityBit : nextToken
+        let source = EventSource(loop: self, token: token, role: role)
         nextToken += 1
         sources[source.token] = .passUnretained(source)
         return source
@@ -192,25 +197,30 @@ public final class EventLoop {
 
     func add(fd: Int32, token: UInt64, events: IOEvents) throws(SystemError) {
         var event = epoll_event(events: events.rawValue, data: epoll_data_t(u64: token))
-        guard epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event) == 0 else { throw SystemError("watch fd \(fd)") }
+        _ = try systemCall("watch fd \(fd)") { epoll_ctl(epoll.rawValue, EPOLL_CTL_ADD, fd, &event) }
     }
 
+    /// A registered fd's events; it can fail only if the fd was closed before its source was
+    /// cancelled (a bug: the number may now be another file's).
     func modify(fd: Int32, token: UInt64, events: IOEvents) {
+        assertInEventLoop()
         var event = epoll_event(events: events.rawValue, data: epoll_data_t(u64: token))
-        epoll_ctl(epoll, EPOLL_CTL_MOD, fd, &event)
+        _ = infallibleSystemCall("change the events of fd \(fd)") { epoll_ctl(epoll.rawValue, EPOLL_CTL_MOD, fd, &event) }
     }
 
     private func removeFromEpoll(_ source: EventSource) {
         guard source.isInEpoll else { return }
         source.isInEpoll = false
         switch source.role {
-        case .io(let fd, _), .child(let fd, _): epoll_ctl(epoll, EPOLL_CTL_DEL, fd, nil)
+        case .io(let fd, _), .child(let fd, _):
+            _ = infallibleSystemCall("stop watching fd \(fd)") { epoll_ctl(epoll.rawValue, EPOLL_CTL_DEL, fd, nil) }
         case .timer, .signal: break
         }
     }
 
     /// Puts a timer in the heaps to fire in [deadline, deadline + accuracy].
     func arm(_ timer: EventSource, deadline: UInt64, accuracy: UInt64) {
+        assertInEventLoop()
         disarm(timer)
         timer.generation += 1
         timer.deadline = deadline

@@ -62,6 +62,14 @@ public final class EventSource {
     }
 }
 
+/// When a source's events are dispatched within one batch of ready descriptors (after the
+/// due timers, which come first): `.high` before `.normal`, as sd-event's priorities, so that
+/// what frees memory (a child's exit, a pressure trigger) goes before hosts and control.
+public enum EventPriority: Sendable {
+    case normal
+    case high
+}
+
 /// epoll event bits.
 public struct IOEvents: OptionSet, Sendable {
     public let rawValue: UInt32
@@ -81,6 +89,12 @@ public struct ChildExit: Sendable, Equatable {
     public var code: Int32
     /// The exit status, or the signal number when killed.
     public var status: Int32
+
+    /// An exit as `waitid` reports it.
+    public init(code: Int32, status: Int32) {
+        self.code = code
+        self.status = status
+    }
 
     public var exited: Bool { code == CLD_EXITED }
     public var signalled: Bool { code == CLD_KILLED || code == CLD_DUMPED }

@@ -10,32 +10,47 @@ import Sockets
 /// peer sees the end of the stream), and takes the reserve again. If even that fails, it
 /// stops listening for ``pauseAfterExhaustion``.
 public final class Listener {
-    /// The socket file of a UNIX listener, removed on ``close()``.
+    /// The socket file of a UNIX listener, removed on ``close()`` unless it was inherited.
     public let path: String?
+    private let removesFile: Bool
     /// Connections closed at once because the daemon had no descriptor left for them.
     public private(set) var refusedCount = 0
     private let fd: Int32
     private let loop: EventLoop
     private let onAccept: (Int32) -> Void
     private var source: EventSource?
-    private var reserve: Int32 = -1
+    private var reserve: FileDescriptor?
     private var resume: EventSource?
 
     /// How long the listener stops when no descriptor can be had even to refuse a connection.
     public static let pauseAfterExhaustion = Duration.milliseconds(100)
 
-    /// Binds `path` (see ``UnixSocket/listen(path:mode:)``) and accepts on `loop`.
-    public convenience init(loop: EventLoop, path: String, mode: mode_t, onAccept: @escaping (Int32) -> Void) throws(SystemError) {
-        try self.init(loop: loop, listening: UnixSocket.listen(path: path, mode: mode), path: path, onAccept: onAccept)
+    /// Binds `path` (see ``UnixSocket/listen(path:mode:)``) and accepts on `loop`; or, with
+    /// `inherited`, accepts on that socket, already bound to `path` and listening (socket
+    /// activation): its file gets `mode` and stays at ``close()``, for the next daemon.
+    public convenience init(loop: EventLoop, path: String, mode: mode_t, inherited: Int32? = nil, onAccept: @escaping (Int32) -> Void) throws(SystemError) {
+        let listening: Int32
+        if let inherited {
+            guard fcntl(inherited, F_SETFL, fcntl(inherited, F_GETFL) | O_NONBLOCK) == 0, chmod(path, mode) == 0 else {
+                let error = SystemError("inherited socket \(path)")
+                Glibc.close(inherited)
+                throw error
+            }
+            listening = inherited
+        } else {
+            listening = try UnixSocket.listen(path: path, mode: mode)
+        }
+        try self.init(loop: loop, listening: listening, path: path, removesFile: inherited == nil, onAccept: onAccept)
     }
 
     /// Binds the TCP `address` (`HOST:PORT`, IPv6 in brackets) and accepts on `loop`.
     public convenience init(loop: EventLoop, tcpAddress address: String, onAccept: @escaping (Int32) -> Void) throws(SystemError) {
-        try self.init(loop: loop, listening: TCPSocket.listen(address: address), path: nil, onAccept: onAccept)
+        try self.init(loop: loop, listening: TCPSocket.listen(address: address), path: nil, removesFile: false, onAccept: onAccept)
     }
 
-    private init(loop: EventLoop, listening: Int32, path: String?, onAccept: @escaping (Int32) -> Void) throws(SystemError) {
+    private init(loop: EventLoop, listening: Int32, path: String?, removesFile: Bool, onAccept: @escaping (Int32) -> Void) throws(SystemError) {
         self.path = path
+        self.removesFile = removesFile
         self.loop = loop
         self.onAccept = onAccept
         fd = listening
@@ -43,8 +58,7 @@ public final class Listener {
         do throws(SystemError) {
             source = try loop.addIO(fd: listening, events: .readable) { [unowned self] _ in self.acceptPending() }
         } catch {
-            Glibc.close(listening)
-            if reserve >= 0 { Glibc.close(reserve) }
+            FileDescriptor.close(listening)
             throw error
         }
     }
@@ -55,27 +69,26 @@ public final class Listener {
         source.cancel()
         self.source = nil
         resume = nil
-        Glibc.close(fd)
-        if reserve >= 0 { Glibc.close(reserve) }
-        reserve = -1
-        if let path { unlink(path) }
+        FileDescriptor.close(fd)
+        reserve = nil
+        if let path, removesFile { unlink(path) }
     }
 
     deinit { close() }
 
     private func acceptPending() {
         while source != nil {
-            let client = accept(fd, nil, nil)
-            if client >= 0 {
+            do throws(SystemError) {
+                let client = try systemCall("accept on fd \(fd)") { accept(fd, nil, nil) }
                 // One thread: no fork can come between accept() and FD_CLOEXEC.
-                _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+                _ = infallibleSystemCall("FD_CLOEXEC of fd \(client)") { fcntl(client, F_SETFD, FD_CLOEXEC) }
                 onAccept(client)
-            } else if errno == EINTR || errno == ECONNABORTED {
+            } catch where error.errno == ECONNABORTED {
                 continue
-            } else if errno == EMFILE || errno == ENFILE {
+            } catch where error.errno == EMFILE || error.errno == ENFILE {
                 guard let refused = refuseOne() else { return pause() }
                 if !refused { return }
-            } else {
+            } catch {
                 return
             }
         }
@@ -84,31 +97,28 @@ public final class Listener {
     /// Accepts one connection with the reserved descriptor and closes it at once: true if
     /// one was refused, false if none was pending, nil if no descriptor could be had.
     private func refuseOne() -> Bool? {
-        if reserve < 0 { reserve = Self.openReserve() }
-        guard reserve >= 0 else { return nil }
-        Glibc.close(reserve)
-        let client = accept(fd, nil, nil)
-        let failure = errno
-        if client >= 0 { Glibc.close(client) }
-        reserve = Self.openReserve()
-        if client >= 0 {
+        if reserve == nil { reserve = Self.openReserve() }
+        guard reserve != nil else { return nil }
+        reserve = nil
+        defer { reserve = Self.openReserve() }
+        do throws(SystemError) {
+            FileDescriptor.close(try systemCall("accept on fd \(fd)") { accept(fd, nil, nil) })
             refusedCount += 1
             return true
+        } catch {
+            return error.errno == EAGAIN ? false : nil
         }
-        return failure == EAGAIN || failure == EWOULDBLOCK ? false : nil
     }
 
     private func pause() {
         source?.setIOEvents([])
-        resume = try? loop.addTimer(after: Self.pauseAfterExhaustion) { [unowned self] in
+        resume = loop.addTimer(after: Self.pauseAfterExhaustion) { [unowned self] in
             self.resume = nil
             self.source?.setIOEvents(.readable)
         }
-        // Without a timer the listener would stay stopped: better to spin than to go deaf.
-        if resume == nil { source?.setIOEvents(.readable) }
     }
 
-    private static func openReserve() -> Int32 {
-        open("/dev/null", O_RDONLY | O_CLOEXEC)
+    private static func openReserve() -> FileDescriptor? {
+        try? FileDescriptor("open /dev/null") { open("/dev/null", O_RDONLY | O_CLOEXEC) }
     }
 }

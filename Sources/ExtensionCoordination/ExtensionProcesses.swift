@@ -20,6 +20,10 @@ package protocol ExtensionProcesses: AnyObject {
     /// kept busy past a deadline (200 launches on a loaded machine) must not blame the
     /// run for an answer waiting in its socket.
     func readPending(_ id: String)
+    /// Freezes an idle run until ``resume(_:)`` (nothing happens where it cannot be frozen).
+    func suspend(_ id: String)
+    /// Thaws a suspended run; nothing happens to one that is not suspended.
+    func resume(_ id: String)
     /// Asks the run to end (`terminate`, then SIGKILL after the grace period).
     func stop(_ id: String, reason: StopReason)
     /// Kills the run's whole cgroup now, recording `reason` and `message`; nothing more

@@ -1,3 +1,4 @@
+import DaemonSupport
 import ControlProtocol
 import EventLoop
 import ExtensiondConfig
@@ -22,8 +23,12 @@ package final class ExtensionRecord {
     var isShown = true
     /// Instances no connected host shows or uses: their scheduled refreshes wait.
     var hiddenInstances: Set<String> = []
+    /// Whether memory admission holds its scheduled refreshes back.
+    var isHeldForMemory = false
     var startTimer: (any CoordinatorTimer)?
     var idleTimer: (any CoordinatorTimer)?
+    /// Freezes the idle run after `suspend_after`.
+    var suspendTimer: (any CoordinatorTimer)?
     /// The mode of the last pull: the one a manual refresh or an app's reload updates.
     var lastPulledMode: DisplayMode
     /// What the extension is working on now (one request at a time).

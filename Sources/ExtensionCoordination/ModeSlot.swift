@@ -1,3 +1,4 @@
+import DaemonSupport
 import ExtensiondPolicy
 import WireProtocol
 

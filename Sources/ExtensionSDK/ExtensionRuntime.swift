@@ -18,6 +18,18 @@ public enum ExtensionRuntime {
         runAndExit(&handler)
     }
 
+    /// Serves `widget` on the connected socket `descriptor` until `terminate` or end of
+    /// file, and returns instead of exiting: for test kits (ExtensionSDKTesting) and
+    /// programs that serve a widget on a socket of their own. Throws when the connection fails.
+    public static func serve<W: Widget>(_ widget: W, descriptor: Int32) throws {
+        var handler = WidgetHandler(widget: widget)
+        do {
+            try serve(&handler, descriptor: descriptor, environment: ProcessEnvironment(descriptor: descriptor))
+        } catch .closed {
+            return
+        }
+    }
+
     private static func runAndExit(_ handler: inout some RequestHandler) -> Never {
         let environment = ProcessEnvironment()
         do {

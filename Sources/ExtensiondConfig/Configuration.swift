@@ -74,6 +74,12 @@ public struct SupervisorSettings: Sendable, Equatable {
     public var adminGroup: String?
     /// Peers of `host.sock` that are not supervised processes are accepted as hosts.
     public var externalHosts: Bool = true
+    /// Free space in `state_dir` that making a bounded directory (`disk_max`) must leave,
+    /// for the daemon's own files.
+    public var stateReserve = ByteSize(64 << 20)
+    /// Stdout and stderr bytes per second captured from each process (4 seconds' worth
+    /// at once); what comes faster is dropped and counted.
+    public var outputRate = ByteSize(1 << 20)
     /// How long the data and ids of an app removed from the config are kept, set aside,
     /// before they are purged.
     public var removedDataKeep: Duration = .seconds(30 * 86_400)
@@ -129,13 +135,26 @@ public struct ResourceLimits: Sendable, Equatable {
     public var memoryLow: ByteSize?
     /// Maximum number of tasks in the cgroup.
     public var pidsMax: Int?
+    /// CPU time the cgroup may use; `nil` or ``CPUQuota/unlimited``: no limit.
+    public var cpuMax: CPUQuota?
+    /// Its share of contended CPU against its siblings, 1 to 10000 (100: the kernel's default).
+    public var cpuWeight: Int?
+
+    /// The range of `cpu_weight` (cgroup v2's `cpu.weight`).
+    public static let cpuWeights = 1...10_000
+    /// What an extension gets unless its entry or `[defaults]` say otherwise: half a core,
+    /// and half the weight of a host or app, which keep the kernel's defaults.
+    public static let extensionDefaults = ResourceLimits(cpuMax: CPUQuota(percent: 50), cpuWeight: 50)
 
     /// Limits; `nil` leaves a limit unset.
-    public init(memoryMax: ByteSize? = nil, memoryHigh: ByteSize? = nil, memoryLow: ByteSize? = nil, pidsMax: Int? = nil) {
+    public init(memoryMax: ByteSize? = nil, memoryHigh: ByteSize? = nil, memoryLow: ByteSize? = nil, pidsMax: Int? = nil,
+                cpuMax: CPUQuota? = nil, cpuWeight: Int? = nil) {
         self.memoryMax = memoryMax
         self.memoryHigh = memoryHigh
         self.memoryLow = memoryLow
         self.pidsMax = pidsMax
+        self.cpuMax = cpuMax
+        self.cpuWeight = cpuWeight
     }
 }
 
@@ -207,6 +226,8 @@ public struct AppSpec: Sendable, Equatable, Identifiable {
     public var urlSchemes: [String] = []
     /// App groups owned by this app and shared with its extensions only.
     public var groups: [String] = []
+    /// The size of each of its group containers.
+    public var diskMax = ByteSize(64 << 20)
     /// Started with the daemon (default false: apps launch on demand).
     public var autostart: Bool = false
     /// Grace period between SIGTERM and SIGKILL when the daemon stops it.
@@ -239,13 +260,18 @@ public struct ExtensionSpec: Sendable, Equatable, Identifiable {
     /// How the process is started.
     public var launch: LaunchSpec
     /// Its cgroup limits.
-    public var limits: ResourceLimits = .init()
+    public var limits = ResourceLimits.extensionDefaults
+    /// The size of its data directory.
+    public var diskMax = ByteSize(32 << 20)
     /// Lower is killed first within a band.
     public var priority: Int = 0
     /// The initial activation state; the persisted state wins once it exists.
     public var enabled: Bool = true
     /// Unused this long, the extension is asked to terminate.
     public var idleExit: Duration = .seconds(30)
+    /// Unused this long, the extension is frozen (the cgroup freezer) until its next
+    /// request; zero turns suspension off. Only below ``idleExit`` does it apply.
+    public var suspendAfter: Duration = .seconds(10)
     /// How long after launch `ready` must arrive.
     public var startTimeout: Duration = .seconds(5)
     /// Grace period between `terminate`/SIGTERM and SIGKILL.

@@ -2,8 +2,9 @@
 ///
 /// At most one victim per decision: the daemon kills it, waits for its cgroup
 /// to empty, then asks again, so no more is killed than needed.
-/// * `low`: idle extensions only.
-/// * `critical`: idle extensions, then active extensions, then background apps.
+/// * `low`: suspended extensions, then idle ones; never an active one.
+/// * `critical`: suspended extensions, then idle, then active extensions, then background
+///   apps.
 /// * Hosts are never chosen.
 ///
 /// Within the lowest non-empty band allowed: lower `priority` first, then the
@@ -80,6 +81,9 @@ public struct KillCandidate: Sendable, Hashable {
 
 /// The jetsam bands, in kill order.
 public enum KillBand: Int, Sendable, Hashable, Comparable, CaseIterable, Codable {
+    /// An extension frozen after `suspend_after` idle: it gives up nothing running, and
+    /// its next request would have to thaw it anyway.
+    case suspendedExtension
     /// An extension with no request in progress.
     case idleExtension
     /// An extension serving a request (an update, an action).
@@ -97,7 +101,7 @@ public enum KillBand: Int, Sendable, Hashable, Comparable, CaseIterable, Codable
     public func isKillable(at pressure: PressureLevel) -> Bool {
         switch (self, pressure) {
         case (.host, _), (_, .none): false
-        case (.idleExtension, .low), (_, .critical): true
+        case (.suspendedExtension, .low), (.idleExtension, .low), (_, .critical): true
         case (_, .low): false
         }
     }

@@ -51,7 +51,7 @@ public struct UpdateRequest: Sendable, Hashable {
 }
 
 /// Why an update runs; the wire names of the `update` message's `reason`.
-public enum UpdateReason: String, Sendable, Hashable, Codable {
+public enum UpdateReason: String, Sendable, Hashable, Codable, CaseIterable {
     /// A host pulled and the cache could not answer.
     case pull
     /// A scheduled refresh or a retry after a failure; spends the budget.

@@ -29,7 +29,8 @@
 ///   `newData` replaces it.
 /// * Hidden (no host shows the widget): a scheduled refresh that comes due is
 ///   deferred, spending nothing, until the widget is shown again; then it runs at
-///   once under the rules above (the seeds' `viewWillAppear`).
+///   once under the rules above (the seeds' `viewWillAppear`). Held by memory
+///   admission (``MemoryAdmission``): the same, until released.
 ///
 /// The engine keeps a single timer for the daemon: the deadline of the
 /// update in flight, else the next scheduled refresh while shown (``wakeTime``).
@@ -45,6 +46,12 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
     var inFlight: InFlightUpdate?
     /// Whether a host shows the widget (not persisted: hosts say it again after a restart).
     public internal(set) var isShown = true
+    /// Whether memory admission holds scheduled refreshes back (not persisted: the daemon
+    /// says it again after its first reading).
+    public internal(set) var isHeldForMemory = false
+
+    /// Whether a scheduled refresh that comes due may start: shown and not held.
+    var schedulesRun: Bool { isShown && !isHeldForMemory }
 
     /// An extension never updated: no snapshot, a full budget, nothing scheduled
     /// until its first update (a pull or a manual refresh) has finished.
@@ -76,7 +83,7 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
             guard let first, let second else { return first ?? second }
             return min(first, second)
         }
-        return earlier(earlier(inFlight?.request.deadline, record.timeline.first?.date), isShown ? record.schedule.nextRefresh : nil)
+        return earlier(earlier(inFlight?.request.deadline, record.timeline.first?.date), schedulesRun ? record.schedule.nextRefresh : nil)
     }
 
     /// The update being waited for, if any.
@@ -133,10 +140,13 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
             record.schedule.bucket.reconfigure(
                 dailyBudget: parameters.dailyBudget, burst: parameters.budgetBurst, at: now)
         case .visibilityChanged(let shown):
-            let appears = shown && !isShown
+            let wereRunning = schedulesRun
             isShown = shown
-            // A refresh deferred while hidden is due: it runs now, once.
-            actions += appears && inFlight == nil ? timerFired(at: now, using: &generator) : []
+            actions += released(from: wereRunning, at: now, using: &generator)
+        case .memoryHold(let held):
+            let wereRunning = schedulesRun
+            isHeldForMemory = held
+            actions += released(from: wereRunning, at: now, using: &generator)
         }
 
         if record.schedule != scheduleBefore || record.snapshot?.version != versionBefore {
@@ -171,6 +181,13 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
         return [cachedAnswer(to: token, at: now, revalidating: true)] + start(.pull, pulls: [], revalidating: [token], at: now)
     }
 
+    /// A refresh deferred while hidden or held is due: it runs now, once.
+    mutating func released(
+        from wereRunning: Bool, at now: Instant, using generator: inout some RandomNumberGenerator
+    ) -> [RefreshAction<Payload>] {
+        schedulesRun && !wereRunning && inFlight == nil ? timerFired(at: now, using: &generator) : []
+    }
+
     mutating func reload(at now: Instant) -> [RefreshAction<Payload>] {
         if inFlight?.reloadFollows == true { return [.reloadAnswer(.scheduled)] }
         // Looked at before taking, so that a refusal changes nothing to persist.
@@ -194,8 +211,8 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
             let failure = finish(.failed("no answer before the deadline"), reload: .atEnd, at: now, using: &generator)
             return [.killForDeadline(update.request.id)] + failure
         }
-        // Hidden: deferred, spending nothing, until shown (see `visibilityChanged`).
-        guard isShown, let due = record.schedule.nextRefresh, now >= due else { return [] }
+        // Hidden or held: deferred, spending nothing, until released (see `released`).
+        guard schedulesRun, let due = record.schedule.nextRefresh, now >= due else { return [] }
         // Checked again here, not only when planning, so that no path can start
         // a scheduled refresh too early.
         if let earliest = earliestScheduledStart, now < earliest {

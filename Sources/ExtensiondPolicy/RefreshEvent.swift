@@ -25,6 +25,10 @@ public enum RefreshEvent<Payload: Sendable>: Sendable {
     /// Whether some host shows the widget. While hidden, scheduled refreshes are deferred
     /// and spend nothing; shown again, one that came due meanwhile runs at once.
     case visibilityChanged(shown: Bool)
+    /// Whether memory admission holds scheduled refreshes back (``MemoryAdmission``):
+    /// like hidden, they are deferred and spend nothing; released, one that came due
+    /// meanwhile runs at once. Pulls, reloads and manual refreshes are not held.
+    case memoryHold(Bool)
 }
 
 /// The daemon's name for one pull, answered exactly once.

@@ -2,8 +2,8 @@
 import Glibc
 #endif
 
-/// A throw-away cgroup v1 memory cgroup (and a pids cgroup of the same name)
-/// below the test process's own cgroups, under a hard memory limit, so that
+/// A throw-away cgroup v1 memory cgroup (and pids, freezer, cpu and cpuacct cgroups of the
+/// same name, where mounted) below the test process's own cgroups, under a hard memory limit, so that
 /// tests run real processes in real cgroups without pressuring the machine.
 ///
 /// Everything inside is killed and every directory below it removed by
@@ -15,6 +15,14 @@ public final class CgroupSandbox {
     public let memoryDirectory: String
     /// The sandbox's directory in the v1 pids hierarchy, when it is mounted.
     public let pidsDirectory: String?
+    /// The sandbox's directory in the v1 freezer hierarchy, when it is mounted (a daemon
+    /// given ``memoryDirectory`` as its root puts its freezer groups here).
+    public let freezerDirectory: String?
+    /// Its directories in the cpu and cpuacct hierarchies, where a daemon with this sandbox
+    /// as its root puts its groups.
+    private let cpuDirectories: [String]
+    /// Every directory but the memory one.
+    public var otherDirectories: [String] { [pidsDirectory, freezerDirectory].compactMap { $0 } + cpuDirectories }
     private var removed = false
 
     private static let namePrefix = "extensiond-test-"
@@ -23,12 +31,19 @@ public final class CgroupSandbox {
     public init(memoryLimit: UInt64 = 512 << 20) throws(CgroupSandboxError) {
         let memoryParent = try Self.ownDirectory(controller: "memory")
         let pidsParent = try? Self.ownDirectory(controller: "pids")
-        Self.removeAbandonedSandboxes(in: [memoryParent, pidsParent].compactMap { $0 })
+        // Resolved: where cpu and cpuacct share a hierarchy, both names lead to it.
+        let cpuParents = Set(["cpu", "cpuacct"].compactMap { try? Self.ownDirectory(controller: $0) }.compactMap { path in
+            realpath(path, nil).map { resolved in defer { free(resolved) }; return String(cString: resolved) }
+        }).sorted()
+        let freezerParent = try? Self.ownDirectory(controller: "freezer")
+        Self.removeAbandonedSandboxes(in: [memoryParent, pidsParent, freezerParent].compactMap { $0 } + cpuParents)
 
         let name = "\(Self.namePrefix)\(getpid())-\(UInt64.random(in: 0 ... .max))"
         memoryDirectory = "\(memoryParent)/\(name)"
         pidsDirectory = pidsParent.map { "\($0)/\(name)" }
-        for directory in [memoryDirectory, pidsDirectory].compactMap({ $0 }) where mkdir(directory, 0o755) != 0 {
+        freezerDirectory = freezerParent.map { "\($0)/\(name)" }
+        cpuDirectories = cpuParents.map { "\($0)/\(name)" }
+        for directory in [memoryDirectory] + otherDirectories where mkdir(directory, 0o755) != 0 {
             let error = errno
             remove()
             throw CgroupSandboxError("mkdir \(directory)", errno: error)
@@ -45,10 +60,11 @@ public final class CgroupSandbox {
     public func remove() {
         guard !removed else { return }
         removed = true
-        for directory in [memoryDirectory, pidsDirectory].compactMap({ $0 }) {
+        for directory in [memoryDirectory] + otherDirectories {
             Self.destroy(directory)
         }
     }
+
 
     deinit {
         remove()
@@ -80,9 +96,11 @@ public final class CgroupSandbox {
         }
     }
 
-    /// Kills everything in the subtree (bounded), then removes it deepest first.
+    /// Kills everything in the subtree (bounded), then removes it deepest first. A frozen
+    /// v1 task dies only once thawed: a freezer subtree is thawed first.
     private static func destroy(_ directory: String) {
         let cgroups = subtree(directory)
+        for cgroup in cgroups { try? write("THAWED", to: "\(cgroup)/freezer.state") }
         for _ in 0..<2000 {
             let pids = cgroups.flatMap { (try? read("\($0)/cgroup.procs"))?.split(separator: "\n").compactMap { pid_t($0) } ?? [] }
             if pids.isEmpty { break }

@@ -32,6 +32,7 @@ public final class FakeCgroupTree {
             "cgroup.procs": "", "cgroup.threads": "", "cgroup.subtree_control": "", "cgroup.kill": "",
             "cgroup.events": "populated 0\nfrozen 0\n", "memory.max": "max\n", "memory.high": "max\n", "memory.low": "0\n",
             "memory.current": "0\n", "memory.peak": "0\n", "pids.max": "max\n", "memory.pressure": "",
+            "cpu.max": "max 100000\n", "cpu.weight": "100\n",
             "memory.events": "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\noom_group_kill 0\n",
         ]
         for (file, content) in files {

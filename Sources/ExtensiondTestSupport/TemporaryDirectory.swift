@@ -3,6 +3,7 @@
 ///
 /// This module is test support only: the product never links it.
 import Foundation
+import Glibc
 
 /// A fresh directory under /tmp (or `base`), removed with everything in it on ``remove()`` or deinit.
 public final class TemporaryDirectory: @unchecked Sendable {
@@ -22,7 +23,18 @@ public final class TemporaryDirectory: @unchecked Sendable {
 
     deinit { remove() }
 
+    /// Detaches the file systems mounted below it first (a daemon's `disk_max` volumes, a
+    /// test's tmpfs), even if a test failed before it could.
     public func remove() {
+        let mountinfo = (try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8)) ?? ""
+        let below = mountinfo.split(separator: "\n").compactMap { line -> String? in
+            let fields = line.split(separator: " ")
+            guard fields.count > 4 else { return nil }
+            // mountinfo escapes a space in a path as \040; these paths have none.
+            let point = String(fields[4])
+            return point.hasPrefix(path + "/") ? point : nil
+        }
+        for point in below.sorted(by: { $0.count > $1.count }) { umount2(point, Int32(MNT_DETACH)) }
         try? FileManager.default.removeItem(atPath: path)
     }
 

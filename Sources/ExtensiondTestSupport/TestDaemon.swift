@@ -72,9 +72,10 @@ public final class TestDaemon: @unchecked Sendable {
     }
 
     /// Starts the daemon and waits for `READY=1`; returns that notification. A `wrapper`
-    /// command, when given, runs first and is passed the daemon's command line to exec.
+    /// command, when given, runs first and is passed the daemon's command line to exec;
+    /// `passing` descriptors are its 3, 4, … (sockets, as systemd passes them).
     @discardableResult
-    public func start(environment: [String: String] = [:], readyTimeout: Double = 10, wrapper: [String] = []) throws -> String {
+    public func start(environment: [String: String] = [:], readyTimeout: Double = 10, wrapper: [String] = [], passing: [Int32] = []) throws -> String {
         // What an earlier daemon on this notify socket said (a READY=1 after a reload) is not about this one.
         while notify.receive(timeout: 0) != nil {}
         let command = wrapper + [Binaries.path("extensiond"), "--config", configPath]
@@ -82,8 +83,8 @@ public final class TestDaemon: @unchecked Sendable {
             command[0], Array(command.dropFirst()),
             environment: ["NOTIFY_SOCKET": notify.path].merging(environment) { _, new in new },
             // A test runner started by systemd must not make every test daemon a service.
-            removing: ["WATCHDOG_USEC", "WATCHDOG_PID", "EXTENSIOND_SOCKET", "JOURNAL_STREAM", "INVOCATION_ID"],
-            outputIn: directory.path, name: "extensiond"
+            removing: ["WATCHDOG_USEC", "WATCHDOG_PID", "EXTENSIOND_SOCKET", "JOURNAL_STREAM", "INVOCATION_ID", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES"],
+            passing: passing, outputIn: directory.path, name: "extensiond"
         )
         self.process = process
         guard let ready = notify.wait(for: "READY=1", timeout: readyTimeout) else {

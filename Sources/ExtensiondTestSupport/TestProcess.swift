@@ -9,7 +9,9 @@ public final class TestProcess: @unchecked Sendable {
     private var exitStatus: Int32?
 
     /// Starts `executable` with `arguments`; `environment` is added to this process's.
-    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], removing: [String] = [], outputIn directory: String, name: String) throws {
+    /// `passing` descriptors become the child's 3, 4, … (as systemd passes sockets).
+    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], removing: [String] = [],
+                passing descriptors: [Int32] = [], outputIn directory: String, name: String) throws {
         stdoutPath = directory + "/\(name).stdout"
         stderrPath = directory + "/\(name).stderr"
         var env = ProcessInfo.processInfo.environment
@@ -21,6 +23,9 @@ public final class TestProcess: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        for (index, fd) in descriptors.enumerated() {
+            posix_spawn_file_actions_adddup2(&actions, fd, 3 + Int32(index))
+        }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

@@ -71,7 +71,7 @@ public final class HTTPServer {
     }
 
     private func closeTimer(_ connection: Connection, after delay: Duration) -> EventSource? {
-        try? loop.addTimer(after: delay) { [weak connection] in connection?.close() }
+        loop.addTimer(after: delay) { [weak connection] in connection?.close() }
     }
 
     /// Closes the oldest connection, among those `included`, that has not sent its request.

@@ -6,7 +6,7 @@ import WireProtocol
 /// environment that `pull`, `subscribe` and `visible` carry.
 extension HostServer {
     /// An `Action.Execute`: the widget's new card answers it as a `snapshot` with its id.
-    func execute(_ request: HostToSupervisor.Execute, from host: HostConnection) {
+    func execute(_ request: HostToSupervisor.Execute, from host: ConnectedHost) {
         do throws(RequestRejection) {
             try extensions.execute(request.extensionID, verb: request.verb, data: request.data ?? .null, mode: request.mode,
                                    maxSize: request.maxSize, instance: request.instance,
@@ -20,7 +20,7 @@ extension HostServer {
     }
 
     /// A file of the widget's `assets/`, read by the daemon (never by the host) within bounds.
-    func sendAsset(_ request: HostToSupervisor.Asset, from host: HostConnection) {
+    func sendAsset(_ request: HostToSupervisor.Asset, from host: ConnectedHost) {
         guard let record = extensions.records[request.extensionID], record.spec.point == .widget else {
             return host.send(.error(.init(id: request.id, error: RequestRejection.unknown(request.extensionID).description)))
         }

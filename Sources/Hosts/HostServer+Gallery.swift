@@ -11,7 +11,7 @@ import WireProtocol
 extension HostServer {
     // MARK: list
 
-    func answerList(_ request: HostToSupervisor.List, from host: HostConnection) {
+    func answerList(_ request: HostToSupervisor.List, from host: ConnectedHost) {
         guard placeLimits(request.place, for: host, id: request.id) != nil else { return }
         host.listed = ListedState(locale: request.locale, place: request.place)
         var answer = listing(for: host, id: nil)
@@ -21,7 +21,7 @@ extension HostServer {
     }
 
     /// The `extensions` answer for `host`: the extensions it may pull or manage.
-    func listing(for host: HostConnection, id: RequestID?) -> SupervisorToHost.Extensions {
+    func listing(for host: ConnectedHost, id: RequestID?) -> SupervisorToHost.Extensions {
         let locale = host.listed?.locale
         let infos = extensions.records.values.sorted { $0.id < $1.id }
             .filter { host.peer.refusal(of: $0.id, ownedBy: $0.spec.app, hosts: hosts) == nil }
@@ -57,7 +57,7 @@ extension HostServer {
     // MARK: Places
 
     /// The maximum sizes of `place`; `nil` once the host was told it is unknown.
-    func placeLimits(_ place: String?, for host: HostConnection, id: RequestID?) -> [DisplayMode: Size]? {
+    func placeLimits(_ place: String?, for host: ConnectedHost, id: RequestID?) -> [DisplayMode: Size]? {
         if let limits = places(place) { return limits }
         let declared = places.keys.sorted().joined(separator: ", ")
         host.send(.error(.init(id: id, error: RequestRejection.unknownPlace(place ?? "").description
@@ -114,7 +114,7 @@ extension HostServer {
     /// Whether `host` may use instance `name` of `id` (an `error` told it why not): an added
     /// instance always; a new one while its connection and its user are within their share
     /// (``InstanceShare``).
-    func admitsInstance(_ name: String?, of id: String, for host: HostConnection, id requestID: RequestID?) -> Bool {
+    func admitsInstance(_ name: String?, of id: String, for host: ConnectedHost, id requestID: RequestID?) -> Bool {
         guard let name, !gallery.isAdded(id, name), !host.instances(of: id).contains(name) else { return true }
         let own = host.instances(of: id).filter { !gallery.isAdded(id, $0) }.count
         let sameUser = connections.values.filter { $0.uid == host.uid }.flatMap { $0.instances(of: id) }
@@ -132,7 +132,7 @@ extension HostServer {
     }
 
     /// The instances `host` used that no connected host uses now and no user added are freed.
-    func freeUnusedInstances(of host: HostConnection) {
+    func freeUnusedInstances(of host: ConnectedHost) {
         for widget in host.shownOrUsed {
             guard let name = widget.instance, !gallery.isAdded(widget.extensionID, name),
                   !connections.values.contains(where: { $0.uses(widget) }) else { continue }
@@ -142,13 +142,13 @@ extension HostServer {
 
     // MARK: Managing hosts
 
-    func enable(_ request: HostToSupervisor.Enable, from host: HostConnection) {
+    func enable(_ request: HostToSupervisor.Enable, from host: ConnectedHost) {
         manage(request.id, request.extensionID, "enable", from: host, answer: SupervisorToHost.enableResult) { _ throws(RequestRejection) in
             try extensions.setEnabled(request.enabled, for: [request.extensionID])
         }
     }
 
-    func addInstance(_ request: HostToSupervisor.AddInstance, from host: HostConnection) {
+    func addInstance(_ request: HostToSupervisor.AddInstance, from host: ConnectedHost) {
         manage(request.id, request.extensionID, "addInstance", from: host, answer: SupervisorToHost.addInstanceResult) { _ throws(RequestRejection) in
             guard let limits = places(request.place) else { throw .unknownPlace(request.place ?? "") }
             let existed = extensions.hasInstance(request.extensionID, request.instance)
@@ -167,7 +167,7 @@ extension HostServer {
         }
     }
 
-    func removeInstance(_ request: HostToSupervisor.RemoveInstance, from host: HostConnection) {
+    func removeInstance(_ request: HostToSupervisor.RemoveInstance, from host: ConnectedHost) {
         manage(request.id, request.extensionID, "removeInstance", from: host, answer: SupervisorToHost.removeInstanceResult) { _ throws(RequestRejection) in
             guard gallery.isAdded(request.extensionID, request.instance) else { throw .notAdded(request.extensionID, request.instance) }
             try gallery.remove(request.extensionID, request.instance)
@@ -175,7 +175,7 @@ extension HostServer {
         }
     }
 
-    func arrange(_ request: HostToSupervisor.Arrange, from host: HostConnection) {
+    func arrange(_ request: HostToSupervisor.Arrange, from host: ConnectedHost) {
         let ids = request.widgets.map(\.extensionID)
         manage(request.id, ids.first, "arrange", from: host, others: ids.dropFirst(), answer: SupervisorToHost.arrangeResult) { manager throws(RequestRejection) in
             guard places(request.place) != nil else { throw .unknownPlace(request.place ?? "") }
@@ -185,7 +185,7 @@ extension HostServer {
 
     /// Checks that `host` manages and may use `id` (and `others`), runs `change` with the
     /// managing host's id, answers with `answer`, and tells the hosts that listed.
-    private func manage(_ requestID: RequestID, _ id: String?, _ type: String, from host: HostConnection, others: some Sequence<String> = [],
+    private func manage(_ requestID: RequestID, _ id: String?, _ type: String, from host: ConnectedHost, others: some Sequence<String> = [],
                         answer: (SupervisorToHost.ManageResult) -> SupervisorToHost,
                         _ change: (String) throws(RequestRejection) -> Void) {
         let refusal: String?
@@ -209,7 +209,7 @@ extension HostServer {
     }
 
     /// The id of a supervised host with `manage = true` on the other end, else `nil`.
-    private func manager(_ host: HostConnection) -> String? {
+    private func manager(_ host: ConnectedHost) -> String? {
         guard case .host(let id) = host.peer, hosts[id]?.manage == true else { return nil }
         return id
     }

@@ -10,7 +10,7 @@ struct ShownWidget: Hashable {
 
 extension HostServer {
     /// A host's `visible`: what it shows now. Unknown extensions refuse the whole message.
-    func show(_ request: HostToSupervisor.Visible, from host: HostConnection) {
+    func show(_ request: HostToSupervisor.Visible, from host: ConnectedHost) {
         if let unknown = request.extensions.first(where: { extensions.records[$0.extensionID] == nil }) {
             return host.send(.error(.init(id: request.id, error: RequestRejection.unknown(unknown.extensionID).description)))
         }

@@ -25,7 +25,12 @@ package final class HostServer {
     let extensions: ExtensionCoordinator
     let events: EventLog
     private var listener: Listener?
-    private(set) var connections: [Int32: HostConnection] = [:]
+    private(set) var connections: [Int32: ConnectedHost] = [:]
+    /// Host connections accepted, and those dropped by reason (`behind`: did not read in
+    /// time, `limit`: one too many, `refused`: not allowed to be a host), for `/metrics`.
+    package var connectedCount: Int { connections.count }
+    package private(set) var accepted = 0
+    package private(set) var dropped = ["behind": 0, "limit": 0, "refused": 0]
     /// Set while hosts are refused for being too many (one event per episode).
     private var refusing = false
     /// Who a peer pid is: a supervised host or app (by its cgroup), else external.
@@ -46,7 +51,8 @@ package final class HostServer {
 
     /// Binds `path` with mode 0666: apps run under uids of their own, and every peer is told
     /// apart by its cgroup instead.
-    package init(loop: EventLoop, path: String, extensions: ExtensionCoordinator, events: EventLog,
+    /// `inherited`: the socket systemd passed for `path` (socket activation).
+    package init(loop: EventLoop, path: String, inherited: Int32? = nil, extensions: ExtensionCoordinator, events: EventLog,
          openInApp: @escaping (_ url: String, _ app: String, _ source: String) throws(OpenURLError) -> Void,
          identify: @escaping (pid_t) -> HostPeer) throws(SystemError) {
         self.loop = loop
@@ -54,7 +60,7 @@ package final class HostServer {
         self.extensions = extensions
         self.events = events
         self.identify = identify
-        listener = try Listener(loop: loop, path: path, mode: 0o666) { [unowned self] fd in self.accept(fd) }
+        listener = try Listener(loop: loop, path: path, mode: 0o666, inherited: inherited) { [unowned self] fd in self.accept(fd) }
     }
 
     package func close() {
@@ -65,9 +71,10 @@ package final class HostServer {
     }
 
     /// Sends `snapshot` to every host subscribed to its extension that shows its mode and
-    /// instance (see ``HostConnection/wants(_:firstMode:)``); a host that is behind gets it
+    /// instance (see ``ConnectedHost/wants(_:firstMode:)``); a host that is behind gets it
     /// later, in place of any older one of the same extension, mode and instance.
     package func push(_ snapshot: SupervisorToHost.Snapshot) {
+        loop.assertInEventLoop()
         let line = SupervisorToHost.snapshot(snapshot).encodedLine()
         let firstMode = extensions.records[snapshot.extensionID]?.modes.first
         let key = SlotKey(mode: snapshot.mode ?? .compact, instance: snapshot.instance)
@@ -144,14 +151,15 @@ package final class HostServer {
     }
 
     /// Ends a host that does not keep up: what waits for it is dropped, it is told why.
-    private func disconnect(_ host: HostConnection, _ why: String) {
+    private func disconnect(_ host: ConnectedHost, _ why: String) {
         guard let connection = host.connection, host.isReading else { return }
         host.dropHeldPushes()
         host.isReading = false
+        dropped["behind", default: 0] += 1
         events.record(.error, nil, reason: "host-behind", "host connection \(connection.fd) disconnected: \(why)")
         connection.abandon(sending: SupervisorToHost.error(.init(id: nil, error: "disconnected: \(why) (read faster)")).encodedLine())
         // The farewell goes out if the host reads in time (or until the total needs its bytes).
-        host.farewellTimer = try? loop.addTimer(after: HostLimits.farewellTimeout) { [weak host] in host?.connection?.close() }
+        host.farewellTimer = loop.addTimer(after: HostLimits.farewellTimeout) { [weak host] in host?.connection?.close() }
     }
 
     /// Why `peer` may not connect at all, or `nil`.
@@ -172,11 +180,12 @@ package final class HostServer {
         refusing = false
         let peer = HostPeer.pid(of: fd).map(identify) ?? .external(0)
         if let refusal = Self.refusal(of: peer, externalHosts: externalHosts) {
+            dropped["refused", default: 0] += 1
             _ = try? UnixSocket.writeAll(fd, SupervisorToHost.error(.init(id: nil, error: refusal)).encodedLine())
             Glibc.close(fd)
             return
         }
-        let host = HostConnection(peer: peer, uid: HostPeer.uid(of: fd))
+        let host = ConnectedHost(peer: peer, uid: HostPeer.uid(of: fd))
         do {
             host.connection = try Connection(
                 // A backstop: ``enforceLimits()`` disconnects with an error long before.
@@ -192,6 +201,7 @@ package final class HostServer {
             )
             host.connection?.onDrained = { [unowned host] in host.sendHeldPushes() }
             connections[fd] = host
+            accepted += 1
             if case .app(let id) = peer, let queued = pendingURLs.removeValue(forKey: id) {
                 for message in queued { host.send(message) }
             }
@@ -203,6 +213,7 @@ package final class HostServer {
     /// One host too many: told so, and closed.
     private func refuse(_ fd: Int32, limit: Int) {
         let why = "too many host connections (\(limit), half the daemon's open-file limit less a reserve)"
+        dropped["limit", default: 0] += 1
         if !refusing {
             refusing = true
             events.record(.error, nil, reason: "host-limit", "refusing hosts: \(why)")
@@ -212,7 +223,7 @@ package final class HostServer {
         Glibc.close(fd)
     }
 
-    private func receive(_ bytes: UnsafeRawBufferPointer, from host: HostConnection) {
+    private func receive(_ bytes: UnsafeRawBufferPointer, from host: ConnectedHost) {
         guard host.isReading else { return }
         do throws(ProtocolError) {
             try host.framer.append(bytes)
@@ -233,13 +244,13 @@ package final class HostServer {
     }
 
     /// An answer that comes later (a pull waiting for an update, an action).
-    func answerLater(_ host: HostConnection?, _ message: SupervisorToHost) {
+    func answerLater(_ host: ConnectedHost?, _ message: SupervisorToHost) {
         guard let host else { return }
         host.send(message)
         enforceLimits()
     }
 
-    private func handle(_ message: HostToSupervisor, from host: HostConnection) {
+    private func handle(_ message: HostToSupervisor, from host: ConnectedHost) {
         if let (id, requested) = message.requestedExtensions {
             for extensionID in requested {
                 let app = extensions.records[extensionID]?.spec.app
@@ -346,7 +357,7 @@ extension HostToSupervisor {
 }
 
 /// One host's connection, subscriptions, and the pushes held back while it is behind.
-final class HostConnection {
+final class ConnectedHost {
     fileprivate(set) var connection: Connection?
     fileprivate var framer = LineFramer()
     fileprivate(set) var subscriptions: Set<String> = []

@@ -32,6 +32,15 @@ public final class ProcessDescriptor: Sendable {
         }
     }
 
+    /// Frees the memory of the process, which must have been sent SIGKILL, now and in
+    /// the caller's time (`process_mrelease`, Linux 5.15+), instead of when the kernel
+    /// gets round to its exit: what lmkd does after each kill. Never fails: what
+    /// happened is the answer, since the exit frees the memory anyway.
+    public func releaseMemory() -> MemoryRelease {
+        if ext_process_mrelease(fileDescriptor) == 0 { return .released }
+        return errno == ENOSYS ? .unsupported : .notReleased(errno: errno)
+    }
+
     /// Whether the process has exited (the pidfd is readable), without reaping it.
     public var hasExited: Bool {
         var watched = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)

@@ -15,20 +15,25 @@ package final class DaemonMetrics {
     let cgroups: CgroupRoot
     let extensions: ExtensionCoordinator
     let pressure: MemoryPressure
+    let events: EventLog
+    let operations: () -> OperationFigures
 
-    package init(loop: EventLoop, registry: ProcessRegistry, cgroups: CgroupRoot, extensions: ExtensionCoordinator, pressure: MemoryPressure) {
+    package init(loop: EventLoop, registry: ProcessRegistry, cgroups: CgroupRoot, extensions: ExtensionCoordinator, pressure: MemoryPressure,
+                 events: EventLog, operations: @escaping () -> OperationFigures) {
         self.loop = loop
         self.registry = registry
         self.cgroups = cgroups
         self.extensions = extensions
         self.pressure = pressure
+        self.events = events
+        self.operations = operations
     }
 
     /// Everything `/metrics` exposes, read now. Every name is documented in docs/METRICS.md.
     package func metricFamilies() -> [MetricFamily] {
         var build = MetricFamily("extensiond_build_info", .gauge, help: "Always 1; the labels name the daemon's version and cgroup backend.")
         build.add([("version", extensiondVersion), ("backend", cgroups.tree.version.rawValue)], 1)
-        return [build] + processFamilies() + pressureFamilies(pressure.report()) + Self.ownProcessFamilies()
+        return [build] + processFamilies() + operationFamilies() + pressureFamilies(pressure.report()) + Self.ownProcessFamilies()
     }
 
     /// Per supervised process, labelled `name` and `kind`.
@@ -39,7 +44,10 @@ package final class DaemonMetrics {
         var peak = MetricFamily("extensiond_process_memory_peak_bytes", .gauge, help: "Highest memory charged to the process's cgroup, over all runs.")
         var limit = MetricFamily("extensiond_process_memory_limit_bytes", .gauge, help: "The configured memory_max; absent when unlimited.")
         var launches = MetricFamily("extensiond_process_launches_total", .counter, help: "Processes spawned for it.")
+        var suspensions = MetricFamily("extensiond_process_suspensions_total", .counter, help: "Times an idle extension was frozen (suspend_after).")
         var kills = MetricFamily("extensiond_process_kills_total", .counter, help: "Runs killed by the daemon or the kernel, by reason.")
+        var dropped = MetricFamily("extensiond_process_output_dropped_bytes_total", .counter,
+                                   help: "Output bytes not captured: past the capture rate, or not writable.")
         var launchSeconds = MetricFamily("extensiond_launch_duration_seconds", .histogram,
                                          help: "Spawn until running (hosts, apps) or until ready (extensions).")
         var pulls = MetricFamily("extensiond_pulls_total", .counter, help: "Host pulls of an extension, by how they were answered.")
@@ -61,6 +69,8 @@ package final class DaemonMetrics {
             peak.add(labels, Double(peakBytes))
             if let bytes = status.memoryLimitBytes { limit.add(labels, Double(bytes)) }
             launches.add(labels, Double(process.statistics.launches))
+            dropped.add(labels, Double(process.output.droppedBytes))
+            if process.kind == .extension { suspensions.add(labels, Double(process.statistics.suspensions)) }
             for reason in Set(StopReason.countedKills).union(process.statistics.kills.keys).sorted(by: { $0.rawValue < $1.rawValue }) {
                 kills.add(labels + [("reason", reason.rawValue)], Double(process.statistics.kills[reason] ?? 0))
             }
@@ -78,7 +88,7 @@ package final class DaemonMetrics {
             updateSeconds.add(labels, counters.updateLatency?.exposition ?? LatencyDistribution.emptyExposition)
             if let tokens = record.budget?.tokens(at: now.policyInstant) { budget.add(labels, Double(tokens)) }
         }
-        return [state, rss, memory, peak, limit, launches, kills, launchSeconds, pulls, pullSeconds, results, updateSeconds, budget]
+        return [state, rss, memory, peak, limit, launches, suspensions, kills, dropped, launchSeconds, pulls, pullSeconds, results, updateSeconds, budget]
     }
 
     /// The memory budget, its watermarks, the level and PSI stall time.

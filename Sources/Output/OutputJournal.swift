@@ -1,5 +1,5 @@
 import ControlProtocol
-import Journal
+import Systemd
 
 /// Sends one process's output lines to the journal, each as an entry a reader can find
 /// by `journalctl SYSLOG_IDENTIFIER=NAME` or `EXTENSIOND_PROCESS=NAME`; stderr lines at

@@ -25,7 +25,9 @@ package struct OutputLine: Equatable, Sendable {
 ///
 /// Lines that cannot be written (a full disk) are dropped whole and counted: the first
 /// drop and, once lines are written again or the stream ends, how many lines and bytes
-/// were dropped are reported through ``onDrop``.
+/// were dropped are reported through ``onDrop``. Output the capture did not take (past its
+/// rate, see ``OutputCapture``) is reported by ``noteSkipped(_:of:reason:)``. Both count in
+/// ``droppedBytes``.
 package final class OutputLog {
     private let standardOutput: CapturedStream
     private let standardError: CapturedStream
@@ -38,6 +40,8 @@ package final class OutputLog {
     package var journal: OutputJournal?
     /// Told when lines start being dropped and how many were, once the drop ends.
     package var onDrop: ((String) -> Void)?
+    /// Output bytes dropped since the daemon started, for `stats` and the metrics.
+    package private(set) var droppedBytes = 0
 
     /// Longest line kept whole; longer output is split, so a flood without newlines
     /// cannot grow the daemon's memory.
@@ -84,6 +88,18 @@ package final class OutputLog {
         if !capture.partial.isEmpty { emit(UnsafeRawBufferPointer(start: nil, count: 0), stream: stream, stamp: Self.stamp()) }
         reportDropped(stream)
         capture.file.close()
+    }
+
+    /// Records that `bytes` of `stream` were not captured, and why: a line in the stream's
+    /// log (ending the line in progress, which lost its rest) and a report through ``onDrop``.
+    package func noteSkipped(_ bytes: Int, of stream: StandardStream, reason: String) {
+        droppedBytes += bytes
+        let capture = captured(stream)
+        let stamp = Self.stamp()
+        if !capture.partial.isEmpty { emit(UnsafeRawBufferPointer(start: nil, count: 0), stream: stream, stamp: stamp) }
+        let notice = "[extensiond] dropped \(bytes) bytes of \(stream): \(reason)"
+        Array(notice.utf8).withUnsafeBytes { emit($0, stream: stream, stamp: stamp) }
+        onDrop?(notice.dropFirst("[extensiond] ".count).description)
     }
 
     /// Calls `body` with every line of `streams` written from now on, until ``unfollow(_:)``.
@@ -150,6 +166,7 @@ package final class OutputLog {
             if capture.dropped.lines == 0 { onDrop?("\(error); dropping \(stream) lines until they can be written") }
             capture.dropped.lines += 1
             capture.dropped.bytes += line.count
+            droppedBytes += line.count
         } else {
             reportDropped(stream)
         }

@@ -11,7 +11,12 @@ enum KillCandidates {
         switch kind {
         case .host: .host
         case .app: .backgroundApp
-        case .extension: state == .idle ? .idleExtension : .activeExtension
+        case .extension:
+            switch state {
+            case .suspended: .suspendedExtension
+            case .idle: .idleExtension
+            default: .activeExtension
+            }
         }
     }
 

@@ -1,8 +1,10 @@
 /// Memory pressure: the monitor of the tree's usage and PSI, the responder's kill episodes,
-/// memory warnings to extensions, the working-set readings and kill candidates.
+/// memory warnings to extensions, the working-set readings and kill candidates, and the
+/// admission of scheduled refreshes against memory.
 ///
-/// This module owns deciding when pressure calls for a kill and whom. It kills only through
-/// the supervisor and must not know the extension coordinator or hosts.
+/// This module owns deciding when pressure calls for a kill and whom, and when memory holds
+/// scheduled refreshes back. It kills only through the supervisor and must not know the
+/// extension coordinator or hosts (admission reaches widgets through callbacks).
 import Cgroup
 import ControlProtocol
 import DaemonSupport
@@ -18,6 +20,8 @@ package final class MemoryPressure {
     private let monitor: PressureMonitor
     private let responder: PressureResponder
     private let warnings: MemoryWarnings
+    /// Holds scheduled refreshes back while memory is short.
+    package let admission: AdmissionGate
 
     /// `throttle`: who sets the v2 `memory.high` of the tree's root.
     /// `lastUsed`: when a process last served a request, if it has.
@@ -26,10 +30,15 @@ package final class MemoryPressure {
         self.tree = tree
         monitor = PressureMonitor(loop: loop, tree: tree, throttle: throttle, events: events)
         warnings = MemoryWarnings(loop: loop, events: events)
-        responder = PressureResponder(registry: registry, supervisor: supervisor, events: events, tree: tree, warnings: warnings,
+        responder = PressureResponder(loop: loop, registry: registry, supervisor: supervisor, events: events, tree: tree, warnings: warnings,
                                       lastUsed: lastUsed)
+        admission = AdmissionGate(loop: loop, tree: tree, registry: registry)
         monitor.onTrigger = { [unowned self] trigger in
             self.responder.respond(to: trigger, watermarks: self.monitor.watermarks)
+        }
+        responder.onReading = { [unowned self] workingSet, thresholds in self.admission.observe(workingSet: workingSet, thresholds: thresholds) }
+        responder.onKilled = { [unowned self] id in self.admission.killedByPressure(id) }
+        responder.onEpisodeEnded = { [unowned self] in
             if let reading = self.responder.lastReading { self.monitor.settle(after: reading) }
         }
     }

@@ -74,13 +74,14 @@ final class MemoryWarnings {
         for process in processes where process.kind == .extension && (process.state == .idle || process.state == .running) {
             guard let run = process.run, let channel = run.channel else { continue }
             channel.send(.memoryWarning(.init(current: workingSet, high: watermark, level: .warn)))
+            process.statistics.memoryWarnings["warn", default: 0] += 1
             warned.append((process.name, run, (try? run.group.memoryUsage()) ?? 0))
         }
         let holdings = warned.map { "\($0.name) \($0.before >> 20)M" }.joined(separator: ", ")
         events.record(.memoryWarning, nil, reason: "warn",
                       "tree at \(workingSet >> 20)M crossed pressure.warn \(watermark >> 20)M: warned \(warned.count) extensions (\(holdings))")
         guard !warned.isEmpty else { return }
-        freedCheck = try? loop.addTimer(after: Self.freeingTime) { [unowned self] in
+        freedCheck = loop.addTimer(after: Self.freeingTime) { [unowned self] in
             self.freedCheck = nil
             var total: UInt64 = 0
             let changes = warned.map { name, run, before in
@@ -105,6 +106,7 @@ final class MemoryWarnings {
         }
         if crossed && !watch.warned {
             watch.run.channel?.send(.memoryWarning(.init(current: usage, high: watch.high)))
+            process.statistics.memoryWarnings["high", default: 0] += 1
             events.record(.memoryWarning, process.name, "memory \(usage >> 20)M crossed memory_high \(watch.high >> 20)M")
         }
         watch.warned = usage >= watch.high

@@ -198,7 +198,7 @@ package final class PressureMonitor {
         guard let thresholds = watermarks?.thresholds, recheck == nil else { return }
         let pastThreshold = usageThresholds.isEmpty ? false : reading.usage >= thresholds.recheckBytes + thresholdOffset
         guard thresholds.needsRecheck(workingSet: reading.workingSet) || pastThreshold else { return }
-        recheck = try? loop.addTimer(after: Self.recheckInterval) { [unowned self] in
+        recheck = loop.addTimer(after: Self.recheckInterval) { [unowned self] in
             self.recheck = nil
             self.onTrigger?(PressureTrigger(cause: .recheck, time: .current()))
         }
@@ -232,7 +232,7 @@ package final class PressureMonitor {
     private func watchSource(_ source: CgroupEventSource, _ cause: PressureTrigger.Cause) throws(CgroupError) -> Watch {
         let events: IOEvents = source.readiness == .priority ? .priority : .readable
         do {
-            let event = try loop.addIO(fd: source.fileDescriptor, events: events) { [unowned self] _ in
+            let event = try loop.addIO(fd: source.fileDescriptor, events: events, priority: .high) { [unowned self] _ in
                 let time = MonotonicInstant.current()
                 _ = try? source.acknowledge()
                 self.onTrigger?(PressureTrigger(cause: cause, time: time))

@@ -3,11 +3,15 @@ import ControlProtocol
 import DaemonSupport
 import EventLoop
 import ExtensiondPolicy
+import LinuxProcess
 import Processes
 
-/// Acts on the pressure monitor's triggers: runs a ``PressureEpisode`` on the daemon's
-/// real processes and cgroups, and accounts for every kill in the event log.
-final class PressureResponder: PressureEnvironment {
+/// Acts on the pressure monitor's triggers: drives a ``PressureEpisode`` on the daemon's
+/// real processes and cgroups, waiting for each victim through the loop
+/// (``EmptyGroupWait``), and accounts for every kill in the event log. Nothing in an episode
+/// blocks: hosts and control requests are answered while a victim exits.
+final class PressureResponder {
+    private let loop: EventLoop
     private let registry: ProcessRegistry
     /// Sends the kills: the supervisor is the only sender of SIGKILL.
     private let supervisor: ProcessSupervisor
@@ -16,8 +20,12 @@ final class PressureResponder: PressureEnvironment {
     private let warnings: MemoryWarnings
     /// Whether the tree was past `pressure.warn` at the last reading, across episodes.
     private var warning = PressureWarning()
-    /// The watermarks of the episode under way.
-    private var watermarks: PressureWatermarks?
+    /// The episode under way, what started it, and its watermarks.
+    private var episode: (steps: PressureEpisode, cause: PressureTrigger.Cause, watermarks: PressureWatermarks?)?
+    /// The wait for the current victim's cgroup.
+    private var victimWait: EmptyGroupWait?
+    /// Each victim's cgroup and what `process_mrelease` did, from its kill to its record.
+    private var victims: [String: (group: ControlGroup, release: MemoryRelease?)] = [:]
     /// Kills whose cgroup did not empty within ``emptyTimeout``, by victim: recorded once
     /// the run has ended, so that every kill event carries all four timestamps.
     private var unfinished: [String: (kill: PressureKill, watermarks: PressureWatermarks?)] = [:]
@@ -26,6 +34,12 @@ final class PressureResponder: PressureEnvironment {
     private(set) var lastReading: WorkingSet.Reading?
     /// When a reading last found the working set below the low watermark.
     private var lastBelowLow: MonotonicInstant?
+    /// Called on the loop when an episode is over.
+    var onEpisodeEnded: (() -> Void)?
+    /// Called with each reading of the tree's working set and the watermarks it was read against.
+    var onReading: ((_ workingSet: UInt64, _ thresholds: PressureThresholds?) -> Void)?
+    /// Called with each victim once its kill is recorded.
+    var onKilled: ((_ id: String) -> Void)?
 
     /// A kill waits at most this long for the victim's cgroup to empty.
     static let emptyTimeout: Duration = .milliseconds(100)
@@ -33,8 +47,9 @@ final class PressureResponder: PressureEnvironment {
     /// When a process last served a request; the policy spares the most recently used.
     private let lastUsed: (SupervisedProcess) -> MonotonicInstant?
 
-    init(registry: ProcessRegistry, supervisor: ProcessSupervisor, events: EventLog, tree: CgroupTree, warnings: MemoryWarnings,
+    init(loop: EventLoop, registry: ProcessRegistry, supervisor: ProcessSupervisor, events: EventLog, tree: CgroupTree, warnings: MemoryWarnings,
          lastUsed: @escaping (SupervisedProcess) -> MonotonicInstant?) {
+        self.loop = loop
         self.registry = registry
         self.warnings = warnings
         self.supervisor = supervisor
@@ -43,53 +58,97 @@ final class PressureResponder: PressureEnvironment {
         self.lastUsed = lastUsed
     }
 
-    /// Runs one episode for `trigger` against `watermarks` (`nil` without `memory_budget`).
-    /// Runs to its end on the loop thread: each wait for a victim's cgroup is bounded by
-    /// ``emptyTimeout``.
+    /// Whether an episode is under way (waiting for a victim, most of the time).
+    var isResponding: Bool { episode != nil }
+
+    /// Starts an episode for `trigger` against `watermarks` (`nil` without `memory_budget`).
+    /// A trigger during an episode changes nothing: the episode reads the tree again once
+    /// its victim is gone.
     func respond(to trigger: PressureTrigger, watermarks: PressureWatermarks?) {
-        self.watermarks = watermarks
-        PressureEpisode.run(after: trigger, thresholds: watermarks?.thresholds, warning: &warning, in: self)
+        guard episode == nil else { return }
+        let steps = PressureEpisode(triggeredAt: trigger.time.policyInstant, byStall: trigger.cause == .stall, thresholds: watermarks?.thresholds,
+                                    warning: warning, emptyTimeout: Self.emptyTimeout)
+        episode = (steps, trigger.cause, watermarks)
+        perform(steps.start())
     }
 
-    // MARK: PressureEnvironment
+    /// Executes the episode's actions in order, feeding each answer back, until it waits
+    /// for a victim or is over.
+    private func perform(_ actions: [PressureEpisode.Action]) {
+        var queue = actions[...]
+        while let action = queue.popFirst(), let current = episode {
+            let answer: PressureEpisode.Event?
+            switch action {
+            case .readWorkingSet:
+                answer = .workingSet(treeUsage(current.watermarks))
+            case let .warn(workingSet, watermark):
+                warnings.warnTree(registry.ordered, workingSet: workingSet, watermark: watermark)
+                answer = nil
+            case .listCandidates(let level):
+                answer = .candidates(KillCandidates.killable(in: registry, at: level, lastUsed: lastUsed), at: MonotonicInstant.current().policyInstant)
+            case let .kill(victim, level):
+                answer = .signalled(at: kill(victim, reason: .pressureKill(at: level))?.policyInstant)
+            case let .wait(victim, until):
+                wait(for: victim, until: MonotonicInstant(notBefore: until))
+                answer = nil
+            case .record(let kill):
+                finished(PressureKill(kill, cause: current.cause), watermarks: current.watermarks)
+                answer = nil
+            case .done:
+                warning = current.steps.warning
+                episode = nil
+                onEpisodeEnded?()
+                answer = nil
+            }
+            if let answer { queue += handle(answer) }
+        }
+    }
 
-    func now() -> MonotonicInstant { .current() }
+    private func handle(_ event: PressureEpisode.Event) -> [PressureEpisode.Action] {
+        guard var current = episode else { return [] }
+        let actions = current.steps.handle(event)
+        episode = current
+        return actions
+    }
 
-    func treeUsage() -> UInt64? {
+    private func treeUsage(_ watermarks: PressureWatermarks?) -> UInt64? {
         guard let reading = WorkingSet.read(tree.root) else { return nil }
         lastReading = reading
         if let low = watermarks?.thresholds.lowBytes, reading.workingSet < low { lastBelowLow = .current() }
+        onReading?(reading.workingSet, watermarks?.thresholds)
         return reading.workingSet
     }
 
-    func candidates(at level: PressureLevel) -> [KillCandidate] {
-        KillCandidates.killable(in: registry, at: level, lastUsed: lastUsed)
-    }
-
-    func kill(_ victim: KillCandidate, reason: StopReason) -> MonotonicInstant? {
-        guard let process = registry[victim.id] else { return nil }
+    /// SIGKILL to the victim's cgroup, then its memory released by this thread.
+    private func kill(_ victim: KillCandidate, reason: StopReason) -> MonotonicInstant? {
+        guard let process = registry[victim.id], let run = process.run else { return nil }
         // Its exit is handled later on this thread, with this reason; the kill event is
-        // recorded by ``killed(_:)`` with the kill's figures.
-        return supervisor.kill(process, reason: reason, message: nil)
+        // recorded by ``finished(_:watermarks:)`` with the kill's figures.
+        let signalled = supervisor.kill(process, reason: reason, message: nil)
+        victims[victim.id] = (run.group, run.memoryRelease)
+        return signalled
     }
 
-    func waitUntilEmpty(_ victim: KillCandidate) -> MonotonicInstant? {
-        guard let run = registry[victim.id]?.run, (try? run.group.waitUntilEmpty(timeout: Self.emptyTimeout)) == true else { return nil }
-        return .current()
+    private func wait(for victim: KillCandidate, until deadline: MonotonicInstant) {
+        guard let group = victims[victim.id]?.group else {
+            return perform(handle(.emptied(at: MonotonicInstant.current().policyInstant)))
+        }
+        victimWait = EmptyGroupWait(loop: loop, group: group, until: deadline) { [unowned self] emptied, at in
+            self.victimWait = nil
+            self.perform(self.handle(emptied ? .emptied(at: at.policyInstant) : .deadlinePassed(at: at.policyInstant)))
+        }
     }
 
-    func killed(_ finished: PressureKill) {
+    private func finished(_ finished: PressureKill, watermarks: PressureWatermarks?) {
         var kill = finished
         kill.lastBelowLow = lastBelowLow
+        kill.memoryRelease = victims.removeValue(forKey: kill.victim.id)?.release
+        onKilled?(kill.victim.id)
         if kill.empty == nil {
             unfinished[kill.victim.id] = (kill, watermarks)
         } else {
             record(kill, watermarks: watermarks)
         }
-    }
-
-    func warnExtensions(workingSet: UInt64, watermark: UInt64) {
-        warnings.warnTree(registry.ordered, workingSet: workingSet, watermark: watermark)
     }
 
     /// Hook for every end of a run: records a kill that was waiting for its cgroup.
@@ -109,6 +168,7 @@ final class PressureResponder: PressureEnvironment {
         record.treeUsageBytes = kill.treeUsageBytes
         record.budgetBytes = watermarks?.budgetBytes
         record.psiSomeAvg10 = PressureStallAverages.read(PressureStallAverages.systemFile)?.someAverage10
+        record.memoryRelease = kill.memoryRelease?.description
         let budget = watermarks.map { " of \(Self.mebibytes($0.budgetBytes))" } ?? ""
         events.record(.kill, kill.victim.id, reason: kill.reason.rawValue,
                       "\(kill.level) memory pressure (\(kill.cause.map { "\($0.rawValue) trigger" } ?? "still, after the previous kill")), "

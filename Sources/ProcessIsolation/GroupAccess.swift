@@ -15,15 +15,18 @@ package struct GroupAccess {
         groupsOfApp = Dictionary(apps.map { ($0.id, Set($0.groups)) }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// The answer to a `defaults` request from an extension of `app`.
-    package func perform(_ request: ExtensionToSupervisor.Defaults, forAppOf app: String) -> SupervisorToExtension.DefaultsResult.Outcome {
+    /// Answers a `defaults` request of `writer`, the app `app` or one of its extensions;
+    /// a write is answered once it is saved.
+    package func perform(_ request: ExtensionToSupervisor.Defaults, forAppOf app: String, by writer: DefaultsWriter,
+                 reply: @escaping (SupervisorToExtension.DefaultsResult.Outcome) -> Void) {
         guard let groups = groupsOfApp[app], groups.contains(request.group) else {
-            return .error("group \"\(request.group)\" does not belong to app \"\(app)\"")
+            return reply(.error("group \"\(request.group)\" does not belong to app \"\(app)\""))
         }
-        do {
-            return .value(try store.perform(request.op, group: request.group, key: request.key, value: request.value))
-        } catch {
-            return .error(error.description)
+        store.perform(request.op, group: request.group, key: request.key, value: request.value, by: writer) { outcome in
+            switch outcome {
+            case .success(let value): reply(.value(value))
+            case .failure(let error): reply(.error(error.description))
+            }
         }
     }
 }

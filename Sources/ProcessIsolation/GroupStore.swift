@@ -8,22 +8,36 @@ import WireProtocol
 /// `<state_dir>/defaults/<group>.json`. Every write replaces the file atomically, so a
 /// crash leaves the old or the new value, never a torn file.
 ///
+/// Writes are coalesced: those a group gets within ``coalescingInterval`` are saved by one
+/// write of the file, and each is answered once that write is on disk (or failed). Reads
+/// answer from what is on disk. Each peer's writes are bounded by ``DefaultsWriteBudget``.
+///
 /// A write that fails (a full disk) is refused to whoever asked, recorded as an event
 /// (reason `storage`) at the first failure and when writes succeed again, and kept in
 /// ``storageErrors`` for `status`.
 package final class GroupStore {
+    package typealias Reply = (Result<JSONValue, GroupStoreError>) -> Void
+
     private let stateDirectory: String
     private let events: EventLog
-    /// Loaded stores, by group.
-    private var cache: [String: [String: JSONValue]] = [:]
+    private let clock: any CoordinatorClock
+    /// The stores as saved, by group (loaded at first use).
+    private var saved: [String: DefaultsContent] = [:]
+    /// Writes accepted and not yet saved, by group: the store they make and who waits.
+    private var pending: [String: (content: DefaultsContent, waiting: [Reply])] = [:]
+    private var saveTimer: (any CoordinatorTimer)?
+    private var budget = DefaultsWriteBudget()
     /// Why the last write of a group's defaults failed, until one succeeds.
     package private(set) var storageErrors: [String: String] = [:]
     /// The largest store kept for one group: the defaults are for settings, not data.
     static let maxStoreBytes = 1 << 20
+    /// How long a write waits for others to be saved with it.
+    static let coalescingInterval = Duration.milliseconds(5)
 
-    package init(stateDirectory: String, events: EventLog) {
+    package init(stateDirectory: String, events: EventLog, clock: any CoordinatorClock) {
         self.stateDirectory = stateDirectory
         self.events = events
+        self.clock = clock
     }
 
     /// The container directory of `group`, created if missing: `root:<gid>` with mode 2770,
@@ -36,25 +50,57 @@ package final class GroupStore {
         return path
     }
 
-    /// Runs one `defaults` request on `group`.
-    package func perform(_ operation: DefaultsOperation, group: String, key: String?, value: JSONValue?) throws(GroupStoreError) -> JSONValue {
-        var store = try load(group)
-        switch operation {
-        case .list:
-            return .array(store.keys.sorted().map(JSONValue.string))
-        case .get:
-            return store[try required(key, for: operation)] ?? .null
-        case .remove:
-            let key = try required(key, for: operation)
-            guard store.removeValue(forKey: key) != nil else { return .null }
-            try save(store, group)
-            return .null
-        case .set:
-            let key = try required(key, for: operation)
-            guard let value else { throw .missing("value", operation: operation) }
-            store[key] = value
-            try save(store, group)
-            return .null
+    /// Runs one `defaults` request of `writer` on `group`; `reply` is called once, at once
+    /// for a read or a refusal, after the save for a write.
+    package func perform(_ operation: DefaultsOperation, group: String, key: String?, value: JSONValue?,
+                 by writer: DefaultsWriter, reply: @escaping Reply) {
+        do throws(GroupStoreError) {
+            let current = try load(group)
+            switch operation {
+            case .list:
+                return reply(.success(.array(current.values.keys.sorted().map(JSONValue.string))))
+            case .get:
+                return reply(.success(current[try required(key, for: operation)] ?? .null))
+            case .remove:
+                try write(nil, at: try required(key, for: operation), of: group, by: writer, reply: reply)
+            case .set:
+                let key = try required(key, for: operation)
+                guard let value else { throw .missing("value", operation: operation) }
+                try write(value, at: key, of: group, by: writer, reply: reply)
+            }
+        } catch {
+            reply(.failure(error))
+        }
+    }
+
+    /// Saves every accepted write now and answers its writers (at a clean stop).
+    package func saveAccepted() {
+        saveTimer = nil
+        let batch = pending
+        pending = [:]
+        for group in batch.keys.sorted() {
+            let write = batch[group]!
+            let outcome = save(write.content, group)
+            for reply in write.waiting { reply(outcome) }
+        }
+    }
+
+    private func write(_ value: JSONValue?, at key: String, of group: String, by writer: DefaultsWriter,
+                       reply: @escaping Reply) throws(GroupStoreError) {
+        var write: (content: DefaultsContent, waiting: [Reply])
+        if let accepted = pending[group] { write = accepted } else { write = (try load(group), []) }
+        if value == nil && write.content[key] == nil && write.waiting.isEmpty { return reply(.success(.null)) }
+        guard write.content.encodedBytes(setting: key, to: value) <= Self.maxStoreBytes else {
+            throw .full(group, limit: Self.maxStoreBytes)
+        }
+        if writer != .control && !budget.take(writer, at: clock.now.policyInstant) {
+            throw .overBudget(writer)
+        }
+        write.content[key] = value
+        write.waiting.append(reply)
+        pending[group] = write
+        if saveTimer == nil {
+            saveTimer = clock.timer(after: Self.coalescingInterval) { [unowned self] in saveAccepted() }
         }
     }
 
@@ -70,32 +116,32 @@ package final class GroupStore {
 
     private func path(_ group: String) -> String { stateDirectory + "/defaults/" + group + ".json" }
 
-    private func load(_ group: String) throws(GroupStoreError) -> [String: JSONValue] {
-        if let cached = cache[group] { return cached }
-        guard let bytes = FileSystem.read(path(group)) else { return [:] }
-        guard let store = try? JSONCoding.decode([String: JSONValue].self, from: bytes) else {
+    private func load(_ group: String) throws(GroupStoreError) -> DefaultsContent {
+        if let cached = saved[group] { return cached }
+        guard let bytes = FileSystem.read(path(group)) else { return DefaultsContent() }
+        guard let values = try? JSONCoding.decode([String: JSONValue].self, from: bytes) else {
             throw .unreadable(path(group))
         }
-        cache[group] = store
-        return store
+        let content = DefaultsContent(values)
+        saved[group] = content
+        return content
     }
 
-    private func save(_ store: [String: JSONValue], _ group: String) throws(GroupStoreError) {
-        let bytes = JSONValue.object(store).encoded().bytes
-        guard bytes.count <= Self.maxStoreBytes else { throw .full(group, limit: Self.maxStoreBytes) }
+    private func save(_ content: DefaultsContent, _ group: String) -> Result<JSONValue, GroupStoreError> {
         do {
             try FileSystem.createDirectories(stateDirectory + "/defaults", mode: 0o750)
-            try FileSystem.writeAtomically(bytes, to: path(group))
+            try FileSystem.writeAtomically(content.encoded, to: path(group))
         } catch {
             let message = "the shared defaults of \(group) could not be saved: \(error)"
             if storageErrors[group] == nil { events.record(.error, nil, reason: "storage", message) }
             storageErrors[group] = message
-            throw .storage("\(error)")
+            return .failure(.storage("\(error)"))
         }
         if storageErrors.removeValue(forKey: group) != nil {
             events.record(.cleanup, nil, reason: "storage", "the shared defaults of \(group) are saved again")
         }
-        cache[group] = store
+        saved[group] = content
+        return .success(.null)
     }
 }
 
@@ -105,6 +151,7 @@ package enum GroupStoreError: Error, CustomStringConvertible {
     case unreadable(String)
     case full(String, limit: Int)
     case storage(String)
+    case overBudget(DefaultsWriter)
 
     package var description: String {
         switch self {
@@ -112,6 +159,9 @@ package enum GroupStoreError: Error, CustomStringConvertible {
         case .unreadable(let path): "the shared defaults in \(path) are damaged (not a JSON object); remove the file to start afresh"
         case .full(let group, let limit): "the shared defaults of \(group) would exceed \(limit) bytes"
         case .storage(let message): "could not save the shared defaults: \(message)"
+        case .overBudget(let writer):
+            "\(writer) writes the shared defaults too often: at most \(DefaultsWriteBudget.writesPerSecond) sets or removes "
+                + "per second (\(DefaultsWriteBudget.burst) at once); retry later"
         }
     }
 }

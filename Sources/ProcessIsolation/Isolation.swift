@@ -1,5 +1,6 @@
 /// Who a process runs as and what it may reach: users and groups, group containers and
-/// shared defaults, data directories, sandbox rules (Landlock, seccomp).
+/// shared defaults (their writes coalesced and budgeted), data directories and their
+/// sizes (`disk_max` volumes), sandbox rules (Landlock, seccomp).
 ///
 /// This module owns preparing a launch's identity and sandbox, and setting aside what a
 /// removed app left (``RemovedApps``). It must not spawn, signal or
@@ -9,11 +10,12 @@ import EventLoop
 import ExtensiondConfig
 import Glibc
 import LinuxProcess
+import Sockets
 import WireProtocol
 
 /// Who a process runs as and what it may reach (docs/SECURITY.md): the app's uid for an
 /// app and its extensions, its groups' gids, the group containers, an extension's private
-/// data directory, and the sandbox its configuration asks for.
+/// data directory, their sizes (``DiskVolumes``), and the sandbox its configuration asks for.
 ///
 /// Everything is prepared in the daemon before the spawn; the spawner only applies it.
 package final class Isolation {
@@ -32,13 +34,19 @@ package final class Isolation {
     /// Data directories made since start, by extension, with the owner they were given: a
     /// relaunch checks that the directory is still there instead of making it again.
     private var dataDirectoryOwners: [String: DirectoryOwner?] = [:]
+    package let volumes: DiskVolumes
+    private let events: EventLog
+    /// Directories whose `disk_max` the kernel cannot enforce, told once as an event.
+    private var unboundedTold: Set<String> = []
 
     /// The variable that lowers the Landlock ABI the daemon uses (0: as if the kernel had none).
     static let landlockOverrideVariable = "EXTENSIOND_LANDLOCK_ABI"
 
     package init(configuration: Configuration, groups: GroupStore, runsAsRoot: Bool, events: EventLog) {
         self.groups = groups
+        self.events = events
         stateDirectory = configuration.supervisor.stateDirectory
+        volumes = DiskVolumes(stateDirectory: stateDirectory, runsAsRoot: runsAsRoot)
         settings = configuration.supervisor
         identities = runsAsRoot
             ? IdentityBook(stateDirectory: stateDirectory, range: settings.userRange) { events.record(.error, nil, $0) }
@@ -58,6 +66,7 @@ package final class Isolation {
 
     /// Prepares the launch of `process`, whose executable is `executable` (resolved).
     package func prepare(_ process: some IsolatedProcess, executable: String) throws(IsolationError) -> IsolatedLaunch {
+        let mountsBefore = volumes.mounts
         let definition = process.definition
         let app = definition.extensionSpec.map(\.app) ?? (process.kind == .app ? process.name : nil)
         var launch = IsolatedLaunch(user: definition.launch.user, group: definition.launch.group)
@@ -67,7 +76,11 @@ package final class Isolation {
         for group in appGroups {
             let gid = try identities?.gid(ofGroup: group)
             launch.supplementaryGroups += gid.map { [$0] } ?? []
+            let size = apps.values.filter { $0.groups.contains(group) }.map(\.diskMax.bytes).max() ?? 0
             do {
+                let path = try groups.container(group, gid: gid)
+                try bound(path, name: "groups/" + group, size: size, owner: gid.map { (0, $0) }, what: "group container \(group)")
+                // Again: the mount's root is a directory of its own.
                 containers[group] = try groups.container(group, gid: gid)
             } catch {
                 throw .storage("group container \(group): \(error)")
@@ -85,13 +98,15 @@ package final class Isolation {
 
         var writable = Array(containers.values)
         if process.kind == .extension {
-            let dataDirectory = try self.dataDirectory(of: process.name, launch: launch)
+            let dataDirectory = try self.dataDirectory(of: process.name, launch: launch, size: definition.extensionSpec?.diskMax.bytes ?? 0)
             launch.environment[ExtensionEnvironment.dataDirectoryVariable] = dataDirectory
             launch.environment["TMPDIR"] = dataDirectory + "/tmp"
             launch.environment["HOME"] = dataDirectory
             writable.append(dataDirectory)
         }
 
+        // A volume mounted afresh is a new directory to Landlock, though it looks the same.
+        if volumes.mounts != mountsBefore { rulesets.removeValue(forKey: process.name) }
         let sandbox = definition.extensionSpec?.sandbox ?? (process.kind == .app ? apps[process.name]?.sandbox : nil)
         if let sandbox, sandbox.enabled {
             launch.sandbox = try self.sandbox(sandbox, for: process, executable: executable, writable: writable, notices: &launch.notices)
@@ -100,7 +115,7 @@ package final class Isolation {
     }
 
     /// `<state_dir>/data/<id>`, 0700 and the extension's own, with `tmp` in it.
-    private func dataDirectory(of id: String, launch: IsolatedLaunch) throws(IsolationError) -> String {
+    private func dataDirectory(of id: String, launch: IsolatedLaunch, size: UInt64) throws(IsolationError) -> String {
         let owner: (uid: uid_t, gid: gid_t)?
         do throws(SpawnError) {
             owner = try Credentials.resolve(user: launch.user, group: launch.group).map { ($0.uid, $0.gid) }
@@ -115,12 +130,27 @@ package final class Isolation {
         do {
             try FileSystem.ownedDirectory(stateDirectory + "/data", owner: nil, mode: 0o711)
             try FileSystem.ownedDirectory(directory, owner: owner, mode: 0o700)
+            try bound(directory, name: "data/" + id, size: size, owner: owner, what: "data directory of \(id)")
+            try FileSystem.ownedDirectory(directory, owner: owner, mode: 0o700)
             try FileSystem.ownedDirectory(directory + "/tmp", owner: owner, mode: 0o700)
         } catch {
             throw .storage("data directory of \(id): \(error)")
         }
         dataDirectoryOwners[id] = directoryOwner
         return directory
+    }
+
+    /// Bounds `directory` to `size` bytes by a volume; where the kernel cannot, refuses the
+    /// launch while the directory holds `size` or more (and says so once as an event).
+    private func bound(_ directory: String, name: String, size: UInt64, owner: (uid: uid_t, gid: gid_t)?, what: String) throws(SystemError) {
+        guard let unbounded = try volumes.bound(directory, name: name, size: size, owner: owner, reserve: settings.stateReserve.bytes) else { return }
+        if unboundedTold.insert(directory).inserted {
+            events.record(.error, nil, reason: "disk_max", "disk_max of the \(what) is checked at launch only, not by the kernel: \(unbounded)")
+        }
+        let used = DiskVolumes.usage(of: directory)
+        guard used < size else {
+            throw SystemError("the \(what) holds \(used) bytes, not below its disk_max of \(size); not starting it", errno: EDQUOT)
+        }
     }
 
     private func sandbox(

@@ -4,6 +4,7 @@ import EventLoop
 import ExtensiondConfig
 import Glibc
 import Logging
+import Systemd
 
 /// extensiond's cgroup tree as found at start-up, and whether its root is the daemon's
 /// alone (so that a hard limit on it touches nothing else).

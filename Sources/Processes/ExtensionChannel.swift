@@ -7,7 +7,12 @@ import WireProtocol
 /// encoded messages out. A malformed or oversized message is a violation, and the
 /// extension closing its end is the end of the channel; what to do with either (kill,
 /// reason `protocol`; stop, reason `closed`) is the owner's decision.
+///
+/// A wake-up reads at most ``bytesPerWakeup``: every message costs the loop work, so an
+/// extension that floods (thousands of `defaults` at once) is served a slice per turn.
 package final class ExtensionChannel {
+    static let bytesPerWakeup = 16 << 10
+
     private var connection: Connection?
     private var framer = LineFramer()
     private let onMessage: (ExtensionToSupervisor) -> Void
@@ -24,7 +29,7 @@ package final class ExtensionChannel {
         self.onViolation = onViolation
         self.onEndOfFile = onEndOfFile
         connection = try Connection(
-            loop: loop, fd: fd,
+            loop: loop, fd: fd, maxBytesPerWakeup: Self.bytesPerWakeup,
             onData: { [unowned self] _, bytes in self.receive(bytes) },
             onClose: { [unowned self] _ in
                 guard self.connection != nil else { return }  // closed by ``close()``

@@ -41,6 +41,7 @@ package final class ProcessRegistry {
                 let log = OutputLog(directory: logDirectory, name: name, maxSize: settings.logMaxSize.bytes, files: settings.logFiles)
                 process = SupervisedProcess(name: name, definition: definition, output: log)
             }
+            process.outputRate = Int(clamping: settings.outputRate.bytes)
             next[name] = process
             return process
         }

@@ -24,6 +24,8 @@ package final class ProcessRun {
     var killTimer: EventSource?
     /// Gives the run up if its main process is not reaped soon after SIGKILL.
     var abandonTimer: EventSource?
+    /// What `process_mrelease` did after the run's SIGKILL.
+    package var memoryRelease: MemoryRelease?
     /// Run when the run is over (after the exit has been handled).
     var onEnd: [() -> Void] = []
     /// The extension's channel on fd 3, for extensions.

@@ -10,7 +10,7 @@ extension ProcessSupervisor {
 
     func channelClosed(_ process: SupervisedProcess) {
         guard let run = process.run, run.stopReason == nil else { return }
-        run.channelClosedTimer = try? loop.addTimer(after: Self.exitAfterCloseBound) { [unowned self, unowned process, unowned run] in
+        run.channelClosedTimer = loop.addTimer(after: Self.exitAfterCloseBound) { [unowned self, unowned process, unowned run] in
             run.channelClosedTimer = nil
             guard process.run === run, run.stopReason == nil, !run.process.descriptor.hasExited else { return }
             self.stop(process, reason: .channelClosed)

@@ -66,30 +66,11 @@ extension ProcessSupervisor {
     /// watches dropped and its group removed once empty.
     func retire(_ run: ProcessRun, of process: SupervisedProcess, mainReaped: Bool) {
         killEverything(of: run, process: process, mainReaped: mainReaped)
-        // Killed processes usually go at once; on a busy machine they may need a while
-        // longer, and the group is removed when they have.
-        let empty = (try? run.group.waitUntilEmpty(timeout: .milliseconds(100))) ?? false
         run.cancelWatches()
         process.run = nil
-        if empty {
-            removeGroup(run.group, of: process)
-        } else {
-            removeWhenEmpty(run.group, of: process, attemptsLeft: Self.removalAttempts)
-        }
-    }
-
-    /// Tries to remove a killed group every ``removalInterval`` until it succeeds or
-    /// the attempts run out (then records the error; the next start's stale-group
-    /// cleanup takes it).
-    private func removeWhenEmpty(_ group: ControlGroup, of process: SupervisedProcess, attemptsLeft: Int) {
-        guard attemptsLeft > 0, (try? group.isEmpty()) != true else {
-            process.groupRemoval = nil
-            return removeGroup(group, of: process)
-        }
-        process.groupRemoval = try? loop.addTimer(after: Self.removalInterval) { [unowned self, unowned process] in
-            _ = try? group.kill()
-            self.removeWhenEmpty(group, of: process, attemptsLeft: attemptsLeft - 1)
-        }
+        // Killed processes usually go at once; they may need a while longer (never waited
+        // for on the loop), and the group is removed when they have.
+        removals.remove(run.group, of: process.name)
     }
 
     /// The group of a launch that failed: removed now, or, when that fails too (out of
@@ -98,21 +79,9 @@ extension ProcessSupervisor {
         do {
             try group.remove()
         } catch {
-            removeWhenEmpty(group, of: process, attemptsLeft: Self.removalAttempts)
+            removals.remove(group, of: process.name)
         }
     }
-
-    private func removeGroup(_ group: ControlGroup, of process: SupervisedProcess) {
-        do {
-            try group.remove()
-        } catch {
-            events.record(.error, process.name, "remove \(group): \(error)")
-        }
-    }
-
-    /// 10 s in all for killed processes to leave their group.
-    private static let removalAttempts = 200
-    private static let removalInterval = Duration.milliseconds(50)
 
     /// After an exit the daemon did not ask for: restart with backoff, give up, or rest.
     func settleAfterExit(_ process: SupervisedProcess, ranFor: Duration, reason: StopReason) {
@@ -124,7 +93,7 @@ extension ProcessSupervisor {
         case .restart(let delay):
             process.state = .backoff
             events.record(.restart, process.name, reason: reason.rawValue, "restarting in \(delay.formatted)")
-            process.restartTimer = try? loop.addTimer(after: delay) { [unowned self, unowned process] in
+            process.restartTimer = loop.addTimer(after: delay) { [unowned self, unowned process] in
                 process.restartTimer = nil
                 try? self.start(process)
             }

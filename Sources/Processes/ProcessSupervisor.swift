@@ -35,6 +35,10 @@ package final class ProcessSupervisor {
     package var onRunEnded: ((SupervisedProcess, _ reason: StopReason) -> Void)?
     /// Users, groups, containers, data directories and sandboxes.
     package let isolation: Isolation
+    /// Main processes of runs given up, reaped when they exit.
+    private let givenUp: GivenUpRuns
+    /// Groups of ended runs, removed once empty.
+    package let removals: GroupRemovals
 
     /// `hostSocket` is passed to hosts and apps as `EXTENSIOND_HOST_SOCKET`.
     package init(loop: EventLoop, tree: CgroupTree, events: EventLog, isolation: Isolation, hostSocket: String) {
@@ -42,6 +46,8 @@ package final class ProcessSupervisor {
         self.tree = tree
         self.events = events
         self.isolation = isolation
+        givenUp = GivenUpRuns(loop: loop, events: events)
+        removals = GroupRemovals(loop: loop, events: events)
         var environment = Self.inheritedEnvironment()
         environment[ExtensionEnvironment.hostSocketVariable] = hostSocket
         baseEnvironment = environment
@@ -91,40 +97,32 @@ package final class ProcessSupervisor {
         // The configured environment wins over what isolation sets, which wins over the daemon's.
         var environment = baseEnvironment.merging(isolated.environment) { _, isolation in isolation }
             .merging(definition.launch.environment) { _, configured in configured }
-        // The previous run's group is reused; whatever is still dying in it goes on dying.
-        process.groupRemoval = nil
         let group: ControlGroup
         do throws(CgroupError) {
             group = try tree.group(Self.cgroupKind(definition.kind), id: process.name)
         } catch {
             throw .cgroup(error)
         }
+        // The previous run's group is reused; whatever is still dying in it goes on dying.
+        removals.cancel(group)
         do throws(CgroupError) {
             try group.apply(definition.limits.cgroupLimits)
         } catch {
             discard(group, of: process)
             throw .cgroup(error)
         }
-        // Two pipes: stdout and stderr are logged apart.
-        let pipes: [(read: Int32, write: Int32)]
-        do throws(LaunchError) {
-            pipes = try Self.outputPipes(for: process.name)
-        } catch {
-            discard(group, of: process)  // out of descriptors (EMFILE): leave no empty group behind
-            throw error
-        }
-        defer { for pipe in pipes { close(pipe.write) } }
-        var socketPair: [Int32] = [-1, -1]
+        // Two pipes: stdout and stderr are logged apart. The ends close themselves on every
+        // way out; only what a connection takes over stays open.
         let isExtension = definition.kind == .extension
+        let stdout = try childEnds(.pipe, "stdout pipe for \(process.name)", discarding: group, of: process)
+        let stderr = try childEnds(.pipe, "stderr pipe for \(process.name)", discarding: group, of: process)
+        var channel: ChildEnds?
+        var extensionSocket: Int32?
         if isExtension {
-            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &socketPair) == 0 else {
-                let error = SystemError("socketpair for \(process.name)")
-                for pipe in pipes { close(pipe.read) }
-                discard(group, of: process)
-                throw .system(error)
-            }
+            let ends = try childEnds(.socketPair, "socketpair for \(process.name)", discarding: group, of: process)
+            extensionSocket = ends.child.rawValue
+            channel = consume ends
         }
-        defer { if isExtension { close(socketPair[1]) } }
 
         if isExtension {
             environment.removeValue(forKey: ExtensionEnvironment.hostSocketVariable)
@@ -141,9 +139,9 @@ package final class ProcessSupervisor {
             cgroup: group.spawnPlacement,
             // The kernel's own OOM killer must also take an extension before a host.
             oomScoreAdjustment: isExtension ? OOMScore.extensions : OOMScore.hostsAndApps,
-            extensionSocket: isExtension ? socketPair[1] : nil,
-            standardOutput: pipes[0].write,
-            standardError: pipes[1].write,
+            extensionSocket: extensionSocket,
+            standardOutput: stdout.child.rawValue,
+            standardError: stderr.child.rawValue,
             supplementaryGroups: isolated.supplementaryGroups,
             sandbox: isolated.sandbox,
             // A root extension can leave its cgroup: its PID namespace still ends it all.
@@ -154,8 +152,6 @@ package final class ProcessSupervisor {
         do {
             spawned = try Spawner.spawn(request)
         } catch {
-            for pipe in pipes { close(pipe.read) }
-            if isExtension { close(socketPair[0]) }
             discard(group, of: process)
             throw .spawn(error)
         }
@@ -169,16 +165,16 @@ package final class ProcessSupervisor {
             run.exitWatch = try loop.addChildExit(pidfd: spawned.descriptor.fileDescriptor) { [unowned self, unowned process] exit in
                 self.runExited(process, exit)
             }
-            run.output = try zip(StandardStream.allCases, pipes).map { stream, pipe throws(SystemError) in
-                try Connection(
-                    loop: loop, fd: pipe.read,
-                    onData: { [unowned process] _, bytes in process.output.append(bytes, from: stream) },
-                    onClose: { [unowned process] _ in process.output.flush(stream) }
-                )
-            }
-            if isExtension {
+            let capture = process.capture.flatMap { $0.bytesPerSecond == process.outputRate ? $0 : nil }
+                ?? OutputCapture(loop: loop, log: process.output, bytesPerSecond: process.outputRate)
+            process.capture = capture
+            run.output = [
+                try outputConnection(stdout.ours.take(), .stdout, capture: capture, of: process),
+                try outputConnection(stderr.ours.take(), .stderr, capture: capture, of: process),
+            ]
+            if let channel {
                 run.channel = try ExtensionChannel(
-                    loop: loop, fd: socketPair[0],
+                    loop: loop, fd: channel.ours.take(),
                     onMessage: { [unowned self, unowned process] message in self.onExtensionMessage?(process, message) },
                     onViolation: { [unowned self, unowned process] error in
                         self.kill(process, reason: .protocolViolation, message: "protocol violation: \(error)")
@@ -201,7 +197,7 @@ package final class ProcessSupervisor {
     private func watchOOM(_ process: SupervisedProcess, _ run: ProcessRun) {
         run.oomKillsAtLaunch = run.group.isNew ? 0 : (try? run.group.memoryEvents().oomKills) ?? 0
         guard let source = try? run.group.oomEvents(),
-              let watch = try? loop.addIO(fd: source.fileDescriptor, events: source.readiness == .priority ? .priority : .readable, handler: { [unowned self, unowned process] _ in
+              let watch = try? loop.addIO(fd: source.fileDescriptor, events: source.readiness == .priority ? .priority : .readable, priority: .high, handler: { [unowned self, unowned process] _ in
                   _ = try? source.acknowledge()
                   self.oomNoticed(process)
               })
@@ -237,7 +233,7 @@ package final class ProcessSupervisor {
 
     /// Moves an extension to `state`; when that changes its kill band, its growth is
     /// measured from here on.
-    private func enter(_ state: ProcessState, _ process: SupervisedProcess) {
+    func enter(_ state: ProcessState, _ process: SupervisedProcess) {
         guard process.state != state else { return }
         process.state = state
         process.run?.noteBandEntry()
@@ -264,13 +260,15 @@ package final class ProcessSupervisor {
         }
         if let completion { run.onEnd.append(completion) }
         guard run.stopReason == nil || run.killTimer == nil else { return }
+        // A frozen run could not take `terminate` or SIGTERM.
+        resume(process)
         run.stopReason = run.stopReason ?? reason
         if let channel = run.channel, channel.isOpen, process.state == .idle || process.state == .running {
             channel.send(.terminate)
         } else {
             try? run.process.descriptor.send(signal: SIGTERM)
         }
-        run.killTimer = try? loop.addTimer(after: process.definition.stopTimeout) { [unowned self, unowned process] in
+        run.killTimer = loop.addTimer(after: process.definition.stopTimeout) { [unowned self, unowned process] in
             self.killRun(of: process)
         }
     }
@@ -288,15 +286,17 @@ package final class ProcessSupervisor {
         return killRun(of: process)
     }
 
-    /// SIGKILL to everything of the run, then ``exitBound`` for its main process to be
-    /// reaped before the run is given up, so that every stop ends.
+    /// SIGKILL to everything of the run, its main process's memory released at once
+    /// (`process_mrelease`, as lmkd does), then ``exitBound`` for it to be reaped before
+    /// the run is given up, so that every stop ends.
     @discardableResult
     private func killRun(of process: SupervisedProcess) -> MonotonicInstant? {
         guard let run = process.run else { return nil }
         run.killTimer = nil
         let signalled = killEverything(of: run, process: process, mainReaped: false)
+        run.memoryRelease = run.process.descriptor.releaseMemory()
         if run.abandonTimer == nil {
-            run.abandonTimer = try? loop.addTimer(after: Self.exitBound) { [unowned self, unowned process] in
+            run.abandonTimer = loop.addTimer(after: Self.exitBound) { [unowned self, unowned process] in
                 self.abandon(process)
             }
         }
@@ -349,29 +349,43 @@ package final class ProcessSupervisor {
 
     /// Ends a run whose main process was not reaped within ``exitBound`` of SIGKILL (stuck
     /// in the kernel): the stop that waits for it returns, and the state says it is down.
+    /// A loop held past the bound sees the timer before the pidfd: an exit that happened
+    /// meanwhile is taken as the exit. One that has not is still reaped when it comes.
     private func abandon(_ process: SupervisedProcess) {
         guard let run = process.run else { return }
+        if let status = try? run.process.descriptor.exitStatusIfExited() {
+            return end(run, of: process, .exited(ChildExit(status)))
+        }
         events.record(.error, process.name, "pid \(run.pid) was not reaped within \(Self.exitBound.formatted) of SIGKILL: its run is given up")
         end(run, of: process, .notReaped)
+        givenUp.reapWhenItExits(run.process, name: process.name)
     }
 
     // MARK: Helpers
 
-    /// A close-on-exec pipe for stdout and one for stderr; on failure none is left open.
-    private static func outputPipes(for name: String) throws(LaunchError) -> [(read: Int32, write: Int32)] {
-        var pipes: [(read: Int32, write: Int32)] = []
-        for stream in StandardStream.allCases {
-            var ends: [Int32] = [-1, -1]
-            // One thread: no fork can happen between pipe() and FD_CLOEXEC.
-            guard pipe(&ends) == 0 else {
-                let error = SystemError("\(stream) pipe for \(name)")
-                for pipe in pipes { close(pipe.read); close(pipe.write) }
-                throw .system(error)
-            }
-            for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-            pipes.append((ends[0], ends[1]))
+    /// New ends for a child; out of descriptors (EMFILE), no empty group is left behind.
+    private func childEnds(
+        _ kind: ChildEnds.Kind, _ operation: @autoclosure () -> String, discarding group: ControlGroup, of process: SupervisedProcess
+    ) throws(LaunchError) -> ChildEnds {
+        do throws(SystemError) {
+            return try ChildEnds(kind, operation())
+        } catch {
+            discard(group, of: process)
+            throw .system(error)
         }
-        return pipes
+    }
+
+    /// A connection that logs what the child writes to `stream`.
+    private func outputConnection(_ fd: Int32, _ stream: StandardStream, capture: OutputCapture,
+                                  of process: SupervisedProcess) throws(SystemError) -> Connection {
+        try Connection(
+            loop: loop, fd: fd,
+            onData: { connection, bytes in capture.take(bytes, from: stream, on: connection) },
+            onClose: { [unowned process] _ in
+                capture.recordSkipped()
+                process.output.flush(stream)
+            }
+        )
     }
 
     static func cgroupKind(_ kind: ProcessKind) -> CgroupKind {

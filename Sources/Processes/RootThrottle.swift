@@ -1,7 +1,7 @@
 import Cgroup
 import DaemonSupport
 import EventLoop
-import Sockets
+import Systemd
 
 /// Who may set the v2 `memory.high` of the tree's root, which makes the kernel count
 /// `high` events in its `memory.events` as the tree passes the low watermark (the
@@ -29,7 +29,7 @@ package enum RootThrottle {
             do throws(CgroupError) { try root.setMemoryHigh(bytes) } catch { throw .cgroup(error) }
             return bytes.map { "v2 memory.high of the tree at low (\($0) bytes)" }
         case .systemdUnit(let unit):
-            do throws(SystemError) { try unit.setMemoryHigh(bytes) } catch { throw .system(error) }
+            do throws(BusError) { try unit.setMemoryHigh(bytes) } catch { throw .systemd(error) }
             return bytes.map { "v2 MemoryHigh= of \(unit.unit) at low (\($0) bytes, set through systemd)" }
         case .none:
             return nil

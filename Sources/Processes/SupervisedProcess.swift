@@ -17,6 +17,9 @@ package enum ProcessState: String, CaseIterable {
     case running
     /// An extension launched and ready but not serving.
     case idle
+    /// An idle extension frozen after `suspend_after` (the cgroup freezer): it uses no
+    /// CPU and keeps its memory; thawed before its next request.
+    case suspended
     /// Waiting to be restarted after a crash.
     case backoff
     /// Ended on its own and not restarted (extensions, on-demand apps).
@@ -43,10 +46,13 @@ package final class SupervisedProcess {
     /// When it last began or finished serving a request; the kill policy spares the
     /// Armed while in `backoff`.
     var restartTimer: EventSource?
-    /// Armed while the group of an ended run waits for its killed processes to leave.
-    var groupRemoval: EventSource?
     /// Captured stdout and stderr.
     package let output: OutputLog
+    /// The budget of its output capture, made at its first launch and kept across runs
+    /// while `output_rate` stays.
+    var capture: OutputCapture?
+    /// `output_rate`: bytes per second of its output captured.
+    var outputRate = 1 << 20
     package var statistics = ProcessStatistics()
 
     package var kind: ProcessKind { definition.kind }
@@ -83,6 +89,10 @@ package struct ProcessStatistics {
     /// The highest cgroup usage of ended runs.
     package var peakMemoryBytes: UInt64 = 0
     package var kills: [StopReason: Int] = [:]
+    /// `memoryWarning` messages sent, by level (`high`, `warn`).
+    package var memoryWarnings = ["high": 0, "warn": 0]
+    /// Times an extension was suspended.
+    package var suspensions = 0
 
     mutating func recordLaunch(_ latency: Duration) {
         lastLaunchLatency = latency

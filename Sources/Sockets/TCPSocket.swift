@@ -17,16 +17,16 @@ public enum TCPSocket {
             throw SystemError("'\(address)': \(String(cString: gai_strerror(status)))", errno: EINVAL)
         }
         defer { freeaddrinfo(found) }
-        let fd = socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw SystemError("socket for \(address)") }
-        var on: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
-        guard bind(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0, Glibc.listen(fd, 16) == 0 else {
-            let error = SystemError("listen on \(address)")
-            close(fd)
-            throw error
+        let socket = try FileDescriptor("socket for \(address)") {
+            Glibc.socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         }
-        return fd
+        var on: Int32 = 1
+        _ = try systemCall("SO_REUSEADDR on \(address)") {
+            setsockopt(socket.rawValue, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+        }
+        _ = try systemCall("bind \(address)") { bind(socket.rawValue, info.pointee.ai_addr, info.pointee.ai_addrlen) }
+        _ = try systemCall("listen on \(address)") { Glibc.listen(socket.rawValue, 16) }
+        return socket.take()
     }
 
     /// `HOST:PORT` → (HOST, PORT); brackets around an IPv6 host are removed.

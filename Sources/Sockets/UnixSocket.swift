@@ -6,13 +6,13 @@ public enum UnixSocket {
     public static let maxPathLength = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
 
     /// Calls `body` with a `sockaddr_un` for `path`.
-    package static func withAddress<R>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) throws(SystemError) -> R {
+    package static func withAddress<R>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) throws(SystemError) -> R) throws(SystemError) -> R {
         try withAddress(Array(path.utf8), abstract: false, naming: "socket path \(path)", body)
     }
 
     /// Calls `body` with a `sockaddr_un` for the abstract address `name` (Linux's namespace
     /// of socket names that are not files; written `@name`), as long as the name exactly.
-    package static func withAbstractAddress<R>(_ name: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) throws(SystemError) -> R {
+    package static func withAbstractAddress<R>(_ name: String, _ body: (UnsafePointer<sockaddr>, socklen_t) throws(SystemError) -> R) throws(SystemError) -> R {
         try withAddress(Array(name.utf8), abstract: true, naming: "abstract socket name @\(name)", body)
     }
 
@@ -20,7 +20,7 @@ public enum UnixSocket {
     /// name follows a NUL and its length is exactly what it holds.
     private static func withAddress<R>(
         _ bytes: [UInt8], abstract: Bool, naming description: @autoclosure () -> String,
-        _ body: (UnsafePointer<sockaddr>, socklen_t) -> R
+        _ body: (UnsafePointer<sockaddr>, socklen_t) throws(SystemError) -> R
     ) throws(SystemError) -> R {
         guard bytes.count <= maxPathLength else {
             throw SystemError("\(description()) is longer than \(maxPathLength) bytes", errno: ENAMETOOLONG)
@@ -33,8 +33,8 @@ public enum UnixSocket {
         let length = abstract
             ? MemoryLayout<sockaddr_un>.offset(of: \.sun_path)! + 1 + bytes.count
             : MemoryLayout<sockaddr_un>.size
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(length)) }
+        return try withUnsafePointer(to: &address) { (pointer) throws(SystemError) -> R in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (address) throws(SystemError) -> R in try body(address, socklen_t(length)) }
         }
     }
 
@@ -42,47 +42,35 @@ public enum UnixSocket {
     /// A stale socket file (nobody accepting) is replaced; a live one is an error.
     public static func listen(path: String, mode: mode_t) throws(SystemError) -> Int32 {
         if let probe = try? connect(path: path) {
-            close(probe)
+            FileDescriptor.close(probe)
             throw SystemError("\(path) is already served by another process", errno: EADDRINUSE)
         }
         unlink(path)
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw SystemError("socket") }
-        do throws(SystemError) {
-            let bound = try withAddress(path) { Glibc.bind(fd, $0, $1) }
-            guard bound == 0 else { throw SystemError("bind \(path)") }
-            guard chmod(path, mode) == 0 else { throw SystemError("chmod \(path)") }
-            guard Glibc.listen(fd, 128) == 0 else { throw SystemError("listen \(path)") }
-        } catch {
-            close(fd)
-            throw error
+        let socket = try FileDescriptor("socket") {
+            Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         }
-        return fd
+        _ = try withAddress(path) { address, length throws(SystemError) in
+            try systemCall("bind \(path)") { Glibc.bind(socket.rawValue, address, length) }
+        }
+        _ = try systemCall("chmod \(path)") { chmod(path, mode) }
+        _ = try systemCall("listen \(path)") { Glibc.listen(socket.rawValue, 128) }
+        return socket.take()
     }
 
     /// Connects to `path` (blocking, close-on-exec).
     public static func connect(path: String) throws(SystemError) -> Int32 {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw SystemError("socket") }
-        let result = try withAddress(path) { Glibc.connect(fd, $0, $1) }
-        guard result == 0 else {
-            let error = SystemError("connect \(path)")
-            close(fd)
-            throw error
+        let socket = try FileDescriptor("socket") { Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+        _ = try withAddress(path) { address, length throws(SystemError) in
+            try systemCall("connect \(path)") { Glibc.connect(socket.rawValue, address, length) }
         }
-        return fd
+        return socket.take()
     }
 
     /// Writes all of `bytes` to a blocking fd.
     public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(SystemError) {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw SystemError("write")
-            }
-            offset += written
+            offset += try systemCall("write") { bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
         }
     }
 }

@@ -14,7 +14,6 @@ import ExtensionCoordination
 import ExtensiondConfig
 import Glibc
 import Hosts
-import Journal
 import Logging
 import Metrics
 import Output
@@ -22,6 +21,7 @@ import Pressure
 import ProcessIsolation
 import Processes
 import PrometheusText
+import Systemd
 import WireProtocol
 
 /// A running extensiond: ``init(configuration:configPath:logger:echoOutput:)`` takes the
@@ -45,9 +45,12 @@ public final class Daemon: ControlledDaemon {
     private let lock: RuntimeDirectoryLock
     private var control: ControlServer?
     private(set) var hosts: HostServer?
+    private(set) var reloads = ReloadStatistics()
     private var metrics: MetricsServer?
     private var dropIns: DropInWatcher?
     private var signalSources: [EventSource] = []
+    /// Pings systemd's watchdog while the loop runs (`WatchdogSec=`).
+    private var watchdog: Watchdog?
     private var stopping = false
     /// Copy every process's output to stderr, prefixed with its name (a developer's terminal).
     private let echoOutput: Bool
@@ -93,7 +96,7 @@ public final class Daemon: ControlledDaemon {
         } catch {
             throw .cgroup(error)
         }
-        let isolation = Isolation(configuration: configuration, groups: GroupStore(stateDirectory: settings.stateDirectory, events: events),
+        let isolation = Isolation(configuration: configuration, groups: GroupStore(stateDirectory: settings.stateDirectory, events: events, clock: loop),
                                   runsAsRoot: geteuid() == 0, events: events)
         removedApps = RemovedApps(stateDirectory: settings.stateDirectory, isolation: isolation)
         supervisor = ProcessSupervisor(loop: loop, tree: cgroups.tree, events: events, isolation: isolation,
@@ -133,6 +136,8 @@ public final class Daemon: ControlledDaemon {
         }
         extensions.onHasContentChanged = { [unowned self] id, value in self.hosts?.hasContentChanged(id, to: value) }
         extensions.onGalleryChanged = { [unowned self] in self.hosts?.listChanged() }
+        pressure.admission.widgets = { [unowned self] in self.extensions.records.values.filter { $0.spec.point == .widget }.map(\.id) }
+        pressure.admission.onHold = { [unowned self] id, held in self.extensions.setMemoryHold(held, id) }
         supervisor.onLaunched = { [unowned self] process in
             self.extensions.launched(process.name)
             self.pressure.launched(process)
@@ -191,14 +196,16 @@ public final class Daemon: ControlledDaemon {
     /// and serves until SIGTERM or SIGINT; returns the process exit code.
     public func run() throws(SupervisorError) -> Int32 {
         let settings = configuration.supervisor
+        let controlPath = settings.runtimeDirectory + "/control.sock", hostPath = settings.runtimeDirectory + "/host.sock"
+        var activated = ActivatedSockets()
         do {
-            control = try ControlServer(loop: loop, path: settings.runtimeDirectory + "/control.sock",
+            control = try ControlServer(loop: loop, path: controlPath, inherited: activated.take(path: controlPath),
                                         access: ControlAccess(settings)) { [commands] request, session in
                 commands.handle(request, session)
             }
             control?.onRefused = { [unowned self] _, refusal in self.events.record(.error, nil, "control.sock: \(refusal)") }
             control?.isSupervised = { [unowned self] pid in self.supervisedProcess(pid, among: ProcessKind.allCases) != nil }
-            hosts = try HostServer(loop: loop, path: settings.runtimeDirectory + "/host.sock", extensions: extensions, events: events,
+            hosts = try HostServer(loop: loop, path: hostPath, inherited: activated.take(path: hostPath), extensions: extensions, events: events,
                                    openInApp: { [unowned self] url, app, source throws(OpenURLError) in
                                        try self.open(url, from: source, onlyIn: app)
                                    }) { [unowned self] pid in
@@ -208,7 +215,12 @@ public final class Daemon: ControlledDaemon {
             applyHostRules()
             watchDropIns()
             if let address = settings.metricsListen {
-                let figures = DaemonMetrics(loop: loop, registry: registry, cgroups: cgroups, extensions: extensions, pressure: pressure)
+                let figures = DaemonMetrics(loop: loop, registry: registry, cgroups: cgroups, extensions: extensions, pressure: pressure,
+                                            events: events) { [unowned self] in
+                    OperationFigures(reloads: self.reloads, hostsConnected: self.hosts?.connectedCount ?? 0,
+                                     hostsAccepted: self.hosts?.accepted ?? 0,
+                                     hostsDropped: self.hosts?.dropped ?? ["behind": 0, "limit": 0, "refused": 0])
+                }
                 metrics = try MetricsServer(loop: loop, address: address) {
                     ExpositionText.render(figures.metricFamilies())
                 }
@@ -228,9 +240,13 @@ public final class Daemon: ControlledDaemon {
             releaseCgroups()
             throw error
         }
-        let watchdog = loop.enableWatchdog()
+        for unclaimed in activated.closeUnclaimed() {
+            events.record(.error, nil, "socket activation: \(unclaimed) is neither \(controlPath) nor \(hostPath) (runtime_dir); closed it")
+        }
+        watchdog = Watchdog(loop: loop)
+        defer { watchdog = nil }
         logger.info("extensiond \(extensiondVersion) serving \(settings.runtimeDirectory)/control.sock", metadata: [
-            "config": "\(configPath)", "cgroup": "\(cgroups.tree.root)", "backend": "\(cgroups.tree.version)", "watchdog": "\(watchdog)",
+            "config": "\(configPath)", "cgroup": "\(cgroups.tree.root)", "backend": "\(cgroups.tree.version)", "watchdog": "\(watchdog != nil)",
         ])
         if geteuid() != 0 || supervisor.isolation.landlockABI == 0 {
             logger.warning("isolation: \(supervisor.isolation.summary)")
@@ -336,9 +352,15 @@ public final class Daemon: ControlledDaemon {
         var remaining = alive.count
         let finish: () -> Void = { [unowned self] in
             self.extensions.saveRecords()
-            self.releaseCgroups()
-            self.signalSources.removeAll()
-            self.loop.exit(code: 0)
+            self.extensions.groups.saveAccepted()
+            // Groups still emptying are removed first (each within its bound), then the
+            // volumes their processes wrote to are unmounted.
+            self.supervisor.removals.whenAllDone { [unowned self] in
+                self.supervisor.isolation.volumes.unmountAll()
+                self.releaseCgroups()
+                self.signalSources.removeAll()
+                self.loop.exit(code: 0)
+            }
         }
         guard remaining > 0 else { return finish() }
         for process in alive {
@@ -369,20 +391,19 @@ public final class Daemon: ControlledDaemon {
     package func reload(restartingChanged: Bool = false) throws(ConfigurationErrors) -> ConfigChanges {
         notifier.reloading()
         defer { notifier.reloaded(status: summary) }
-        let next: Configuration
+        let started = ContinuousClock.now
+        let read: Configuration
         do {
-            next = try readConfiguration()
+            read = try readConfiguration()
         } catch {
+            reloads.record(succeeded: false, after: ContinuousClock.now - started)
             logger.error("reload failed, keeping the running configuration: \(error)")
             throw error
         }
-        if next.supervisor.runtimeDirectory != configuration.supervisor.runtimeDirectory
-            || next.supervisor.stateDirectory != configuration.supervisor.stateDirectory
-            || next.supervisor.cgroup != configuration.supervisor.cgroup
-            || next.supervisor.metricsListen != configuration.supervisor.metricsListen {
-            logger.warning("runtime_dir, state_dir, cgroup and metrics_listen changes take effect at the next start")
-        }
-        let changes = registry.changes(to: next)
+        defer { reloads.record(succeeded: true, after: ContinuousClock.now - started) }
+        let (next, waitingForRestart) = read.keepingRestartOnlySettings(of: configuration.supervisor)
+        var changes = registry.changes(to: next)
+        changes.waitingForRestart = waitingForRestart
         configuration = next
         supervisor.isolation.apply(next)
         settleRemovedApps()
@@ -415,7 +436,7 @@ public final class Daemon: ControlledDaemon {
         startAutostarted()
         let counts = [("HOSTS", next.hosts.count), ("APPS", next.apps.count), ("EXTENSIONS", next.extensions.count),
                       ("ADDED", changes.added.count), ("CHANGED", changes.changed.count), ("REMOVED", changes.removed.count)]
-        events.record(.reload, nil, "reloaded \(configPath): \(summary); added \(changes.added.count), changed \(changes.changed.count), removed \(changes.removed.count)",
+        events.record(.reload, nil, "reloaded \(configPath): \(summary); added \(changes.added.count), changed \(changes.changed.count), removed \(changes.removed.count)\(ControlCommands.restartNote(changes))",
                       figures: [("CONFIG", configPath)] + counts.map { ($0.0, "\($0.1)") })
         return changes
     }

@@ -20,7 +20,7 @@ final class SupervisedExtensions: ExtensionProcesses {
         if process.state == .starting { return .starting }
         if run.stopReason != nil { return .stopping }
         // Idle or running without a channel cannot be reached: as good as not ready yet.
-        guard process.state == .idle || process.state == .running, run.channel != nil else { return .starting }
+        guard [.idle, .running, .suspended].contains(process.state), run.channel != nil else { return .starting }
         return .ready
     }
 
@@ -44,6 +44,16 @@ final class SupervisedExtensions: ExtensionProcesses {
 
     func readPending(_ id: String) {
         registry[id]?.run?.channel?.readPending()
+    }
+
+    func suspend(_ id: String) {
+        guard let process = registry[id] else { return }
+        supervisor.suspend(process)
+    }
+
+    func resume(_ id: String) {
+        guard let process = registry[id] else { return }
+        supervisor.resume(process)
     }
 
     func stop(_ id: String, reason: StopReason) {

@@ -77,7 +77,7 @@ extension Size {
 }
 
 /// Why an update is requested.
-public enum UpdateReason: String, WireEnum {
+public enum UpdateReason: String, WireEnum, CaseIterable {
     /// A host pulled and the cached snapshot could not be served.
     case pull
     /// A scheduled background refresh.

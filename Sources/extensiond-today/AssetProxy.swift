@@ -34,7 +34,7 @@ final class AssetProxy {
         let id = nextID
         nextID += 1
         let request: JSONValue = ["type": "asset", "id": .number(Double(id)), "extension": .string(extensionID), "name": .string(name)]
-        let timeout = try? loop.addTimer(after: Self.timeout) { [unowned self] in
+        let timeout = loop.addTimer(after: Self.timeout) { [unowned self] in
             self.pending.removeValue(forKey: id)?.exchange.respond(status: .gatewayTimeout, text: "the daemon did not answer")
         }
         pending[id] = (exchange, timeout)

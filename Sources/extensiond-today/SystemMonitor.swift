@@ -53,7 +53,7 @@ final class SystemMonitor {
         guard samplesLeft > 0 else { return timer = nil }
         samplesLeft -= 1
         sample()
-        timer = try? loop.addTimer(after: Self.interval, accuracy: .milliseconds(500)) { [unowned self] in self.tick() }
+        timer = loop.addTimer(after: Self.interval, accuracy: .milliseconds(500)) { [unowned self] in self.tick() }
     }
 
     private func sample() {

@@ -2,7 +2,7 @@ import ControlProtocol
 import DaemonSupport
 import ExtensiondConfig
 import Glibc
-import Journal
+import Systemd
 import Logging
 import Output
 import Supervisor

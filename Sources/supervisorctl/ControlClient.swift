@@ -73,7 +73,7 @@ enum ClientError: Error, CustomStringConvertible {
         }
     }
 
-    var exitStatus: ExitStatus {
+    var exitStatus: CLIExitCode {
         switch self {
         case .unreachable(_, let reason) where reason.errno == EACCES || reason.errno == EPERM: .unknownOrRefused
         case .unreachable: .unreachable

@@ -1,4 +1,5 @@
 import ControlProtocol
+import WireProtocol
 
 /// Human-readable figures for the terminal.
 enum Format {
@@ -33,9 +34,20 @@ enum Format {
 }
 
 /// One JSON document on one line.
-enum JSONText {
+enum JSONLine {
     static func line(_ value: some Encodable) -> String {
         String(decoding: ControlCodec.line(value).dropLast(), as: UTF8.self)
+    }
+
+    /// An answer as `--json` prints it: `schema`, `ok` and the keys of that answer; the
+    /// keys the daemon sets to `null` because they belong to other commands are left out
+    /// (objects inside keep every key).
+    static func line(_ response: ControlResponse) -> String {
+        let encoded = ControlCodec.line(response)
+        guard case .object(let keys)? = try? ControlCodec.decode(JSONValue.self, from: encoded.dropLast()) else {
+            return String(decoding: encoded.dropLast(), as: UTF8.self)
+        }
+        return line(JSONValue.object(keys.filter { $0.value != .null }))
     }
 }
 

@@ -1,14 +1,23 @@
 /// Reads lines from a terminal with editing and history: ←/→, Home/End (Ctrl-A/E),
 /// Backspace/Delete, Ctrl-U (kill to start), Ctrl-K (kill to end), ↑/↓ through earlier
-/// lines, Ctrl-C (drop the line), Ctrl-D on an empty line (end).
+/// lines, Tab (complete the word before the cursor), Ctrl-C (drop the line), Ctrl-D on an
+/// empty line (end).
 struct LineEditor {
     let prompt: String
-    private(set) var history: [String] = []
+    private(set) var history: [String]
+    /// The words that may follow the line's earlier words, for Tab.
+    let completions: (_ earlierWords: [String]) -> [String]
+    /// Told each line added to the history (to keep it in a file).
+    let remember: (String) -> Void
     /// Lines kept for ↑.
     static let historyLimit = 1000
 
-    init(prompt: String) {
+    init(prompt: String, history: [String] = [], completions: @escaping ([String]) -> [String] = { _ in [] },
+         remember: @escaping (String) -> Void = { _ in }) {
         self.prompt = prompt
+        self.history = Array(history.suffix(Self.historyLimit))
+        self.completions = completions
+        self.remember = remember
     }
 
     /// The next line, or nil at the end of input.
@@ -20,6 +29,10 @@ struct LineEditor {
                 guard case .byte(let byte) = Terminal.readByte() else { return nil }
                 switch editing.accept(byte) {
                 case .continue: redraw(editing)
+                case .complete:
+                    let choices = editing.complete(from: completions(editing.earlierWords))
+                    if choices.count > 1 { Terminal.write("\r\n" + choices.joined(separator: "  ") + "\r\n") }
+                    redraw(editing)
                 case .submit: Terminal.write("\r\n"); return String(String.UnicodeScalarView(editing.text))
                 case .cancel: Terminal.write("^C\r\n"); editing = EditState(history: history); Terminal.write(prompt)
                 case .end: Terminal.write("\r\n"); return nil
@@ -29,6 +42,7 @@ struct LineEditor {
         if let line, !line.allSatisfy(\.isWhitespace), line != history.last {
             history.append(line)
             if history.count > Self.historyLimit { history.removeFirst() }
+            remember(line)
         }
         return line
     }
@@ -43,7 +57,7 @@ struct LineEditor {
 /// One line being edited: its text, the cursor, the position in history, and the
 /// bytes of an escape sequence or UTF-8 character not complete yet.
 struct EditState {
-    enum Action { case `continue`, submit, cancel, end }
+    enum Action { case `continue`, complete, submit, cancel, end }
 
     private(set) var text: [Unicode.Scalar] = []
     private(set) var cursor = 0
@@ -65,6 +79,7 @@ struct EditState {
         }
         switch byte {
         case 0x0D, 0x0A: return .submit
+        case 0x09: return .complete
         case 0x03: return .cancel
         case 0x04 where text.isEmpty: return .end
         case 0x04: delete(at: cursor)
@@ -127,6 +142,35 @@ struct EditState {
 
     private mutating func delete(at index: Int) {
         if index < text.count { text.remove(at: index) }
+    }
+
+    /// The start of the word before the cursor.
+    private var wordStart: Int {
+        var start = cursor
+        while start > 0 && text[start - 1] != " " { start -= 1 }
+        return start
+    }
+
+    /// The words before the one being completed.
+    var earlierWords: [String] {
+        String(String.UnicodeScalarView(text[..<wordStart])).split(separator: " ").map(String.init)
+    }
+
+    /// Completes the word before the cursor from `words`: one match is put in with a space
+    /// after it; several extend the word by what they share. Returns the matches, sorted.
+    mutating func complete(from words: [String]) -> [String] {
+        let start = wordStart
+        let typed = String(String.UnicodeScalarView(text[start..<cursor]))
+        let matches = Set(words.filter { $0.hasPrefix(typed) }).sorted()
+        guard let first = matches.first else { return [] }
+        var shared = Array(first.unicodeScalars)
+        for match in matches.dropFirst() {
+            shared = Array(zip(shared, match.unicodeScalars).prefix { $0 == $1 }.map(\.0))
+        }
+        let completion = matches.count == 1 ? shared + [" "] : shared
+        text.replaceSubrange(start..<cursor, with: completion)
+        cursor = start + completion.count
+        return matches
     }
 
     /// ↑ (`step` -1) and ↓ (+1) through history; past the newest line, back to the draft.

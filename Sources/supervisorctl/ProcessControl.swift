@@ -85,12 +85,18 @@ struct Signal: ParsableCommand {
 struct Pid: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pid",
-        abstract: "The pid of a process (0 and exit 3 when it is not running), or of the daemon."
+        abstract: "The pid of a process (0 and exit 3 when it is not running), or of the daemon.",
+        discussion: "pid all prints the pid of every process, one a line in status order (0 when not running)."
     )
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "A host, app or extension (default: the daemon).", completion: NameCompletion.names) var name: String?
+    @Argument(help: "A host, app or extension, or all (default: the daemon).", completion: NameCompletion.names) var name: String?
 
     func run() throws {
+        if name == "all" {
+            let response = try global.call(.status(NameSelection(["all"])))
+            global.show(response) { ($0.status ?? []).map { "\($0.pid ?? 0)" }.joined(separator: "\n") }
+            return
+        }
         let response = try global.call(.pid(PidRequest(name: name)))
         global.show(response) { "\($0.pid ?? 0)" }
         if response.pid == nil { throw CommandFailed(message: "", status: .notRunning) }

@@ -20,6 +20,9 @@ struct Pull: ParsableCommand {
     func run() throws {
         let response = try global.call(.pull(PullRequest(name: name, mode: mode)))
         global.show(response) { $0.pull.map(PullFormat.text) }
+        if let report = response.pull, report.result == "failed" {
+            throw CommandFailed(message: "\(name): the update failed: \(report.error ?? "no reason given")", status: .failed)
+        }
     }
 }
 

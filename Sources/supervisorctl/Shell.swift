@@ -1,4 +1,5 @@
 import Glibc
+import Spelling
 
 /// supervisorctl's shell, as supervisord's: a `supervisorctl>` prompt with line editing
 /// and history on a terminal; from a pipe or file, one command per line, no prompt.
@@ -13,11 +14,12 @@ struct Shell {
 
     static let prompt = "supervisorctl> "
 
-    func run() -> ExitStatus {
-        var status = ExitStatus.success
+    func run() -> CLIExitCode {
+        var status = CLIExitCode.success
         if !first.isEmpty { status = execute(first) }
         let interactive = Terminal.isCapable(STDIN_FILENO) && isatty(STDOUT_FILENO) == 1
-        var editor = LineEditor(prompt: Self.prompt)
+        var editor = LineEditor(prompt: Self.prompt, history: interactive ? ShellHistory.load() : [],
+                                completions: completions, remember: ShellHistory.append)
         while let line = interactive ? editor.readLine() : Swift.readLine() {
             let words: [String]
             do {
@@ -35,12 +37,33 @@ struct Shell {
         return status
     }
 
-    private func execute(_ words: [String]) -> ExitStatus {
-        guard GlobalOptions.split(words).command.first != nil else {
+    private func execute(_ words: [String]) -> CLIExitCode {
+        guard let command = GlobalOptions.split(words).command.first else {
             printError("no command in '\(words.joined(separator: " "))'; type help")
             return .usage
         }
+        guard Self.commands.contains(command) else {
+            // supervisord's answer, with the command that was probably meant.
+            let guess = Spelling.closest(to: command, among: Self.commands).map { " (did you mean \($0)?)" } ?? ""
+            print("*** Unknown syntax: \(words.joined(separator: " "))\(guess)")
+            return .usage
+        }
         return Supervisorctl.execute(globalArguments + words)
+    }
+
+    /// The shell's commands: supervisorctl's, `help`, and the two ways out.
+    static let commands = Supervisorctl.configuration.subcommands.map { $0._commandName } + ["help", "exit", "quit"]
+
+    /// Commands that take no process name.
+    static let nameless: Set = ["avail", "version", "reread", "reload", "pressure", "stats", "maintail", "events", "top", "exit", "quit"]
+
+    /// What Tab offers after `earlierWords`: a command first, then (for commands that take
+    /// names) the daemon's names and `all`.
+    func completions(_ earlierWords: [String]) -> [String] {
+        guard let command = GlobalOptions.split(earlierWords).command.first else { return Self.commands }
+        if command == "help" { return earlierWords.count == 1 ? Self.commands : [] }
+        if Self.nameless.contains(command) { return [] }
+        return NameCompletion.available(globalArguments) + ["all"]
     }
 }
 

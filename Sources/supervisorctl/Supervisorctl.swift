@@ -22,7 +22,7 @@ struct Supervisorctl: ParsableCommand {
         subcommands: [
             Status.self, Start.self, Stop.self, Restart.self, Signal.self, Pid.self, Avail.self, Clear.self, Purge.self,
             Tail.self, Maintail.self, Events.self, Reread.self, Update.self, Reload.self, Pressure.self, Version.self,
-            Stats.self, Top.self, Enable.self, Disable.self, Pull.self, Refresh.self, Perform.self, Open.self, Defaults.self,
+            Stats.self, Top.self, Enable.self, Disable.self, Pull.self, Refresh.self, Perform.self, Open.self, DefaultsCommand.self,
         ]
     )
 
@@ -50,7 +50,7 @@ struct Supervisorctl: ParsableCommand {
 
     /// Parses and runs one command line (the command line or a line of the shell),
     /// printing what went wrong; returns the exit status.
-    static func execute(_ arguments: [String]) -> ExitStatus {
+    static func execute(_ arguments: [String]) -> CLIExitCode {
         do {
             let expanded = ShorthandArguments.expand(arguments)
             var command = try parseDirectly(expanded) ?? parseAsRoot(expanded)
@@ -69,7 +69,7 @@ struct Supervisorctl: ParsableCommand {
                 return .success
             }
             printError(fullMessage(for: error))
-            return code == .validationFailure ? .usage : ExitStatus(rawValue: code.rawValue) ?? .failed
+            return code == .validationFailure ? .usage : CLIExitCode(rawValue: code.rawValue) ?? .failed
         }
     }
 }
@@ -104,8 +104,11 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: .long, help: "Print the daemon's answers as JSON, one per line, every key present (docs/CLI.md).")
     var json = false
 
-    var socketPath: String {
-        socket ?? getenv("EXTENSIOND_SOCKET").map { String(cString: $0) } ?? "/run/extensiond/control.sock"
+    var socketPath: String { Self.socketPath(socket) }
+
+    /// `explicit` (a `--socket`), else `$EXTENSIOND_SOCKET`, else the default.
+    static func socketPath(_ explicit: String?) -> String {
+        explicit ?? getenv("EXTENSIOND_SOCKET").map { String(cString: $0) } ?? "/run/extensiond/control.sock"
     }
 
     var client: ControlClient { ControlClient(socketPath: socketPath) }
@@ -139,7 +142,7 @@ struct GlobalOptions: ParsableArguments {
     func checked(_ response: ControlResponse) throws -> ControlResponse {
         guard !response.ok else { return response }
         if json {
-            print(JSONText.line(response))
+            print(JSONLine.line(response))
         } else if let message = response.message {
             print(message)
         }
@@ -149,7 +152,7 @@ struct GlobalOptions: ParsableArguments {
     /// Prints `response`: as JSON with `--json`, else `text` (nothing when it is nil).
     func show(_ response: ControlResponse, _ text: (ControlResponse) -> String?) {
         if json {
-            print(JSONText.line(response))
+            print(JSONLine.line(response))
         } else if let text = text(response) {
             print(text)
         }

@@ -59,6 +59,18 @@ import Testing
         #expect(configured == .legacy(memoryRoot: "/sys/fs/cgroup/memory/x", pidsRoot: "/sys/fs/cgroup/pids/x"))
     }
 
+    @Test func theV1FreezerHierarchyIsUsedLikeThePidsOne() throws {
+        let mounts = Self.hybridMounts + "\n40 31 0:37 / /sys/fs/cgroup/freezer rw,relatime - cgroup cgroup rw,freezer"
+        let memberships = "6:freezer:/f\n" + Self.hybridMemberships
+        #expect(try locate(mounts, memberships) == .legacy(
+            memoryRoot: "/sys/fs/cgroup/memory/process_api/abc", pidsRoot: "/sys/fs/cgroup/pids", freezerRoot: "/sys/fs/cgroup/freezer/f"))
+        #expect(try locate(mounts, memberships, ownChild: "extensiond@run-a") == .legacy(
+            memoryRoot: "/sys/fs/cgroup/memory/process_api/abc/extensiond@run-a", pidsRoot: "/sys/fs/cgroup/pids/extensiond@run-a",
+            freezerRoot: "/sys/fs/cgroup/freezer/f/extensiond@run-a"))
+        #expect(try locate(mounts, memberships, configuredRoot: "/sys/fs/cgroup/memory/x") == .legacy(
+            memoryRoot: "/sys/fs/cgroup/memory/x", pidsRoot: "/sys/fs/cgroup/pids/x", freezerRoot: "/sys/fs/cgroup/freezer/f/x"))
+    }
+
     @Test func childNamesAreOneDirectoryNamePerRuntimeDirectory() {
         #expect(CgroupTree.childName(runtimeDirectory: "/run/extensiond") == "extensiond@run-extensiond")
         #expect(CgroupTree.childName(runtimeDirectory: "/tmp/x-1//run/") == "extensiond@tmp-x\\x2d1-run")

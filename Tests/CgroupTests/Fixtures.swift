@@ -12,7 +12,7 @@ struct LegacyFixture {
 
     init() throws {
         sandbox = try CgroupSandbox()
-        tree = CgroupTree(memoryRoot: sandbox.memoryDirectory, pidsRoot: sandbox.pidsDirectory)
+        tree = CgroupTree(memoryRoot: sandbox.memoryDirectory, pidsRoot: sandbox.pidsDirectory, freezerRoot: sandbox.freezerDirectory)
         try tree.prepare()
     }
 }

@@ -143,7 +143,7 @@ import Glibc
         defer { reap(orphan) }
 
         // A new daemon finds the tree as the crashed one left it.
-        let restarted = CgroupTree(memoryRoot: fixture.sandbox.memoryDirectory, pidsRoot: fixture.sandbox.pidsDirectory)
+        let restarted = CgroupTree(memoryRoot: fixture.sandbox.memoryDirectory, pidsRoot: fixture.sandbox.pidsDirectory, freezerRoot: fixture.sandbox.freezerDirectory)
         let cleaned = try restarted.removeStaleGroups()
 
         #expect(cleaned == [

@@ -15,9 +15,9 @@ import Glibc
         try tree.prepare()
         // Each pid is its own write; a plain file keeps only the last one.
         #expect(fake.read("supervisor/cgroup.procs") == "\(FakeCgroupTree.fakePids[1])")
-        #expect(fake.read("cgroup.subtree_control") == "+memory +pids")
+        #expect(fake.read("cgroup.subtree_control") == "+memory +pids +cpu")
         for kind in CgroupKind.allCases {
-            #expect(fake.read("\(kind.rawValue)/cgroup.subtree_control") == "+memory +pids")
+            #expect(fake.read("\(kind.rawValue)/cgroup.subtree_control") == "+memory +pids +cpu")
         }
         #expect(tree.supervisor.directories == ["\(fake.root)/supervisor"])
     }
@@ -37,7 +37,10 @@ import Glibc
         let group = try tree.group(.extensions, id: "w")
         #expect(group.spawnPlacement == .cloneInto(directory: "\(fake.root)/extensions/w"))
 
-        try group.apply(CgroupLimits(memoryMax: 32 << 20, memoryHigh: 24 << 20, memoryLow: 8 << 20, pidsMax: 8))
+        try group.apply(CgroupLimits(memoryMax: 32 << 20, memoryHigh: 24 << 20, memoryLow: 8 << 20, pidsMax: 8,
+                                     cpuQuota: .init(microseconds: 20_000, periodMicroseconds: 100_000), cpuWeight: 50))
+        #expect(fake.read("extensions/w/cpu.max") == "20000 100000")
+        #expect(fake.read("extensions/w/cpu.weight") == "50")
         #expect(fake.read("extensions/w/memory.max") == "33554432")
         #expect(fake.read("extensions/w/memory.high") == "25165824")
         #expect(fake.read("extensions/w/memory.low") == "8388608")
@@ -48,6 +51,8 @@ import Glibc
         #expect(fake.read("extensions/w/memory.high") == "max")
         #expect(fake.read("extensions/w/memory.low") == "0")
         #expect(fake.read("extensions/w/pids.max") == "max")
+        #expect(fake.read("extensions/w/cpu.max") == "max")
+        #expect(fake.read("extensions/w/cpu.weight") == "100")
         #expect(try group.memoryMax() == nil)
 
         fake.write("7340032\n", to: "extensions/w/memory.current")

@@ -6,11 +6,7 @@ import Testing
 /// Descriptor sources: level-triggered readiness, changing the events waited for, and
 /// sources cancelled or freed while a batch of events is being dispatched.
 @Suite struct EventLoopDescriptorTests {
-    private func readable() -> DescriptorPair {
-        let pair = DescriptorPair.socketPair()
-        _ = write(pair.childEnd, "x", 1)
-        return pair
-    }
+    private func readable() -> DescriptorPair { readableSocketPair() }
 
     @Test func readinessIsLevelTriggered() throws {
         let loop = try EventLoop()
@@ -39,7 +35,7 @@ import Testing
                 sources[1 - index]?.cancel()
             }
         }
-        let stop = try loop.addTimer(after: .milliseconds(20)) { loop.exit() }
+        let stop = loop.addTimer(after: .milliseconds(20)) { loop.exit() }
         _ = try loop.run()
         #expect(fired.count == 1)
         _ = stop
@@ -58,7 +54,7 @@ import Testing
                 sources = [nil, nil]
             }
         }
-        let stop = try loop.addTimer(after: .milliseconds(20)) { loop.exit() }
+        let stop = loop.addTimer(after: .milliseconds(20)) { loop.exit() }
         _ = try loop.run()
         #expect(fired.count == 1)
         _ = stop
@@ -74,9 +70,16 @@ import Testing
             // Waits for nothing more: an idle socket must not fire.
             source?.setIOEvents([])
         }
-        let stop = try loop.addTimer(after: .milliseconds(20)) { loop.exit() }
+        let stop = loop.addTimer(after: .milliseconds(20)) { loop.exit() }
         _ = try loop.run()
         #expect(seen == [.writable])
         _ = stop
     }
+}
+
+/// A socket pair whose parent end is readable (one byte waits).
+func readableSocketPair() -> DescriptorPair {
+    let pair = DescriptorPair.socketPair()
+    _ = write(pair.childEnd, "x", 1)
+    return pair
 }

@@ -34,7 +34,7 @@ import Testing
         let loop = try EventLoop()
         let child = try Spawner.spawn(SpawnRequest(executable: "/bin/sh", arguments: ["-c", "exit 3"]))
         var exits: [ChildExit] = []
-        let stop = try loop.addTimer(after: .seconds(10)) { loop.exit(code: 1) }
+        let stop = loop.addTimer(after: .seconds(10)) { loop.exit(code: 1) }
         let watch = try loop.addChildExit(pidfd: child.descriptor.fileDescriptor) { exit in
             exits.append(exit)
             // Past the exit: a reaped child's pidfd stays readable and must not fire again.

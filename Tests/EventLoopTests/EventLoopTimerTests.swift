@@ -9,12 +9,12 @@ import Testing
         let loop = try EventLoop()
         var fired: [String] = []
         let start = loop.now
-        let late = try loop.addTimer(at: start + .milliseconds(40), accuracy: .zero) {
+        let late = loop.addTimer(at: start + .milliseconds(40), accuracy: .zero) {
             fired.append("late")
             loop.exit(code: 3)
         }
         var again: EventSource?
-        again = try loop.addTimer(at: start + .milliseconds(10), accuracy: .zero) {
+        again = loop.addTimer(at: start + .milliseconds(10), accuracy: .zero) {
             fired.append("early")
             if fired.count == 1 { again?.reschedule(at: loop.now + .milliseconds(10)) }
         }
@@ -30,14 +30,14 @@ import Testing
         var fired: [String] = []
         var cancelled: EventSource?
         var moved: EventSource?
-        let first = try loop.addTimer(at: start + .milliseconds(1), accuracy: .zero) {
+        let first = loop.addTimer(at: start + .milliseconds(1), accuracy: .zero) {
             fired.append("first")
             cancelled?.cancel()
             moved?.reschedule(at: loop.now + .milliseconds(30))
         }
-        cancelled = try loop.addTimer(at: start + .milliseconds(2), accuracy: .zero) { fired.append("cancelled") }
+        cancelled = loop.addTimer(at: start + .milliseconds(2), accuracy: .zero) { fired.append("cancelled") }
         var movedAt: MonotonicInstant?
-        moved = try loop.addTimer(at: start + .milliseconds(3), accuracy: .zero) {
+        moved = loop.addTimer(at: start + .milliseconds(3), accuracy: .zero) {
             fired.append("moved")
             movedAt = loop.now
             loop.exit()
@@ -55,12 +55,12 @@ import Testing
         let start = loop.now
         var fired: [String] = []
         var freed: EventSource?
-        let first = try loop.addTimer(at: start + .milliseconds(1), accuracy: .zero) {
+        let first = loop.addTimer(at: start + .milliseconds(1), accuracy: .zero) {
             fired.append("first")
             freed = nil
         }
-        freed = try loop.addTimer(at: start + .milliseconds(2), accuracy: .zero) { fired.append("freed") }
-        let stop = try loop.addTimer(at: start + .milliseconds(20), accuracy: .zero) { loop.exit() }
+        freed = loop.addTimer(at: start + .milliseconds(2), accuracy: .zero) { fired.append("freed") }
+        let stop = loop.addTimer(at: start + .milliseconds(20), accuracy: .zero) { loop.exit() }
         usleep(5_000)
         _ = try loop.run()
         #expect(fired == ["first"])
@@ -72,7 +72,7 @@ import Testing
         let loop = try EventLoop()
         let start = loop.now
         var firedAt: MonotonicInstant?
-        let timer = try loop.addTimer(at: start + .milliseconds(20), accuracy: .milliseconds(30)) {
+        let timer = loop.addTimer(at: start + .milliseconds(20), accuracy: .milliseconds(30)) {
             firedAt = loop.now
             loop.exit()
         }
@@ -89,8 +89,8 @@ import Testing
         let loop = try EventLoop()
         let start = loop.now
         var firedAt: [String: MonotonicInstant] = [:]
-        let lenient = try loop.addTimer(at: start + .milliseconds(5), accuracy: .seconds(10)) { firedAt["lenient"] = loop.now }
-        let strict = try loop.addTimer(at: start + .milliseconds(30), accuracy: .zero) {
+        let lenient = loop.addTimer(at: start + .milliseconds(5), accuracy: .seconds(10)) { firedAt["lenient"] = loop.now }
+        let strict = loop.addTimer(at: start + .milliseconds(30), accuracy: .zero) {
             firedAt["strict"] = loop.now
             loop.exit()
         }
@@ -105,8 +105,8 @@ import Testing
         let loop = try EventLoop()
         let start = loop.now
         var fired = 0
-        let timers = try (1...3).map { index in
-            try loop.addTimer(at: start + .microseconds(Int64(index)), accuracy: .zero) {
+        let timers = (1...3).map { index in
+            loop.addTimer(at: start + .microseconds(Int64(index)), accuracy: .zero) {
                 fired += 1
                 loop.exit(code: 9)
             }
@@ -120,7 +120,7 @@ import Testing
     @Test func nowIsTheTimeTheIterationBegan() throws {
         let loop = try EventLoop()
         var seen: (MonotonicInstant, MonotonicInstant, MonotonicInstant)?
-        let timer = try loop.addTimer(after: .milliseconds(1), accuracy: .zero) {
+        let timer = loop.addTimer(after: .milliseconds(1), accuracy: .zero) {
             let first = loop.now
             usleep(3_000)
             seen = (first, loop.now, .current())
@@ -138,12 +138,12 @@ import Testing
         let loop = try EventLoop()
         let start = loop.now
         var fired: [String] = []
-        let earliest = try loop.addTimer(at: start + .milliseconds(5), accuracy: .zero) { fired.append("earliest") }
-        let next = try loop.addTimer(at: start + .milliseconds(15), accuracy: .zero) {
+        let earliest = loop.addTimer(at: start + .milliseconds(5), accuracy: .zero) { fired.append("earliest") }
+        let next = loop.addTimer(at: start + .milliseconds(15), accuracy: .zero) {
             fired.append("next")
             loop.exit()
         }
-        let far = try loop.addTimer(at: start + .seconds(3600), accuracy: .zero) { fired.append("far") }
+        let far = loop.addTimer(at: start + .seconds(3600), accuracy: .zero) { fired.append("far") }
         earliest.cancel()
         _ = try loop.run()
         #expect(fired == ["next"])

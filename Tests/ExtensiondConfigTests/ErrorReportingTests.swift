@@ -32,6 +32,16 @@ import Testing
         #expect(error.message.contains(#""refresh""#))
     }
 
+    @Test func aMistypedKeySuggestsTheClosestAllowedOne() throws {
+        for (typed, meant) in [("memry_max", "memory_max"), ("commnad", "command"), ("aplp", "app"), ("memory_maxx", "memory_max")] {
+            let error = try onlyError(minimalConfig + "\(typed) = \"16M\"\n")
+            #expect(error.message.contains(#"unknown key "\#(typed)" (did you mean "\#(meant)"?)"#), "\(error.message)")
+        }
+        // Nothing close: no guess.
+        let far = try onlyError(minimalConfig + "colour_scheme = 1\n")
+        #expect(!far.message.contains("did you mean"), "\(far.message)")
+    }
+
     @Test func unknownSectionAndRefreshKey() throws {
         let directory = try ConfigDirectory()
         let errors = try directory.errors(

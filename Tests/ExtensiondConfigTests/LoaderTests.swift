@@ -11,7 +11,7 @@ import Testing
         #expect(configuration.supervisor == SupervisorSettings())
         #expect(configuration.pressure == PressureSettings())
         #expect(widget.refresh == RefreshSettings())
-        #expect(widget.limits == ResourceLimits())
+        #expect(widget.limits == ResourceLimits.extensionDefaults)
         #expect(widget.enabled)
         #expect(widget.idleExit == .seconds(30))
         #expect(configuration.apps.first?.autostart == false)
@@ -56,7 +56,8 @@ import Testing
         let widget = configuration.extensions[1]
 
         #expect(
-            widget.limits == ResourceLimits(memoryMax: ByteSize(32 << 20), memoryHigh: ByteSize(24 << 20), pidsMax: 16))
+            widget.limits == ResourceLimits(memoryMax: ByteSize(32 << 20), memoryHigh: ByteSize(24 << 20), pidsMax: 16,
+                                            cpuMax: CPUQuota(percent: 50), cpuWeight: 50))
         #expect(widget.priority == 3)
         #expect(widget.idleExit == .seconds(60))
         #expect(widget.startTimeout == .seconds(2))

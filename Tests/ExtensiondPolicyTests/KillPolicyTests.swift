@@ -56,6 +56,34 @@ import Testing
         #expect(KillPolicy.victim(among: [active, app, host, idle], at: .low) == idle)
     }
 
+    /// Jetsam's order: a frozen extension gives up the least, so it goes before any idle
+    /// running one, whatever its priority, growth, last use or size; then idle, then active.
+    @Test func suspendedExtensionsGoFirstThenIdleThenActive() {
+        let suspended = candidate("suspended", .suspendedExtension, priority: 100, lastUsed: 9, rss: 1)
+        let idle = candidate("idle", .idleExtension, priority: -100, lastUsed: 0, rss: 99 * Self.mebibyte, growth: 90 * Self.mebibyte)
+        let active = candidate("active", .activeExtension, priority: -100, lastUsed: 0, growth: 200 * Self.mebibyte)
+        #expect(killOrder([active, idle, suspended], at: .low).map(\.id) == ["suspended", "idle"])
+        #expect(killOrder([active, idle, suspended], at: .critical).map(\.id) == ["suspended", "idle", "active"])
+        #expect(KillPolicy.victim(among: [candidate("s", .suspendedExtension)], at: .none) == nil)
+    }
+
+    /// Over random tables: whenever a suspended extension is a candidate, no idle or
+    /// active one dies before every suspended one has.
+    @Test func randomEpisodesTakeEverySuspendedExtensionBeforeAnyRunningOne() {
+        var random = SeededRandom(seed: 2026)
+        for _ in 0..<5_000 {
+            let table = randomTable(using: &random)
+            for pressure in [PressureLevel.low, .critical] {
+                let order = killOrder(table, at: pressure)
+                let suspended = table.filter { $0.band == .suspendedExtension }
+                #expect(Set(order.prefix(suspended.count)) == Set(suspended))
+                let idleEnd = order.lastIndex { $0.band == .idleExtension }
+                let activeStart = order.firstIndex { $0.band == .activeExtension }
+                if let idleEnd, let activeStart { #expect(idleEnd < activeStart) }
+            }
+        }
+    }
+
     @Test func criticalPressureGoesUpTheBandsButNeverToHosts() {
         let active = candidate("active", .activeExtension)
         let app = candidate("app", .backgroundApp)
@@ -147,7 +175,7 @@ import Testing
                 let victim = KillPolicy.victim(among: table, at: pressure)
                 let allowed = table.filter { $0.band.isKillable(at: pressure) }
                 #expect(victim?.band != .host)
-                if pressure == .low { #expect(victim.map { $0.band == .idleExtension } ?? true) }
+                if pressure == .low { #expect(victim.map { $0.band <= .idleExtension } ?? true) }
                 if pressure == .none { #expect(victim == nil) }
                 #expect((victim == nil) == allowed.isEmpty)
                 guard let victim else { continue }
@@ -174,7 +202,7 @@ import Testing
                 let allowed = table.filter { $0.band.isKillable(at: pressure) }
                 #expect(order.count == allowed.count && Set(order) == Set(allowed))
                 #expect(!order.contains { $0.band == .host })
-                if pressure == .low { #expect(order.allSatisfy { $0.band == .idleExtension }) }
+                if pressure == .low { #expect(order.allSatisfy { $0.band <= .idleExtension }) }
                 for (first, second) in zip(order, order.dropFirst()) {
                     #expect(first.band < second.band || (first.band == second.band && documentedKey(first) < documentedKey(second)))
                 }

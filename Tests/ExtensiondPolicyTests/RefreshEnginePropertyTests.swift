@@ -154,7 +154,8 @@ private struct World {
             event = .reload
             nextReload = now + reloadGap()
         default:
-            event = .visibilityChanged(shown: Bool.random(using: &random))
+            event = Bool.random(using: &random)
+                ? .visibilityChanged(shown: Bool.random(using: &random)) : .memoryHold(Bool.random(using: &random))
             nextVisibilityChange = now + rareGap()
         }
         let actions = driver.send(event, at: now)
@@ -187,8 +188,9 @@ private struct World {
         for request in starts {
             if request.reason == .schedule {
                 switch event {
-                case .timerFired, .visibilityChanged(shown: true):
+                case .timerFired, .visibilityChanged(shown: true), .memoryHold(false):
                     #expect(before.isShown || event.isShowing, "\(context): a hidden widget refreshed by the schedule")
+                    #expect(!after.isHeldForMemory, "\(context): a refresh held for memory started by the schedule")
                     #expect(before.updateInFlight == nil, "\(context)")
                     #expect(tokensAfter == tokensBefore - 1, "\(context): a scheduled start without a token")
                     if let previous = updateStarts.last {
@@ -296,12 +298,22 @@ private struct World {
             }
         case .manualRefresh, .extensionExited, .reconfigured:
             #expect(after.record.snapshot == before.record.snapshot, "\(context)")
+        case .memoryHold(let held):
+            #expect(after.isHeldForMemory == held && after.record.snapshot == before.record.snapshot, "\(context)")
+            // Only a release, of a shown widget with a refresh that came due meanwhile, starts one.
+            let overdue = before.record.schedule.nextRefresh.map { now >= $0 } ?? false
+            if !starts.isEmpty { #expect(!held && before.isHeldForMemory && after.isShown && overdue, "\(context)") }
+            if held {
+                let wake = [after.updateInFlight?.deadline, after.record.timeline.first?.date].compactMap { $0 }.min()
+                #expect(after.wakeTime == wake, "\(context): a held widget's schedule is armed")
+                #expect(after.budget.tokens(at: now) >= before.budget.tokens(at: now), "\(context): a hold spent a token")
+            }
         case .visibilityChanged(let shown):
             #expect(after.isShown == shown, "\(context)")
             #expect(after.record.snapshot == before.record.snapshot, "\(context)")
             // Only a widget appearing with a refresh that came due while it was hidden starts one.
             let overdue = before.record.schedule.nextRefresh.map { now >= $0 } ?? false
-            if !starts.isEmpty { #expect(shown && !before.isShown && overdue, "\(context)") }
+            if !starts.isEmpty { #expect(shown && !before.isShown && !after.isHeldForMemory && overdue, "\(context)") }
             if !shown {
                 let wake = [after.updateInFlight?.deadline, after.record.timeline.first?.date].compactMap { $0 }.min()
                 #expect(after.wakeTime == wake, "\(context): a hidden widget's schedule is armed")

@@ -9,11 +9,12 @@ import Testing
 /// started wherever they went (a root extension is the init of a PID namespace of its
 /// own), and says so. Every test removes `elsewhere` (killing what is in it) and its daemon.
 @Suite(.serialized) struct CgroupEscapeTests {
-    /// Moves itself (memory and pids) into the cgroups `$1` and `$2`, ignores SIGTERM,
+    /// Moves itself into the memory cgroup `$1` and the others `$2` (pids, cpu, cpuacct;
+    /// separated by spaces), ignores SIGTERM,
     /// starts a child there, creates `$3` and waits.
     static let escapeScript = #"""
     echo 0 > "$1/cgroup.procs" || exit 1
-    [ -z "$2" ] || echo 0 > "$2/cgroup.procs" || exit 1
+    for other in $2; do echo 0 > "$other/cgroup.procs" || exit 1; done
     trap '' TERM
     sleep 1000 &
     : > "$3"
@@ -27,7 +28,7 @@ import Testing
     trap '' TERM
     (
         echo 0 > "$1/cgroup.procs" || exit 1
-        [ -z "$2" ] || echo 0 > "$2/cgroup.procs" || exit 1
+        for other in $2; do echo 0 > "$other/cgroup.procs" || exit 1; done
         trap '' TERM
         (sleep 1000 &)
         sleep 1000 &
@@ -110,7 +111,7 @@ import Testing
         [extensions.escapee]
         app = "app"
         point = "widget"
-        command = ["/bin/sh", "\(path)", "\(elsewhere.memoryDirectory)", "\(elsewhere.pidsDirectory ?? "")", "\(done)"]
+        command = ["/bin/sh", "\(path)", "\(elsewhere.memoryDirectory)", "\(elsewhere.otherDirectories.joined(separator: " "))", "\(done)"]
         \(timeouts)
         # Root with no sandbox: what can move itself between cgroups.
         user = "root"

@@ -93,6 +93,24 @@ import Testing
         #expect(try daemon.control(.status(NameSelection())).status?.contains { $0.name == "second" } == true)
     }
 
+    /// The sockets, state, cgroup tree, metrics listener and identities are set up at
+    /// start: a reload that changes them applies the rest and names those.
+    @Test func reloadNamesTheSettingsThatWaitForARestart() throws {
+        let daemon = try TestDaemon(config: Self.twoHosts)
+        try daemon.start()
+        try daemon.writeConfig(Self.twoHosts, supervisor: "metrics_listen = \"127.0.0.1:1\"\nuser_range = \"62000-62999\"")
+        let reply = try daemon.control(.reload)
+        #expect(reply.ok)
+        #expect(reply.changes?.waitingForRestart == ["supervisor.metrics_listen", "supervisor.user_range"])
+        let cli = try daemon.supervisorctl(["reload"])
+        #expect(cli.exitCode == 0)
+        #expect(cli.stdout.contains("not applied until the next start: supervisor.metrics_listen, supervisor.user_range"), "\(cli.stdout)")
+        // Still waiting at the next reload; and nothing waits once the file is as the daemon runs.
+        #expect(try daemon.control(.reload).changes?.waitingForRestart == ["supervisor.metrics_listen", "supervisor.user_range"])
+        try daemon.writeConfig(Self.twoHosts)
+        #expect(try daemon.control(.reload).changes?.waitingForRestart == [])
+    }
+
     /// Files that once aborted the daemon inside the C++ TOML library, taking every supervised
     /// process with it: a reload reports the syntax error and keeps the running config.
     @Test func reloadOfBrokenTOMLKeepsTheOldConfig() throws {

@@ -209,7 +209,7 @@ import Testing
 
 /// A tmpfs of `size` bytes mounted at a directory for one test (the tests run as root),
 /// which the test fills and frees; unmounted when released.
-private final class Tmpfs {
+final class Tmpfs {
     let path: String
     private var filler: String { path + "/filler" }
 

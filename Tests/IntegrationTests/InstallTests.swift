@@ -128,12 +128,14 @@ import Testing
         #expect(FileManager.default.contents(atPath: foreign) != Data(theirs.utf8), "FORCE=1 installs ours")
     }
 
-    /// The package's contents and metadata; its life under systemd is tests/vm/deb.
+    /// `make deb` (dpkg-buildpackage on debian/, here on the test build's binaries): the
+    /// packages' contents, their debhelper maintainer scripts, and lintian finds nothing.
+    /// Their life under systemd is tests/vm/deb.
     @Test func debHasTheUnitAConffileTheMaintainerScriptsAndItsLibraries() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let built = try runCommand(root + "/scripts/build-deb", [directory.file("out")], environment: ["BIN": Binaries.directory],
-                                   in: directory, timeout: 300)
+                                   in: directory, timeout: 900)
         #expect(built.exitCode == 0, "\(built.stderr)")
         let deb = built.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(deb.hasSuffix("_amd64.deb") || deb.hasSuffix(".deb"))
@@ -141,11 +143,34 @@ import Testing
         for needed in ["Package: extensiond", "libc6", "conffiles", "postinst", "prerm", "postrm", "triggers"] {
             #expect(info.contains(needed), "dpkg-deb --info lacks \(needed): \(info)")
         }
-        // The daemon speaks systemd's protocols itself.
-        #expect(!info.contains("libsystemd0"), "the package depends on libsystemd0: \(info)")
+        let scripts = directory.file("control")
+        #expect(try runCommand("/usr/bin/dpkg-deb", ["--control", deb, scripts], in: directory).exitCode == 0)
+        let postinst = try String(contentsOfFile: scripts + "/postinst", encoding: .utf8)
+        for step in ["dh_installalternatives", "--slave /usr/share/bash-completion/completions/supervisorctl",
+                     "systemd-sysusers", "deb-systemd-helper", "extensiond.service", "\"$1\" = triggered"] {
+            #expect(postinst.contains(step), "postinst lacks \(step): \(postinst)")
+        }
+        #expect(try String(contentsOfFile: scripts + "/postrm", encoding: .utf8).contains("groupdel extensiond"))
+        let pythonName = try #require(try FileManager.default.contentsOfDirectory(atPath: directory.file("out"))
+            .first { $0.hasPrefix("python3-extensiond_") && $0.hasSuffix("_all.deb") })
+        let python = directory.file("out") + "/" + pythonName
+        let sdk = try runCommand("/usr/bin/dpkg-deb", ["--contents", python], in: directory).stdout
+        #expect(sdk.contains("./usr/lib/python3/dist-packages/extensiond/testing.py"), "\(sdk)")
+        // The test build links the toolchain's shared runtime (RUNPATH); the release build
+        // of `make deb` links it statically.
+        let lint = try runCommand("/usr/bin/lintian", ["--fail-on", "error,warning", "--suppress-tags", "custom-library-search-path",
+                                                       deb.replacingOccurrences(of: ".deb", with: ".changes")],
+                                  in: directory, timeout: 600)
+        #expect(lint.exitCode == 0, "lintian: \(lint.stdout)\(lint.stderr)")
+        // The daemon links libsystemd and libseccomp: dpkg-shlibdeps names their packages.
+        for library in ["libsystemd0", "libseccomp2"] {
+            #expect(info.contains(library), "the package does not depend on \(library): \(info)")
+        }
         let contents = try runCommand("/usr/bin/dpkg-deb", ["--contents", deb], in: directory).stdout
-        for path in ["./usr/bin/extensiond", "./usr/bin/extensiondctl", "./usr/lib/systemd/system/extensiond.service",
-                     "./etc/extensiond/extensiond.toml", "./usr/share/man/man8/extensiond.8.gz"] {
+        for path in ["./usr/bin/extensiond", "./usr/bin/extensiondctl", "./lib/systemd/system/extensiond.service", "./lib/systemd/system/extensiond.socket",
+                     "./etc/extensiond/extensiond.toml", "./usr/share/man/man8/extensiond.8.gz",
+                     "./usr/lib/systemd/catalog/extensiond.catalog", "./usr/share/doc/extensiond/copyright",
+                     "./usr/share/extensiond/prometheus/extensiond-alerts.yml", "./usr/share/extensiond/completions/supervisorctl.bash"] {
             #expect(contents.contains(path), "the package lacks \(path)")
         }
         #expect(!contents.contains("./usr/bin/supervisorctl"), "supervisorctl is an alternative, not a file of the package")

@@ -76,7 +76,7 @@ import WireProtocol
         try daemon.writeConfig("""
             [hosts.talker]
             command = ["/usr/bin/python3", "-S", "-c", "import sys, time; sys.stdout.write(('x' * 2000 + '\\\\n') * 10000); sys.stdout.flush(); time.sleep(1000)"]
-            """, supervisor: "log_max_size = \"64M\"")
+            """, supervisor: "log_max_size = \"64M\"\noutput_rate = \"1G\"")
         try daemon.start()
         let log = daemon.stateDirectory + "/logs/talker.log"
         #expect(eventually(timeout: 20) { ((try? FileManager.default.attributesOfItem(atPath: log)[.size] as? Int) ?? 0) >= 10_000 * 2_000 })

@@ -75,7 +75,7 @@ import Testing
             #expect(text.contains("extensiond_process_kills_total{\(panel),reason=\"\(reason)\"} 0\n"), "\(reason)")
         }
         #expect(text.contains("extensiond_process_state{\(panel),state=\"running\"} 1\n"))
-        #expect(series(text, "extensiond_process_state{\(panel),state=").map(\.value).sorted() == [0, 0, 0, 0, 0, 0, 1])
+        #expect(series(text, "extensiond_process_state{\(panel),state=").map(\.value).sorted() == [0, 0, 0, 0, 0, 0, 0, 1], "one series per state, suspended included")
         #expect(text.contains("extensiond_process_memory_limit_bytes{\(panel)} 67108864\n"))
         #expect(text.contains("extensiond_build_info{version=\""))
         #expect(text.contains("process_open_fds "))

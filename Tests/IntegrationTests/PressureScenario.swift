@@ -51,6 +51,33 @@ final class PressureScenario {
         """)
     }
 
+    /// `[hosts.panel]` holding `megabytes` MiB with `hold`, and the app `app` that owns the
+    /// extensions.
+    static func panelAndApp(hold: String, megabytes: Int = 64) -> String {
+        """
+        [hosts.panel]
+        command = ["\(python)", "\(hold)", "\(megabytes)"]
+
+        [apps.app]
+        command = ["/bin/sleep", "1000"]
+
+        """
+    }
+
+    /// `[extensions.<id>]`: a widget of `app` running Python with `arguments`, and more
+    /// `settings` lines.
+    static func widget(_ id: String, python arguments: [String], _ settings: String = "") -> String {
+        """
+
+        [extensions.\(id)]
+        app = "app"
+        point = "widget"
+        command = ["\(python)", \(arguments.map { "\"\($0)\"" }.joined(separator: ", "))]
+        \(settings)
+
+        """
+    }
+
     /// The host, the app, the growing extension and the three idle ones of DESIGN §3.
     private static func standardProcesses(hold: String, grow: String, growerStep step: Int, pause: Double, total: Int) -> String {
         var config = """
@@ -76,6 +103,7 @@ final class PressureScenario {
             command = ["\(Self.python)", "\(hold)", "40"]
             priority = \(priority)
             idle_exit = "10m"
+            suspend_after = "0s"
 
             """
         }
@@ -92,14 +120,15 @@ final class PressureScenario {
     }
 
     /// Starts the daemon inside the sandbox's pids cgroup as well, and waits for `READY=1`.
+    /// `wrapper`, when given, runs first and is passed the daemon's command line to exec.
     ///
     /// On v1 the daemon makes its pids groups below its own pids cgroup; here that is
     /// the sandbox's, not one shared with every other daemon on the machine (which
     /// removes the shared `extensions` pids group when it stops).
-    func start() throws {
+    func start(wrapper: [String] = []) throws {
         let joinAndRun = #"[ -z "$1" ] || echo $$ > "$1/cgroup.procs" && shift && exec "$@""#
         let process = try TestProcess(
-            "/bin/sh", ["-c", joinAndRun, "sh", sandbox.pidsDirectory ?? "", Binaries.path("extensiond"), "--config", daemon.configPath],
+            "/bin/sh", ["-c", joinAndRun, "sh", sandbox.pidsDirectory ?? ""] + wrapper + [Binaries.path("extensiond"), "--config", daemon.configPath],
             environment: ["NOTIFY_SOCKET": daemon.notify.path],
             removing: ["WATCHDOG_USEC", "WATCHDOG_PID", "EXTENSIOND_SOCKET"],
             outputIn: daemon.directory.path, name: "extensiond"
@@ -110,10 +139,10 @@ final class PressureScenario {
         }
     }
 
-    /// Starts the daemon, waits for the host's 64M, then starts the idle extensions one
-    /// by one, each until it is idle and holds its 40M.
-    func startHostAndIdleExtensions() throws {
-        try start()
+    /// Starts the daemon (behind `wrapper`), waits for the host's 64M, then starts the idle
+    /// extensions one by one, each until it is idle and holds its 40M.
+    func startHostAndIdleExtensions(wrapper: [String] = []) throws {
+        try start(wrapper: wrapper)
         guard eventually(timeout: 10, { usage(of: "hosts/panel") >= 60 * Self.mebibyte }) else {
             throw TestSupportError("the host did not reach 64M")
         }

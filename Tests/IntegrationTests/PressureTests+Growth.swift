@@ -40,6 +40,7 @@ extension PressureTests {
             point = "widget"
             command = ["\(PressureScenario.python)", "\((hold as NSString).deletingLastPathComponent)/idle-grow.py", "2", "0.02", "160"]
             idle_exit = "10m"
+            suspend_after = "0s"
             """
         }
         _ = try scenario.daemon.directory.write("idle-grow.py", Self.idleGrowScript)

@@ -42,6 +42,7 @@ extension PressureTests {
             point = "widget"
             command = ["\(PressureScenario.python)", "\(cache)", "60", "10", "\(cacheFrees ? "free" : "keep")"]
             idle_exit = "10m"
+            suspend_after = "0s"
 
             [extensions.grower]
             app = "app"

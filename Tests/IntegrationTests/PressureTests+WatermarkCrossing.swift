@@ -29,6 +29,7 @@ extension PressureTests {
             point = "widget"
             command = ["\(PressureScenario.python)", "\(hold)", "110"]
             idle_exit = "10m"
+            suspend_after = "0s"
 
             [extensions.hog2]
             app = "app"

@@ -125,8 +125,9 @@ import WireProtocol
     }
 
     /// A relaunch does not make the data directory again (the daemon remembers it), but one
-    /// removed behind the daemon's back is made again, the extension's own, and usable; so is
-    /// its group container. (The relaunch must not reuse a ruleset that holds the removed ones.)
+    /// unmounted and removed behind the daemon's back is made (and mounted) again, the
+    /// extension's own, and usable; so is its group container. (The relaunch must not reuse
+    /// a ruleset that holds the removed ones.)
     @Test func aRelaunchGetsItsDataDirectoryAndContainerBackAfterTheyWereRemoved() throws {
         let daemon = try startDaemon()
         let first = try pull(daemon, "b.probe")
@@ -134,8 +135,10 @@ import WireProtocol
         let data = daemon.stateDirectory + "/data/b.probe"
         let owner = try #require(FileManager.default.attributesOfItem(atPath: data)[.ownerAccountID] as? Int)
         #expect(try daemon.supervisorctl(["stop", "b.probe"]).exitCode == 0)
-        try FileManager.default.removeItem(atPath: data)
-        try FileManager.default.removeItem(atPath: daemon.stateDirectory + "/groups/group.b")
+        for directory in [data, daemon.stateDirectory + "/groups/group.b"] {
+            umount2(directory, Int32(MNT_DETACH))
+            try FileManager.default.removeItem(atPath: directory)
+        }
 
         // (A pull would be answered from the snapshot kept: start launches it.)
         #expect(try daemon.supervisorctl(["start", "b.probe"]).exitCode == 0)

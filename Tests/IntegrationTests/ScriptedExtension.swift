@@ -38,6 +38,9 @@ enum ScriptedExtension {
         case timeline
         /// Answers like `answer`, with the update's `instance` and `params` in the snapshot.
         case params
+        /// Answers like `answer`, with a timer thread ticking every millisecond meanwhile
+        /// (as an app's timers would), so that it uses CPU while idle.
+        case ticking
         /// Answers like `params`, with the update's `mode`, `maxSize` and `reason` in the
         /// snapshot too, a `preferredSize` of 9999×9999 and `largestMode` `compact`.
         case gallery
@@ -100,6 +103,12 @@ enum ScriptedExtension {
                 counts.write(line + "\n")
 
     send({"type": "ready", "protocol": 1})
+    if behaviour == "ticking":
+        import threading
+        def tick():
+            while True:
+                time.sleep(0.001)
+        threading.Thread(target=tick, daemon=True).start()
     if behaviour == "no-content":
         send({"type": "setHasContent", "value": False})
     answered = 0

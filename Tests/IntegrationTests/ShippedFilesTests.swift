@@ -33,20 +33,26 @@ import Testing
         #expect(result.stderr.contains("TOML syntax error: expected a key"), "\(result.stderr)")
     }
 
-    @Test func systemdAcceptsTheUnit() throws {
+    @Test func systemdAcceptsTheUnits() throws {
         let directory = try TemporaryDirectory()
         let unit = try String(contentsOfFile: root + "/units/extensiond.service", encoding: .utf8)
             .replacingOccurrences(of: "/usr/local/bin/extensiond", with: Binaries.path("extensiond"))
-        for directive in ["Type=notify", "WatchdogSec=", "Delegate=yes", "ExecReload=", "RuntimeDirectory=", "StateDirectory=",
-                          "ConfigurationDirectory=", "OOMPolicy=continue", "KillMode=mixed"] {
+            .replacingOccurrences(of: "/usr/local/bin/supervisorctl", with: Binaries.path("supervisorctl"))
+        for directive in ["Type=notify", "WatchdogSec=", "Delegate=yes", "ExecReload=\(Binaries.path("supervisorctl")) reload", "RuntimeDirectory=",
+                          "RuntimeDirectoryPreserve=yes", "StateDirectory=", "ConfigurationDirectory=", "OOMPolicy=continue", "KillMode=mixed"] {
             #expect(unit.contains(directive), "missing \(directive)")
         }
+        let socket = try String(contentsOfFile: root + "/units/extensiond.socket", encoding: .utf8)
+        for directive in ["ListenStream=/run/extensiond/control.sock", "ListenStream=/run/extensiond/host.sock"] {
+            #expect(socket.contains(directive), "missing \(directive)")
+        }
         let path = try directory.write("extensiond.service", unit)
+        let socketPath = try directory.write("extensiond.socket", socket)
         // --man=no: the Documentation= man pages exist once installed, not here.
-        let result = try runCommand("/usr/bin/systemd-analyze", ["verify", "--man=no", path], in: directory)
-        #expect(result.exitCode == 0)
-        // verify only warns about bad lines; any mention of the file is a problem.
-        #expect(!result.stderr.contains("extensiond.service"), "\(result.stderr)")
+        let result = try runCommand("/usr/bin/systemd-analyze", ["verify", "--man=no", path, socketPath], in: directory)
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        // verify only warns about bad lines; any mention of the files is a problem.
+        #expect(!result.stderr.contains("extensiond.s"), "\(result.stderr)")
     }
 
     /// `systemd-analyze security` reads the unit file alone with --offline (no systemd as

@@ -64,6 +64,30 @@ import Testing
         #expect(own.stdout == "\(daemon.process?.pid ?? -1)\n")
     }
 
+    @Test func pidAllPrintsEveryProcessInStatusOrder() throws {
+        let daemon = try Self.runningDaemon()
+        let status = try daemon.control(.status(NameSelection())).status ?? []
+        let all = try daemon.supervisorctl(["pid", "all"])
+        #expect(all.exitCode == 0, "\(all)")
+        #expect(all.stdout == status.map { "\($0.pid ?? 0)\n" }.joined(), "\(all.stdout)")
+        #expect(status.contains { $0.name == "panel" && ($0.pid ?? 0) > 1 } && status.contains { $0.pid == nil })
+    }
+
+    @Test func pullOfAFailedUpdateExitsOneWithTheReason() throws {
+        let daemon = try Self.runningDaemon(Self.config + """
+
+            [extensions."com.example.app.broken"]
+            app = "com.example.app"
+            point = "widget"
+            command = ["/bin/sh", "-c", "echo '{\\"type\\":\\"ready\\",\\"protocol\\":1}' >&3; read -r line <&3; echo nonsense >&3; sleep 5"]
+            """)
+        let pull = try daemon.supervisorctl(["pull", "com.example.app.broken"])
+        #expect(pull.exitCode == 1, "\(pull)")
+        #expect(pull.stdout.split(separator: "\n").contains { $0.hasPrefix("result:") && $0.hasSuffix(" failed") }, "\(pull.stdout)")
+        #expect(pull.stderr.hasPrefix("supervisorctl: com.example.app.broken: the update failed: "), "\(pull.stderr)")
+        #expect(pull.stderr.contains("protocol"), "\(pull.stderr)")
+    }
+
     @Test func namesTakeGlobsAndAppStar() throws {
         let daemon = try Self.runningDaemon()
         func names(_ pattern: String) throws -> [String] {
@@ -82,12 +106,14 @@ import Testing
 
     @Test func theShellRunsPipedCommandsOnePerLine() throws {
         let daemon = try Self.runningDaemon()
-        let script = "printf 'status panel\\n\\nstart spare\\npid spare\\nhelp stop\\nbogus\\nstatus spare\\n' | '\(Binaries.path("supervisorctl"))' --socket '\(daemon.controlSocket)'"
+        let script = "printf 'status panel\\n\\nstart spare\\npid spare\\nhelp stop\\nbogus\\nstauts panel\\nstatus spare\\n' | '\(Binaries.path("supervisorctl"))' --socket '\(daemon.controlSocket)'"
         let result = try runCommand("/bin/sh", ["-c", script], in: daemon.directory)
         #expect(!result.stdout.contains("supervisorctl>"), "no prompt without a terminal")
         #expect(result.stdout.contains("spare: started"))
         #expect(result.stdout.contains("OVERVIEW: Stop gracefully"))
-        #expect(result.stderr.contains("bogus"))
+        // supervisord's answer to a command it does not know, with the closest one when close.
+        #expect(result.stdout.contains("*** Unknown syntax: bogus\n"), "\(result.stdout)")
+        #expect(result.stdout.contains("*** Unknown syntax: stauts panel (did you mean status?)"), "\(result.stdout)")
         #expect(result.stdout.components(separatedBy: "\n").filter { $0.hasPrefix("spare ") && $0.contains("running") }.count == 1)
         #expect(result.exitCode == 0, "the last command's status: spare runs")
 
@@ -176,11 +202,15 @@ import Testing
         #expect(followed)
     }
 
-    /// Every key of every `--json` answer, null or not, and the schema version.
-    @Test(arguments: [["status"], ["status", "panel"], ["pid"], ["avail"], ["reread"], ["update"], ["version"], ["stats"], ["tail", "panel"],
-                      ["events", "-n", "3"], ["maintail", "-n", "2"], ["start", "panel"], ["restart", "spare"], ["signal", "HUP", "panel"],
-                      ["clear", "panel"], ["enable", "com.example.app.clock"], ["pressure"]])
-    func jsonAnswersHaveEveryKey(arguments: [String]) throws {
+    /// Each `--json` answer has `schema`, `ok` and the keys of that answer, none of another
+    /// command's; objects inside keep every key, null or not.
+    @Test(arguments: [
+        (["status"], "status"), (["status", "panel"], "status"), (["pid"], "pid"), (["avail"], "available"), (["reread"], "changes"),
+        (["update"], "changes"), (["version"], "version"), (["stats"], "stats"), (["tail", "panel"], "lines"), (["events", "-n", "3"], "events"),
+        (["maintail", "-n", "2"], "lines"), (["start", "panel"], "error"), (["restart", "spare"], "message"), (["signal", "HUP", "panel"], "message"),
+        (["clear", "panel"], "message"), (["enable", "com.example.app.clock"], "message"), (["pressure"], "pressure"),
+    ])
+    func jsonAnswersHaveTheKeysOfTheirAnswer(arguments: [String], key: String) throws {
         let daemon = try Self.runningDaemon()
         let result = try daemon.supervisorctl(["--json"] + arguments)
         let lines = result.stdout.split(separator: "\n")
@@ -189,7 +219,11 @@ import Testing
                                  "pressure", "pid", "available", "changes", "done"]
         for line in lines {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            #expect(Set(object.keys) == responseKeys, "\(arguments)")
+            #expect(object.keys.contains("schema") && object.keys.contains("ok") && object.keys.contains(key), "\(arguments): \(line)")
+            #expect(Set(object.keys).isSubset(of: responseKeys), "\(arguments): \(line)")
+            #expect(!object.values.contains { $0 is NSNull }, "no key of another answer: \(line)")
+            #expect(!(arguments == ["pid"]) || Set(object.keys) == ["schema", "ok", "pid"], "\(line)")
+            #expect(!(arguments == ["pid"]) || line.contains("\"pid\":\(daemon.process?.pid ?? 0)"), "integers stay integers: \(line)")
             #expect(object["schema"] as? Int == controlSchemaVersion)
             for entry in object["status"] as? [[String: Any]] ?? [] {
                 #expect(Set(entry.keys) == ["name", "kind", "autostart", "state", "pid", "uptimeMs", "rssBytes", "memoryCurrentBytes",
@@ -201,7 +235,8 @@ import Testing
                 for entry in stats["processes"] as? [[String: Any]] ?? [] {
                     #expect(Set(entry.keys) == ["name", "kind", "rssBytes", "peakRSSBytes", "memoryCurrentBytes", "memoryPeakBytes", "launches",
                                                 "launchLatencyUs", "updateLatencyUs", "pullsCached", "pullsCoalesced", "pullsUpdated",
-                                                "resultsNewData", "resultsNoData", "resultsFailed", "kills", "budgetLeft", "nextRefreshInMs"])
+                                                "resultsNewData", "resultsNoData", "resultsFailed", "kills", "suspensions", "budgetLeft", "nextRefreshInMs",
+                                                "outputDroppedBytes"])
                     for key in ["launchLatencyUs", "updateLatencyUs"] {
                         if let latency = entry[key] as? [String: Any] { #expect(Set(latency.keys) == latencyKeys, "\(key)") }
                     }
@@ -238,7 +273,7 @@ import Testing
         let daemon = try TestDaemon(config: """
         [hosts.flood]
         command = ["/usr/bin/python3", "-c", "import sys, time\\nfor _ in range(6000): sys.stdout.write('x' * 4000 + '\\\\n')\\nsys.stdout.flush()\\ntime.sleep(1000)"]
-        """, supervisor: "log_max_size = \"64M\"")
+        """, supervisor: "log_max_size = \"64M\"\noutput_rate = \"1G\"")
         try daemon.start()
         let log = daemon.stateDirectory + "/logs/flood.log"
         #expect(eventually(timeout: 20) { ((try? FileManager.default.attributesOfItem(atPath: log)[.size]) as? Int ?? 0) >= 6000 * 4000 })

@@ -27,7 +27,7 @@ final class CoordinatorHarness {
         try store.createDirectories()
         processes = SimulatedExtensions(clock: clock)
         coordinator = ExtensionCoordinator(clock: clock, processes: processes, events: events, store: store,
-                                           groups: GroupStore(stateDirectory: state.path, events: events),
+                                           groups: GroupStore(stateDirectory: state.path, events: events, clock: clock),
                                            random: SeededRandom(seed: seed))
         processes.coordinator = coordinator
         coordinator.onPush = { [unowned self] _, snapshot in self.pushes.append((self.clock.now, snapshot)) }

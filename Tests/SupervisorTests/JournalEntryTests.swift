@@ -1,6 +1,6 @@
 import ControlProtocol
 import ExtensiondTestSupport
-import Journal
+import Systemd
 import Testing
 @testable import DaemonSupport
 @testable import Output

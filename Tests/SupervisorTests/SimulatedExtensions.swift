@@ -1,3 +1,4 @@
+import DaemonSupport
 import EventLoop
 import ExtensiondPolicy
 import WireProtocol
@@ -50,6 +51,10 @@ final class SimulatedExtensions: ExtensionProcesses {
     private(set) var stops: [(id: String, reason: StopReason)] = []
     /// Whether the run is serving a request, as `status` would show.
     private(set) var serving: [String: Bool] = [:]
+    /// Runs frozen now: what is sent to them is not read (counted in ``sentWhileSuspended``).
+    private(set) var suspended: Set<String> = []
+    private(set) var suspensions: [(at: MonotonicInstant, id: String)] = []
+    private(set) var sentWhileSuspended = 0
 
     init(clock: VirtualClock) {
         self.clock = clock
@@ -81,8 +86,21 @@ final class SimulatedExtensions: ExtensionProcesses {
         self.serving[id] = serving
     }
 
+    func suspend(_ id: String) {
+        guard phases[id] == .ready, serving[id] != true, suspended.insert(id).inserted else { return }
+        suspensions.append((clock.now, id))
+    }
+
+    func resume(_ id: String) {
+        suspended.remove(id)
+    }
+
     func send(_ message: SupervisorToExtension, to id: String) {
         guard phases[id] == .ready else { return }
+        guard !suspended.contains(id) else {
+            sentWhileSuspended += 1
+            return
+        }
         sent.append(Request(at: clock.now, id: id, message: message))
         let behaviour = behaviours[id, default: Behaviour()]
         switch message {
@@ -102,6 +120,8 @@ final class SimulatedExtensions: ExtensionProcesses {
 
     func stop(_ id: String, reason: StopReason) {
         guard let phase = phases[id], phase != .stopping else { return }
+        // The supervisor thaws a frozen run so that it can take `terminate`.
+        suspended.remove(id)
         stops.append((id, reason))
         phases[id] = .stopping
         end(id, after: .milliseconds(5), reason: reason)
@@ -117,6 +137,7 @@ final class SimulatedExtensions: ExtensionProcesses {
     private func end(_ id: String, after delay: Duration, reason: StopReason) {
         deliveries[id] = [clock.timer(after: delay) { [unowned self] in
             self.phases[id] = nil
+            self.suspended.remove(id)
             self.deliveries[id] = nil
             self.unread[id] = nil
             self.coordinator?.runEnded(id, reason: reason)

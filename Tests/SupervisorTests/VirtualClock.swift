@@ -1,3 +1,4 @@
+import DaemonSupport
 import EventLoop
 import Testing
 @testable import ExtensionCoordination

@@ -9,8 +9,9 @@ import Glibc
 import Testing
 import WireProtocol
 
-/// Real extension processes, started with the socket at fd 3: the Python example (written
-/// from docs/PROTOCOL.md alone) and the demo widget (built on the SDK).
+/// Real extension processes, started with the socket at fd 3: the Python example (built on
+/// the Python SDK, which is written from docs/PROTOCOL.md alone) and the demo widget
+/// (built on the Swift SDK).
 @Suite struct ExternalExtensionTests {
     static let repository = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
@@ -25,6 +26,7 @@ import WireProtocol
             environment: [
                 ExtensionEnvironment.fdVariable: "3", ExtensionEnvironment.extensionIDVariable: "test.widget",
                 "PATH": getenv("PATH").map { String(cString: $0) } ?? "/usr/bin:/bin",
+                "PYTHONPATH": Self.repository.appending(path: "sdk/python").path,
             ],
             socket: peer.extensionDescriptor)
         peer.closeExtensionEnd()
@@ -42,10 +44,12 @@ import WireProtocol
             return
         }
         #expect(first.id == 11 && first.result == .newData && first.reload == .atEnd)
-        #expect(first.snapshot == ["text": "Hello from Python, update #1", "n": 1])
-        // A timeline of the next ten seconds, one entry a second.
+        // An Adaptive Card; a timeline of the next ten seconds, one card a second.
+        #expect(first.snapshot?.objectValue?["type"] == "AdaptiveCard")
+        #expect(Self.line(0, of: first.snapshot) == "Hello from Python, update #1")
         let timeline = first.timeline ?? []
-        #expect(timeline.map { $0.snapshot.objectValue?["text"] } == (1...10).map { .string("Hello from Python, update #1 +\($0)s") })
+        #expect(timeline.count == 10 && timeline.allSatisfy { Self.line(0, of: $0.snapshot) == "Hello from Python, update #1" })
+        #expect(Set(timeline.map { Self.line(1, of: $0.snapshot) }).count == 10, "each entry shows its own second")
         #expect(zip(timeline, timeline.dropFirst()).allSatisfy { abs($1.date.secondsSince1970 - $0.date.secondsSince1970 - 1) < 0.01 })
 
         try peer.send(.memoryWarning(.init(current: 1, high: 1)))
@@ -55,11 +59,17 @@ import WireProtocol
             return
         }
         #expect(result.id == 12 && result.result == .newData)
-        #expect(result.snapshot?.objectValue?["n"] == 2)
-        #expect(result.snapshot?.objectValue?["text"]?.stringValue?.contains("schedule, up to 320x120") == true)
+        #expect(Self.line(0, of: result.snapshot) == "Hello from Python, update #2")
+        #expect(Self.line(2, of: result.snapshot) == "schedule, up to 320x120")
 
         try peer.send(.terminate)
         #expect(process.exitStatus() == 0)
+    }
+
+    /// The text of the card's `index`th body element.
+    static func line(_ index: Int, of card: JSONValue?) -> String? {
+        guard case .array(let body)? = card?.objectValue?["body"], body.indices.contains(index) else { return nil }
+        return body[index].objectValue?["text"]?.stringValue
     }
 
     @Test func pythonExampleExitsWhenTheSupervisorCloses() throws {

@@ -1,98 +1,47 @@
 #!/usr/bin/env python3
-"""An extensiond widget in Python, written from docs/PROTOCOL.md alone.
+"""An extensiond widget in Python with the SDK (sdk/python, `pip install ./sdk/python`).
 
-The supervisor starts it with a connected stream socket whose descriptor number is in
-EXTENSIOND_FD (always 3). The widget says `ready`, then answers every `update` with a
-`newData` snapshot {"text": ..., "n": counter} and a timeline of the snapshots of the
-next seconds, which the supervisor shows at their dates without asking again, and exits
-on `terminate` or end of file. Only the Python standard library is used.
+Each update answers an Adaptive Card that counts its updates, with a timeline of the next
+ten seconds (the supervisor shows each entry at its date without asking again), a button
+that toggles the seconds (`Action.Execute`, which reaches `execute`) and a link its app
+opens (`Action.OpenUrl`). It exits on `terminate` or when the supervisor closes fd 3.
 """
 
 import datetime
-import json
-import os
-import socket
 import sys
 
-MAX_LINE = 1 << 20  # 1 MiB, not counting the line feed
+import extensiond
+from extensiond import cards
+
 TIMELINE_SECONDS = 10  # entries of each timeline, one a second (at most 256)
 
 
-class Connection:
-    """Newline-delimited JSON over the supervisor socket."""
+class HelloWidget(extensiond.Widget):
+    def __init__(self):
+        self.updates = 0
+        self.seconds = True
 
-    def __init__(self, fd):
-        self.sock = socket.socket(fileno=fd)
-        self.buffer = b""
+    def card(self, request, when):
+        clock = when.strftime("%H:%M:%S" if self.seconds else "%H:%M")
+        lines = [cards.text("Hello from Python, update #%d" % self.updates, weight="bolder"), cards.text(clock)]
+        if request.mode == "expanded":
+            width, height = request.max_size
+            lines.append(cards.text("%s, up to %dx%d" % (request.reason, width, height), isSubtle=True))
+        toggle = cards.execute("toggleSeconds", "Hide seconds" if self.seconds else "Show seconds")
+        return cards.card(lines, actions=[toggle, cards.open_url("demo://details?from=python", "Details")])
 
-    def send(self, message):
-        line = json.dumps(message, separators=(",", ":"), allow_nan=False).encode("utf-8")
-        if len(line) > MAX_LINE:
-            raise ValueError("message longer than 1 MiB")
-        self.sock.sendall(line + b"\n")
+    def update(self, request, context):
+        self.updates += 1
+        now = datetime.datetime.now(datetime.timezone.utc)
+        later = [now + datetime.timedelta(seconds=s) for s in range(1, TIMELINE_SECONDS + 1)]
+        return extensiond.NewData(self.card(request, now), timeline=[(when, self.card(request, when)) for when in later],
+                                  reload=extensiond.AT_END)
 
-    def receive(self):
-        """The next message, or None when the supervisor closed the socket."""
-        while True:
-            newline = self.buffer.find(b"\n")
-            if newline >= 0:
-                line, self.buffer = self.buffer[:newline], self.buffer[newline + 1:]
-                if line.strip():
-                    return json.loads(line.decode("utf-8"))
-                continue
-            if len(self.buffer) > MAX_LINE:
-                raise ValueError("supervisor sent a line longer than 1 MiB")
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                return None
-            self.buffer += chunk
-
-
-def snapshot_for(update, counter, seconds=0):
-    text = "Hello from Python, update #%d" % counter
-    if seconds:
-        text += " +%ds" % seconds
-    if update["mode"] == "expanded":
-        size = update["maxSize"]
-        text += " (%s, up to %dx%d)" % (update["reason"], size["width"], size["height"])
-    return {"text": text, "n": counter}
-
-
-def timeline_for(update, counter):
-    """The snapshots of the next seconds, with ascending RFC 3339 dates."""
-    now = datetime.datetime.now(datetime.timezone.utc)
-    return [{"date": (now + datetime.timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z",
-             "snapshot": snapshot_for(update, counter, seconds)}
-            for seconds in range(1, TIMELINE_SECONDS + 1)]
-
-
-def main():
-    connection = Connection(int(os.environ.get("EXTENSIOND_FD", "3")))
-    connection.send({"type": "ready", "protocol": 1})
-    counter = 0
-    while True:
-        message = connection.receive()
-        if message is None:
-            return 0
-        kind = message.get("type")
-        if kind == "update":
-            counter += 1
-            connection.send({
-                "type": "result",
-                "id": message["id"],
-                "result": "newData",
-                "snapshot": snapshot_for(message, counter),
-                "timeline": timeline_for(message, counter),
-                "reload": "atEnd",
-            })
-        elif kind == "begin":
-            # Widgets receive no items; answer so that the request does not hang.
-            connection.send({"type": "complete", "id": message["id"], "items": []})
-        elif kind == "terminate":
-            return 0
-        elif kind == "memoryWarning":
-            pass  # Nothing cached to release.
+    def execute(self, request, context):
+        if request.verb == "toggleSeconds":
+            self.seconds = not self.seconds
+        return self.update(request, context)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(extensiond.run(HelloWidget()))

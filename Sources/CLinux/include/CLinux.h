@@ -11,10 +11,13 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <linux/filter.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <sys/types.h>
+
+#include "loop_device.h"
 
 /* The step of a spawn that failed; reported with the errno of that step. */
 enum ext_spawn_step {
@@ -105,13 +108,26 @@ int ext_landlock_ruleset(int ruleset_abi);
 /* Allows `access` (EXT_LANDLOCK_*) beneath `path` (a directory) or on `path` (a file).
    Returns 0, or -1 with errno (ENOENT: the path does not exist). */
 int ext_landlock_allow(int ruleset_fd, int abi, const char *path, unsigned access);
-/* The seccomp deny-list for this architecture (a struct sock_fprog, built once, never
-   freed), or NULL with errno ENOTSUP on an architecture it does not know. */
+/* The seccomp deny-list (docs/SECURITY.md) as a BPF program built by libseccomp. */
+struct ext_seccomp_program {
+    struct sock_fprog filter;
+};
+/* Builds it for `arch` (an AUDIT_ARCH_* value, 0: this machine's); the caller frees
+   `filter.filter`. Returns 0 or a negative errno. */
+int ext_seccomp_program(uint32_t arch, struct ext_seccomp_program *program);
+/* This machine's program (a struct sock_fprog, built by the first call that succeeds, never freed), or
+   NULL with errno. The child of a spawn only installs it. */
 const void *ext_seccomp_deny_list(void);
+/* The names of the denied calls, for tests and documentation. */
+size_t ext_seccomp_denied_count(void);
+const char *ext_seccomp_denied_name(size_t index);
 
 /* Thin system-call wrappers; they return -1 and set errno on failure. */
 int ext_pidfd_open(pid_t pid);
 int ext_pidfd_send_signal(int pidfd, int signal);
+/* Frees the memory of the killed process behind `pidfd` now, in the caller's context
+   (Linux 5.15+; ENOSYS before, EINVAL when the process is not dying). */
+int ext_process_mrelease(int pidfd);
 /* A non-blocking, close-on-exec eventfd with counter 0 (cgroup v1 notifications). */
 int ext_eventfd(void);
 /* A non-blocking, close-on-exec inotify descriptor watching `path` for
@@ -121,13 +137,6 @@ int ext_inotify_watch(const char *path);
    Returns 0 with *code and *status set (CLD_EXITED, CLD_KILLED, ...), 1 when
    nohang and the process still runs, -1 on error. */
 int ext_pidfd_wait(int pidfd, int nohang, int *code, int *status);
-
-/* A close-on-exec memfd holding `data`, sealed against any change (the journal takes an
-   entry too big for a datagram only from such a file). Returns the fd, or -1 with errno. */
-int ext_sealed_memfd(const char *name, const void *data, size_t length);
-/* Sends an empty datagram carrying `fd` (SCM_RIGHTS) to the UNIX socket address `address`
-   (`address_length` bytes) through `socket`. Returns 0, or -1 with errno. */
-int ext_send_descriptor(int socket, const void *address, unsigned address_length, int fd, int flags);
 
 /*
  * Reads a whole file (procfs and cgroupfs report size 0) into a malloc'ed,

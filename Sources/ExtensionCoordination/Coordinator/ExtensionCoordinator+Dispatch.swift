@@ -24,7 +24,8 @@ extension ExtensionCoordinator {
             // the end of the run and a new launch (see `runEnded`).
             return
         case .ready:
-            break
+            // Thawed before the request is written: a frozen run would not read it.
+            processes.resume(record.id)
         }
         let started = clock.now
         switch record.queue.removeFirst() {
@@ -82,20 +83,29 @@ extension ExtensionCoordinator {
         }
     }
 
-    /// Nothing in flight: exit after `idle_exit` unless used again.
+    /// Nothing in flight: suspended after `suspend_after` and asked to exit after
+    /// `idle_exit`, unless used again.
     private func becameIdle(_ record: ExtensionRecord) {
         guard processes.phase(of: record.id) != .notRunning, record.isQuiet else { return }
         processes.markServing(record.id, false)
         record.idleTimer = clock.timer(after: record.spec.idleExit, accuracy: .milliseconds(250)) { [unowned self, unowned record] in
             record.idleTimer = nil
+            record.suspendTimer = nil
             self.processes.stop(record.id, reason: .idle)
+        }
+        let suspendAfter = record.spec.suspendAfter
+        guard suspendAfter > .zero, suspendAfter < record.spec.idleExit else { return }
+        record.suspendTimer = clock.timer(after: suspendAfter, accuracy: .milliseconds(250)) { [unowned self, unowned record] in
+            record.suspendTimer = nil
+            self.processes.suspend(record.id)
         }
     }
 
-    /// Serving: no idle exit while a request is in flight.
+    /// Serving: no suspension or idle exit while a request is in flight.
     private func becameActive(_ record: ExtensionRecord) {
         processes.markServing(record.id, true)
         record.idleTimer = nil
+        record.suspendTimer = nil
     }
 
     /// The run is over: whatever it was doing failed; hosts are told.
@@ -103,6 +113,7 @@ extension ExtensionCoordinator {
         guard let record = records[id] else { return }
         record.startTimer = nil
         record.idleTimer = nil
+        record.suspendTimer = nil
         if case .action(_, _, _, let completion) = record.outstanding {
             completion(.failed("the extension ended (\(reason)) before completing"))
         }

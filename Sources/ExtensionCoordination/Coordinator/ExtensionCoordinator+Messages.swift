@@ -73,8 +73,9 @@ extension ExtensionCoordinator {
         case .openURL(let request):
             processes.send(.openURLResult(.init(id: request.id, success: onOpenURL(request.url, id))), to: id)
         case .defaults(let request):
-            let outcome = groupAccess.perform(request, forAppOf: record.spec.app)
-            processes.send(.defaultsResult(.init(id: request.id, outcome: outcome)), to: id)
+            groupAccess.perform(request, forAppOf: record.spec.app, by: .extension(id)) { [processes] outcome in
+                processes.send(.defaultsResult(.init(id: request.id, outcome: outcome)), to: id)
+            }
         }
     }
 

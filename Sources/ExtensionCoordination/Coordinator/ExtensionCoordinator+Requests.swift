@@ -79,6 +79,7 @@ extension ExtensionCoordinator {
         slot.params = record.slots.values.first { $0.instance == name }?.params
         record.add(slot)
         if !record.isShown(instance: name) { handle(.visibilityChanged(shown: false), record, slot) }
+        if record.isHeldForMemory { handle(.memoryHold(true), record, slot) }
         return slot
     }
 
@@ -97,6 +98,15 @@ extension ExtensionCoordinator {
         for slot in record.orderedSlots where slot.instance == instance {
             handle(.visibilityChanged(shown: shown), record, slot)
         }
+    }
+
+    /// Memory admission (``MemoryAdmission``) holds widget `id`'s scheduled refreshes back
+    /// (in every mode and instance, spending nothing) or releases them: one that came due
+    /// meanwhile runs now.
+    package func setMemoryHold(_ held: Bool, _ id: String) {
+        guard let record = records[id], record.isHeldForMemory != held else { return }
+        record.isHeldForMemory = held
+        for slot in record.orderedSlots { handle(.memoryHold(held), record, slot) }
     }
 
     /// A host's `perform` on an action or share extension.

@@ -175,6 +175,7 @@ package final class ExtensionCoordinator {
         for slot in record.slots.values { slot.refreshTimer = nil }
         record.startTimer = nil
         record.idleTimer = nil
+        record.suspendTimer = nil
         let reason = "extension \"\(record.id)\" was removed from the configuration"
         answerWaitingPulls(record, Array(record.slots.values), because: reason)
         if case .action(_, _, _, let completion) = record.outstanding { completion(.failed(reason)) }

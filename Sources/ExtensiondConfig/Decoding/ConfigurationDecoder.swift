@@ -45,6 +45,8 @@ struct ConfigurationDecoder {
         reader.read("control_group", .nonEmptyString, into: &settings.controlGroup)
         reader.read("admin_group", .nonEmptyString, into: &settings.adminGroup)
         reader.read("external_hosts", .boolean, into: &settings.externalHosts)
+        reader.read("state_reserve", .size, into: &settings.stateReserve)
+        reader.read("output_rate", .size, into: &settings.outputRate)
         reader.read("removed_data_keep", .duration, into: &settings.removedDataKeep)
     }
 
@@ -119,6 +121,7 @@ struct ConfigurationDecoder {
         restart(reader, into: &app.restart)
         reader.read("url_schemes", ValueKind.urlScheme.list, into: &app.urlSchemes)
         reader.read("groups", ValueKind.identifier("an app group name").list, into: &app.groups)
+        reader.read("disk_max", .diskSize, into: &app.diskMax)
         sandbox(reader, into: &app.sandbox)
         return launch == nil ? nil : app
     }
@@ -169,6 +172,8 @@ struct ConfigurationDecoder {
         reader.read("memory_max", .size, into: &limits.memoryMax)
         reader.read("memory_high", .size, into: &limits.memoryHigh)
         reader.read("pids_max", .integer(in: ValueRanges.pidsMax), into: &limits.pidsMax)
+        reader.read("cpu_max", .cpuQuota, into: &limits.cpuMax)
+        reader.read("cpu_weight", .integer(in: ResourceLimits.cpuWeights), into: &limits.cpuWeight)
         if let high = limits.memoryHigh, let max = limits.memoryMax, high > max {
             reader.report(
                 involving: ["memory_high", "memory_max"],
@@ -195,9 +200,11 @@ struct ConfigurationDecoder {
     /// The keys `[defaults]` may set for every extension.
     private func tunables(_ reader: TableReader, into spec: inout ExtensionSpec) {
         limits(reader, into: &spec.limits)
+        reader.read("disk_max", .diskSize, into: &spec.diskMax)
         reader.read("priority", .integer, into: &spec.priority)
         reader.read("enabled", .boolean, into: &spec.enabled)
         reader.read("idle_exit", .duration, into: &spec.idleExit)
+        reader.read("suspend_after", .duration, into: &spec.suspendAfter)
         reader.read("start_timeout", .positiveDuration, into: &spec.startTimeout)
         reader.read("stop_timeout", .duration, into: &spec.stopTimeout)
         sandbox(reader, into: &spec.sandbox)

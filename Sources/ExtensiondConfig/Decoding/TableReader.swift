@@ -1,3 +1,5 @@
+import Spelling
+
 /// Reads the keys of one config table by schema: every key asked for is known, every other
 /// key present is reported as unknown, with the list of known ones.
 final class TableReader {
@@ -78,7 +80,8 @@ final class TableReader {
     func rejectUnknownKeys() {
         for (key, node) in entries.sorted(by: { $0.key < $1.key }) where !knownKeys.contains(key) {
             let allowed = knownKeys.map { "\"\($0)\"" }.joined(separator: ", ")
-            diagnostics.report(node.origin.error("unknown key \"\(key)\"; allowed keys here: \(allowed)"))
+            let suggestion = Spelling.closest(to: key, among: knownKeys).map { " (did you mean \"\($0)\"?)" } ?? ""
+            diagnostics.report(node.origin.error("unknown key \"\(key)\"\(suggestion); allowed keys here: \(allowed)"))
         }
     }
 }

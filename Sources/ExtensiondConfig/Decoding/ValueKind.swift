@@ -196,6 +196,15 @@ extension ValueKind where Value == ByteSize {
     }
 }
 
+extension ValueKind where Value == ByteSize {
+    /// A `disk_max`, in ``ByteSize/diskSizes``.
+    static var diskSize: Self {
+        size.refined {
+            check($0, (ByteSize.diskSizes).contains($0.bytes), "a disk size must be from 4M to 1T, found \($0)")
+        }
+    }
+}
+
 extension ValueKind where Value == Duration {
     static var duration: Self {
         Self { node throws(ConfigurationError) in
@@ -222,6 +231,17 @@ extension ValueKind where Value == Share {
     static var threshold: Self {
         ValueKind<String>.string.refined { parsed(Share.init(parsing:), $0) }
             .refined { check($0, $0.fraction > 0, "a threshold must be above 0%, found \($0)") }
+    }
+}
+
+extension ValueKind where Value == CPUQuota {
+    static var cpuQuota: Self {
+        Self { node throws(ConfigurationError) in
+            guard case .string(let text) = node.value else { throw node.mismatch(CPUQuota.expectedForm + " in quotes") }
+            do throws(ValueSyntaxError) { return try CPUQuota(parsing: text) } catch {
+                throw node.origin.error(error.message)
+            }
+        }
     }
 }
 

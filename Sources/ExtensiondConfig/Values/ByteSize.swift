@@ -41,3 +41,9 @@ public struct ByteSize: Sendable, Hashable, Comparable, CustomStringConvertible 
         self.init(bytes)
     }
 }
+
+extension ByteSize {
+    /// The range of `disk_max`: an ext4 file system needs some room of its own, and the
+    /// image is allocated in full, so a size past 1 TiB is a mistake.
+    public static let diskSizes: ClosedRange<UInt64> = (4 << 20)...(1 << 40)
+}

@@ -33,7 +33,8 @@ for file in /usr/bin/extensiond /usr/bin/extensiondctl /usr/lib/systemd/system/e
         /etc/extensiond/extensiond.toml /usr/share/man/man8/extensiond.8.gz \
         /usr/share/man/man1/extensiondctl.1.gz /usr/share/man/man5/extensiond.toml.5.gz \
         /usr/share/bash-completion/completions/extensiondctl /usr/share/zsh/vendor-completions/_extensiondctl \
-        /usr/share/fish/vendor_completions.d/extensiondctl.fish /usr/share/doc/extensiond/README.md; do
+        /usr/share/fish/vendor_completions.d/extensiondctl.fish /usr/share/doc/extensiond/README.md.gz \
+        /usr/share/doc/extensiond/copyright /usr/lib/systemd/catalog/extensiond.catalog /usr/lib/sysusers.d/extensiond.conf; do
     check "the package installed $file" test -s "$file"
 done
 expect "/usr/bin/supervisorctl is the extensiondctl alternative" "$(readlink -f /usr/bin/supervisorctl)" /usr/bin/extensiondctl
@@ -76,6 +77,9 @@ check "the widget runs in extensions/demo.widget" \
 widget_pid=$(head -1 "$root/extensions/demo.widget/cgroup.procs" 2>/dev/null)
 expect "the widget's oom_score_adj" "$(cat /proc/"${widget_pid:-0}"/oom_score_adj 2>&1)" 1000
 expect "the widget runs with no_new_privs" "$(sed -n 's/^NoNewPrivs:\t//p' /proc/"${widget_pid:-0}"/status 2>&1)" 1
+# The package's catalog, indexed by systemd's trigger: journalctl -x explains the launch.
+check "journalctl -x explains the widget's launch (the catalog)" wait_until 10 \
+    'journalctl -x --no-pager MESSAGE_ID=1f231bb874ca4ef4b1aac0066bb292cb | grep -q "extensiond started the process of demo.widget"'
 
 step "restart and upgrade (the administrator's conffile stays)"
 check "systemctl restart succeeds" systemctl restart "$SERVICE"

@@ -1,0 +1,10 @@
+#ifndef EXTENSIOND_LOOP_DEVICE_H
+#define EXTENSIOND_LOOP_DEVICE_H
+
+/* Attaches the open file `image_fd` to a free loop device, read-write, with
+   LO_FLAGS_AUTOCLEAR: the device detaches itself once it is unmounted and its last
+   descriptor is closed. Returns the device's descriptor (keep it open until the file
+   system is mounted) and stores its number in `*number`; -1 with errno set on failure. */
+int ext_loop_attach(int image_fd, int *number);
+
+#endif

@@ -1,0 +1,68 @@
+/// Admission of launches and scheduled refreshes against memory (POLICIES.md, "Admission"):
+/// work the daemon starts on its own must not be what pushes the tree into a kill.
+///
+/// * A scheduled refresh is deferred, spending nothing, while the working set is at or
+///   above `warn`, while its extension was killed by pressure and the working set has not
+///   been below `warn` since, and while launching it would take the working set to `low`
+///   (its recorded peak added).
+/// * A launch whose recorded peak would take the working set to `low` first frees that
+///   much by the kill policy (idle and suspended extensions only, as at `low` pressure);
+///   a scheduled refresh waits instead (above).
+/// * Without a budget (no thresholds) everything is admitted.
+///
+/// It holds no clock: the daemon feeds it each reading of the working set and each
+/// pressure kill, and asks it before each launch or scheduled refresh.
+public struct MemoryAdmission: Sendable, Hashable {
+    /// The watermarks; `nil` without `memory_budget`.
+    public var thresholds: PressureThresholds?
+    /// The working set at the last reading; `nil` before the first.
+    public private(set) var workingSet: UInt64?
+    /// Extensions killed by pressure since the working set was last below `warn`.
+    public private(set) var pressureKilled: Set<String> = []
+
+    /// Nothing read or killed yet.
+    public init(thresholds: PressureThresholds?) {
+        self.thresholds = thresholds
+    }
+
+    /// A reading of the tree's working set; below `warn`, pressure has eased and the
+    /// extensions it killed may be refreshed again.
+    public mutating func observe(workingSet: UInt64) {
+        self.workingSet = workingSet
+        if let thresholds, workingSet < thresholds.warnBytes { pressureKilled.removeAll() }
+    }
+
+    /// The pressure policy killed extension `id`.
+    public mutating func killedByPressure(_ id: String) {
+        pressureKilled.insert(id)
+    }
+
+    /// Whether the tree is above `warn` or holds an extension killed by pressure: while it
+    /// does, the daemon reads the working set again from time to time, since only a reading
+    /// lets deferred refreshes go.
+    public var isHolding: Bool {
+        guard let thresholds else { return false }
+        return !pressureKilled.isEmpty || (workingSet ?? 0) >= thresholds.warnBytes
+    }
+
+    /// Whether a scheduled refresh of extension `id` may start now. `launchPeak` is the
+    /// recorded peak of its cgroup when it must be launched first (`nil`: it runs, or
+    /// no peak was recorded yet).
+    public func admitsScheduledRefresh(of id: String, launchPeak: UInt64?) -> Bool {
+        guard let thresholds else { return true }
+        guard let workingSet else { return true }
+        guard workingSet < thresholds.warnBytes, !pressureKilled.contains(id) else { return false }
+        return bytesToFree(beforeLaunching: launchPeak) == 0
+    }
+
+    /// How much must be freed before a launch whose cgroup peaked at `peak` bytes so that
+    /// the working set stays below `low`: 0 when it already does (or nothing is known).
+    public func bytesToFree(beforeLaunching peak: UInt64?) -> UInt64 {
+        guard let thresholds, let workingSet, let peak else { return 0 }
+        let after = workingSet.addingReportingOverflow(peak)
+        guard after.overflow || after.partialValue >= thresholds.lowBytes else { return 0 }
+        let excess = (after.overflow ? UInt64.max : after.partialValue) - thresholds.lowBytes
+        // Enough to land one byte under `low`.
+        return excess == .max ? .max : excess + 1
+    }
+}

@@ -1,0 +1,190 @@
+/// One memory-pressure episode as a state machine without I/O (DESIGN §3): read the
+/// tree's working set, classify it against the watermarks, kill one victim chosen by
+/// ``KillPolicy``, wait until its cgroup is empty or a deadline passes, and read again,
+/// until the working set is under the low watermark or nothing more may be killed.
+/// Feed it ``Event``s, execute the ``Action``s it returns in order; the daemon waits
+/// through its event loop (lmkd's `is_waiting_for_kill`), never in a blocking call.
+///
+/// Waiting for the cgroup to empty before deciding again is what prevents surplus
+/// kills: memory is only uncharged once the victim's processes are gone. A victim whose
+/// group does not empty by the deadline is never chosen again in the episode.
+///
+/// Every reading also goes to the ``PressureWarning`` kept across episodes: a crossing
+/// of the `warn` watermark warns the extensions once, before any kill of that episode.
+public struct PressureEpisode: Sendable {
+    /// What the daemon reports back.
+    public enum Event: Sendable, Hashable {
+        /// The tree's working set (``Action/readWorkingSet``); `nil` when it could not
+        /// be read, which ends the episode.
+        case workingSet(UInt64?)
+        /// The processes that may be killed (``Action/listCandidates(_:)``) at `at`.
+        case candidates([KillCandidate], at: Instant)
+        /// The victim was sent SIGKILL at this instant; `nil` when no signal could be
+        /// sent (it was gone already).
+        case signalled(at: Instant?)
+        /// The victim's cgroup was seen empty at this instant.
+        case emptied(at: Instant)
+        /// The wait's deadline passed with the victim's cgroup still populated.
+        case deadlinePassed(at: Instant)
+    }
+
+    /// What the daemon must do.
+    public enum Action: Sendable, Hashable {
+        /// Read the tree's working set; answer ``Event/workingSet(_:)``.
+        case readWorkingSet
+        /// Tell every running extension the working set crossed `warn` (no answer).
+        case warn(workingSet: UInt64, watermark: UInt64)
+        /// List the processes that may be killed at this level; answer ``Event/candidates(_:at:)``.
+        case listCandidates(PressureLevel)
+        /// SIGKILL the victim's whole cgroup (reason: pressure kill at the level), then
+        /// free its memory; answer ``Event/signalled(at:)``.
+        case kill(KillCandidate, level: PressureLevel)
+        /// Wait, on the event loop, until the victim's cgroup is empty (answer
+        /// ``Event/emptied(at:)``) or the deadline (``Event/deadlinePassed(at:)``).
+        case wait(KillCandidate, until: Instant)
+        /// A kill is over: record it.
+        case record(Kill)
+        /// The episode is over; ``warning`` holds the state to keep for the next one.
+        case done
+    }
+
+    /// One kill, as the event log records it.
+    public struct Kill: Sendable, Hashable {
+        public var victim: KillCandidate
+        public var level: PressureLevel
+        /// Whether it was decided on the episode's trigger; `false` for a follow-up kill,
+        /// decided after the previous victim's cgroup emptied (or its wait ended).
+        public var isFirst: Bool
+        /// The tree's working set when the victim was chosen.
+        public var treeUsageBytes: UInt64
+        /// What started this decision: the episode's trigger, or the end of the previous wait.
+        public var trigger: Instant
+        public var decision: Instant
+        public var signal: Instant
+        /// `nil` when the cgroup did not empty by the deadline.
+        public var empty: Instant?
+    }
+
+    /// How long a kill waits for its victim's cgroup to empty.
+    public let emptyTimeout: Duration
+    /// The watermarks; without them (no `memory_budget`) only a stall trigger acts.
+    public let thresholds: PressureThresholds?
+    /// Whether the tree was past `warn` at the last reading, across episodes.
+    public private(set) var warning: PressureWarning
+    /// The working set at the episode's last reading.
+    public private(set) var lastWorkingSet: UInt64?
+    /// Bytes about to be taken by a launch (its recorded peak, ``MemoryAdmission``): the
+    /// episode frees room for them as if they were charged already, at `low` at most,
+    /// so that only idle and suspended extensions make room.
+    public let reserve: UInt64
+    /// Whether ``Action/done`` was returned.
+    public private(set) var isDone = false
+
+    private var floor: PressureLevel
+    private var killedIDs = Set<String>()
+    private var trigger: Instant
+    private var isFirst = true
+    private var pending: Pending = .reading
+
+    private enum Pending: Sendable, Hashable {
+        case reading
+        case candidates(level: PressureLevel, usage: UInt64)
+        case signal(Kill)
+        case empty(Kill)
+        case none
+    }
+
+    /// An episode triggered at `trigger`. A stall trigger (PSI) counts as at least `low`
+    /// pressure for its first decision: it kills at most one idle or suspended extension,
+    /// and the kernel fires it again if the stall persists. Execute ``start()``'s action.
+    public init(
+        triggeredAt trigger: Instant, byStall: Bool, thresholds: PressureThresholds?, warning: PressureWarning,
+        emptyTimeout: Duration, reserve: UInt64 = 0
+    ) {
+        self.trigger = trigger
+        self.reserve = reserve
+        self.thresholds = thresholds
+        self.warning = warning
+        self.emptyTimeout = emptyTimeout
+        floor = byStall ? .low : .none
+    }
+
+    /// The first action: read the working set.
+    public func start() -> [Action] {
+        [.readWorkingSet]
+    }
+
+    /// Takes the answer to the last action that asked for one. An event that answers
+    /// nothing asked (a stale timer, say) changes nothing and returns no action.
+    public mutating func handle(_ event: Event) -> [Action] {
+        switch (pending, event) {
+        case (.reading, .workingSet(let usage)):
+            return read(usage)
+        case let (.candidates(level, usage), .candidates(candidates, now)):
+            return choose(among: candidates, at: level, usage: usage, now: now)
+        case (.signal(let kill), .signalled(let at)):
+            guard let at else {
+                pending = .reading
+                return [.readWorkingSet]
+            }
+            var signalled = kill
+            signalled.signal = max(at, kill.decision)
+            pending = .empty(signalled)
+            return [.wait(kill.victim, until: signalled.signal + emptyTimeout)]
+        case (.empty(let kill), .emptied(let at)):
+            return finish(kill, empty: max(at, kill.signal), next: max(at, kill.signal))
+        case (.empty(let kill), .deadlinePassed(let at)):
+            return finish(kill, empty: nil, next: max(at, kill.signal))
+        default:
+            return []
+        }
+    }
+
+    private mutating func read(_ usage: UInt64?) -> [Action] {
+        guard let usage else { return end() }
+        lastWorkingSet = usage
+        var actions: [Action] = []
+        if let thresholds, warning.observe(workingSet: usage, thresholds: thresholds) {
+            actions.append(.warn(workingSet: usage, watermark: thresholds.warnBytes))
+        }
+        let level = max(level(of: usage), floor)
+        floor = .none
+        guard level > .none else { return actions + end() }
+        pending = .candidates(level: level, usage: usage)
+        return actions + [.listCandidates(level)]
+    }
+
+    private func level(of usage: UInt64) -> PressureLevel {
+        guard let thresholds else { return .none }
+        guard reserve > 0 else { return thresholds.level(forUsage: usage) }
+        let charged = usage.addingReportingOverflow(reserve)
+        return min(thresholds.level(forUsage: charged.overflow ? .max : charged.partialValue), .low)
+    }
+
+    private mutating func choose(among candidates: [KillCandidate], at level: PressureLevel, usage: UInt64, now: Instant) -> [Action] {
+        let eligible = candidates.filter { !killedIDs.contains($0.id) }
+        guard let victim = KillPolicy.victim(among: eligible, at: level) else { return end() }
+        killedIDs.insert(victim.id)
+        let decision = max(now, trigger)
+        let kill = Kill(victim: victim, level: level, isFirst: isFirst, treeUsageBytes: usage, trigger: trigger,
+                        decision: decision, signal: decision, empty: nil)
+        pending = .signal(kill)
+        return [.kill(victim, level: level)]
+    }
+
+    private mutating func finish(_ kill: Kill, empty: Instant?, next: Instant) -> [Action] {
+        var finished = kill
+        finished.empty = empty
+        // The re-evaluation that follows was triggered by the victim's departure.
+        trigger = next
+        isFirst = false
+        pending = .reading
+        return [.record(finished), .readWorkingSet]
+    }
+
+    private mutating func end() -> [Action] {
+        pending = .none
+        isDone = true
+        return [.done]
+    }
+}

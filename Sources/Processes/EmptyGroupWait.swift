@@ -1,0 +1,98 @@
+import Cgroup
+import EventLoop
+import Glibc
+import LinuxProcess
+
+/// Waits, through the event loop, until a killed cgroup (a pressure victim's, a run's
+/// being removed) has no thread left or a deadline passes, as lmkd waits for its kill
+/// (`is_waiting_for_kill`): on a pidfd of each of the group's processes (readable when it
+/// has exited), on `cgroup.events` (v2), and by re-reading the group's threads on a short
+/// timer, since an exiting thread of a process that left the listing has no pidfd to wait
+/// on. Never blocks.
+package final class EmptyGroupWait {
+    private let group: ControlGroup
+    private let onEnd: (_ emptied: Bool, _ at: MonotonicInstant) -> Void
+    /// A pidfd per process of the group, each with its loop source.
+    private var exits: [(descriptor: ProcessDescriptor, source: EventSource)] = []
+    /// v2: the watch of `cgroup.events`.
+    private var population: (watch: CgroupEventSource, source: EventSource)?
+    private var reread: EventSource?
+    private var deadline: EventSource?
+    private var isOver = false
+
+    /// How often the group's threads are read again while it is populated.
+    static let rereadInterval: Duration = .milliseconds(1)
+
+    /// Starts waiting for `group`; `onEnd` runs once, on the loop, with whether the group
+    /// emptied and when. When it is empty already, `onEnd` runs before this returns.
+    package init(loop: EventLoop, group: ControlGroup, until deadline: MonotonicInstant,
+         onEnd: @escaping (_ emptied: Bool, _ at: MonotonicInstant) -> Void) {
+        self.group = group
+        self.onEnd = onEnd
+        guard !check() else { return }
+        // A process that is gone already cannot be opened; the next reading drops it.
+        for pid in (try? group.processes()) ?? [] {
+            guard let descriptor = try? ProcessDescriptor.open(pid: pid),
+                  let source = try? loop.addIO(fd: descriptor.fileDescriptor, events: .readable, handler: { [unowned self] _ in self.exited(pid) })
+            else { continue }
+            exits.append((descriptor, source))
+        }
+        if let watch = try? group.populationWatch(),
+           let source = try? loop.addIO(fd: watch.fileDescriptor, events: .readable, handler: { [unowned self] _ in
+               _ = try? self.population?.watch.acknowledge()
+               self.check()
+           }) {
+            population = (watch, source)
+        }
+        reread = try? loop.addTimer(after: Self.rereadInterval) { [unowned self] in
+            guard !self.check() else { return }
+            self.reread?.reschedule(at: .current() + Self.rereadInterval)
+        }
+        self.deadline = try? loop.addTimer(at: deadline) { [unowned self] in self.end(emptied: false) }
+    }
+
+    /// Stops waiting without an answer (the daemon stops). Sources go before their
+    /// descriptors, which close when released.
+    package func cancel() {
+        isOver = true
+        for exit in exits { exit.source.cancel() }
+        exits = []
+        population?.source.cancel()
+        population = nil
+        reread = nil
+        deadline = nil
+    }
+
+    /// A pidfd turned readable: that process is gone. It stays readable, so it is no
+    /// longer watched.
+    private func exited(_ pid: pid_t) {
+        if let index = exits.firstIndex(where: { $0.descriptor.pid == pid }) {
+            exits[index].source.cancel()
+            exits.remove(at: index)
+        }
+        check()
+    }
+
+    /// Ends the wait when no thread is left (or the group is gone); returns whether it did.
+    @discardableResult
+    private func check() -> Bool {
+        guard !isOver else { return true }
+        let empty: Bool
+        do throws(CgroupError) {
+            empty = try group.isEmpty()
+        } catch .systemCall(_, _, ENOENT) {
+            empty = true
+        } catch {
+            empty = false
+        }
+        if empty { end(emptied: true) }
+        return empty
+    }
+
+    private func end(emptied: Bool) {
+        guard !isOver else { return }
+        let at = MonotonicInstant.current()
+        cancel()
+        onEnd(emptied, at)
+    }
+}

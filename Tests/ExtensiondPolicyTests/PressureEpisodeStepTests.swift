@@ -1,0 +1,238 @@
+import ExtensiondPolicy
+import ExtensiondTestSupport
+import Testing
+
+/// A memory tree in virtual time driving a ``PressureEpisode``: processes hold memory
+/// until killed; a killed one's group empties after a delay, or never (stuck).
+struct EpisodeWorld {
+    struct Process {
+        var candidate: KillCandidate
+        /// How long after SIGKILL its group is empty; `nil`: never (uninterruptible sleep).
+        var exitDelay: Duration?
+        var signalledAt: Instant?
+        var gone = false
+    }
+
+    var processes: [Process]
+    /// Memory charged to the tree outside the processes (the daemon, page cache).
+    var baseline: UInt64
+    var now = Instant.at(1)
+    /// A process that is gone before the kill reaches it (the signal cannot be sent).
+    var vanishing: Set<String> = []
+    private(set) var actions: [PressureEpisode.Action] = []
+    private(set) var signalled: [String] = []
+    private(set) var warnings: [UInt64] = []
+    /// The instants at which each wait began and ended, in order.
+    private(set) var waits: [(victim: String, from: Instant, until: Instant, ended: Instant)] = []
+
+    var workingSet: UInt64 {
+        baseline + processes.filter { !$0.gone }.reduce(0) { $0 + $1.candidate.residentBytes }
+    }
+
+    /// Runs `episode` to its end, executing each action as the daemon does; every step
+    /// advances virtual time by `step`. `staleEvents` sends an unasked event before each
+    /// answer, which must change nothing.
+    mutating func run(_ episode: inout PressureEpisode, step: Duration = .microseconds(5), staleEvents: Bool = false) -> [PressureEpisode.Kill] {
+        var queue = episode.start()
+        var kills: [PressureEpisode.Kill] = []
+        var turns = 0
+        while !queue.isEmpty {
+            turns += 1
+            precondition(turns < 10_000, "the episode did not end")
+            let action = queue.removeFirst()
+            actions.append(action)
+            now = now + step
+            // A signal report is an answer only to a kill.
+            if staleEvents, !isKill(action) {
+                precondition(episode.handle(.signalled(at: now)).isEmpty, "a stale event acted")
+            }
+            switch action {
+            case .readWorkingSet:
+                queue += episode.handle(.workingSet(workingSet))
+            case let .warn(workingSet, _):
+                warnings.append(workingSet)
+            case .listCandidates(let level):
+                let candidates = processes.filter { !$0.gone && $0.signalledAt == nil }.map(\.candidate).filter { $0.band.isKillable(at: level) }
+                queue += episode.handle(.candidates(candidates, at: now))
+            case .kill(let victim, _):
+                signalled.append(victim.id)
+                let index = processes.firstIndex { $0.candidate.id == victim.id }!
+                if vanishing.contains(victim.id) {
+                    processes[index].gone = true
+                    queue += episode.handle(.signalled(at: nil))
+                } else {
+                    processes[index].signalledAt = now
+                    queue += episode.handle(.signalled(at: now))
+                }
+            case let .wait(victim, deadline):
+                let index = processes.firstIndex { $0.candidate.id == victim.id }!
+                let from = now
+                if let delay = processes[index].exitDelay, from + delay < deadline {
+                    now = from + delay
+                    processes[index].gone = true
+                    queue += episode.handle(.emptied(at: now))
+                } else {
+                    now = deadline
+                    queue += episode.handle(.deadlinePassed(at: now))
+                }
+                waits.append((victim.id, from, deadline, now))
+            case .record(let kill):
+                kills.append(kill)
+            case .done:
+                precondition(queue.isEmpty, "actions after done")
+            }
+        }
+        return kills
+    }
+
+    private func isKill(_ action: PressureEpisode.Action) -> Bool {
+        if case .kill = action { true } else { false }
+    }
+}
+
+/// ``PressureEpisode`` over thousands of random process tables in virtual time.
+@Suite struct PressureEpisodeStepTests {
+    static let mebibyte: UInt64 = 1 << 20
+    static let thresholds = PressureThresholds(budget: 256 * mebibyte, low: 0.85, critical: 0.95)
+    static let timeout = Duration.milliseconds(100)
+
+    static func randomWorld(_ random: inout SeededRandom) -> EpisodeWorld {
+        // Extremes included: no memory, a process as large as the budget, an exit right
+        // at the deadline, no exit at all.
+        let sizes: [UInt64] = [0, 1, mebibyte, 40 * mebibyte, 256 * mebibyte]
+        let delays: [Duration?] = [.zero, .microseconds(1), .milliseconds(3), timeout - .nanoseconds(1), timeout, nil]
+        let processes = (0..<Int.random(in: 0...12, using: &random)).map { index in
+            EpisodeWorld.Process(
+                candidate: KillCandidate(
+                    id: "p\(index)", band: KillBand.allCases.randomElement(using: &random)!,
+                    priority: Int.random(in: -2...2, using: &random),
+                    lastUsed: .at(Int64.random(in: 0...5, using: &random)),
+                    residentBytes: Bool.random(using: &random) ? sizes.randomElement(using: &random)! : UInt64.random(in: 0...(60 * mebibyte), using: &random),
+                    growthBytes: Bool.random(using: &random) ? 0 : 10 * mebibyte
+                ),
+                exitDelay: delays.randomElement(using: &random)!
+            )
+        }
+        let baselines: [UInt64] = [0, thresholds.lowBytes - 1, thresholds.lowBytes, thresholds.criticalBytes, .max / 2]
+        let baseline = Bool.random(using: &random) ? baselines.randomElement(using: &random)! : UInt64.random(in: 0...(200 * mebibyte), using: &random)
+        var world = EpisodeWorld(processes: processes, baseline: baseline)
+        if let vanishing = processes.randomElement(using: &random), Int.random(in: 0..<4, using: &random) == 0 {
+            world.vanishing = [vanishing.candidate.id]
+        }
+        return world
+    }
+
+    @Test(arguments: seeds(3000))
+    func killsOnlyWhatTheWatermarksAskForOneVictimAtATime(seed: UInt64) {
+        var random = SeededRandom(seed: seed)
+        var world = Self.randomWorld(&random)
+        let start = world.now
+        var episode = PressureEpisode(triggeredAt: start, byStall: false, thresholds: Self.thresholds, warning: PressureWarning(), emptyTimeout: Self.timeout)
+        let kills = world.run(&episode, staleEvents: Bool.random(using: &random))
+
+        var killed = Set<String>()
+        for kill in kills {
+            #expect(kill.treeUsageBytes >= Self.thresholds.lowBytes)
+            #expect(kill.level == Self.thresholds.level(forUsage: kill.treeUsageBytes))
+            #expect(kill.victim.band != .host && kill.victim.band.isKillable(at: kill.level))
+            #expect(killed.insert(kill.victim.id).inserted, "a victim chosen twice")
+            #expect(kill.trigger <= kill.decision && kill.decision <= kill.signal)
+            if let empty = kill.empty { #expect(kill.signal <= empty && empty < kill.signal + Self.timeout) }
+        }
+        #expect(kills.first.map { $0.isFirst && $0.trigger == start } ?? true)
+        #expect(kills.dropFirst().allSatisfy { !$0.isFirst })
+        // Each follow-up decision was triggered by the end of the previous wait.
+        let waited = kills.filter { !world.vanishing.contains($0.victim.id) }
+        for (wait, next) in zip(world.waits, waited.dropFirst()) {
+            #expect(next.trigger == wait.ended)
+        }
+        // One victim at a time: each wait ends before the next decision, at its deadline
+        // at the latest, and the deadline is the timeout after the signal.
+        for (kill, wait) in zip(waited, world.waits) {
+            #expect(wait.victim == kill.victim.id && wait.until == kill.signal + Self.timeout && wait.ended <= wait.until)
+            #expect((kill.empty == nil) == (wait.ended == wait.until))
+        }
+        // Every signal but one that found its victim gone became a kill, in order.
+        #expect(world.signalled.filter { !world.vanishing.contains($0) } == kills.map(\.victim.id))
+        #expect(episode.isDone && world.actions.last == .done)
+
+        // It stopped because the working set fell under low, or nothing more may be killed.
+        let level = Self.thresholds.level(forUsage: world.workingSet)
+        let remaining = world.processes.filter { !$0.gone && $0.signalledAt == nil }.map(\.candidate)
+        #expect(level == .none || KillPolicy.victim(among: remaining, at: level) == nil, "seed \(seed)")
+        #expect(episode.lastWorkingSet == world.workingSet)
+    }
+
+    @Test func aStallKillsOneIdleOrSuspendedExtensionEvenBelowLowOrWithoutABudget() {
+        for thresholds in [Self.thresholds, nil] {
+            var world = EpisodeWorld(processes: [
+                .init(candidate: KillCandidate(id: "idle", band: .idleExtension, priority: 0, lastUsed: .at(0), residentBytes: Self.mebibyte), exitDelay: .zero),
+                .init(candidate: KillCandidate(id: "frozen", band: .suspendedExtension, priority: 0, lastUsed: .at(0), residentBytes: Self.mebibyte), exitDelay: .zero),
+            ], baseline: 0)
+            var episode = PressureEpisode(triggeredAt: world.now, byStall: true, thresholds: thresholds, warning: PressureWarning(), emptyTimeout: Self.timeout)
+            let kills = world.run(&episode)
+            #expect(kills.map(\.victim.id) == ["frozen"])
+            #expect(kills.first?.level == .low)
+        }
+    }
+
+    @Test func aStuckVictimIsWaitedForUntilItsDeadlineThenTheNextOneGoes() {
+        var world = EpisodeWorld(processes: [
+            .init(candidate: KillCandidate(id: "stuck", band: .idleExtension, priority: 0, lastUsed: .at(0), residentBytes: 40 * Self.mebibyte), exitDelay: nil),
+            .init(candidate: KillCandidate(id: "next", band: .idleExtension, priority: 1, lastUsed: .at(0), residentBytes: 40 * Self.mebibyte), exitDelay: .milliseconds(2)),
+        ], baseline: Self.thresholds.lowBytes - 50 * Self.mebibyte)
+        var episode = PressureEpisode(triggeredAt: world.now, byStall: false, thresholds: Self.thresholds, warning: PressureWarning(), emptyTimeout: Self.timeout)
+        let kills = world.run(&episode)
+        #expect(kills.map(\.victim.id) == ["stuck", "next"])
+        #expect(kills[0].empty == nil && kills[1].empty != nil)
+        #expect(kills[1].trigger == kills[0].signal + Self.timeout)
+    }
+
+    @Test func anAnswerNobodyAskedForChangesNothing() {
+        var episode = PressureEpisode(triggeredAt: .at(0), byStall: false, thresholds: Self.thresholds, warning: PressureWarning(), emptyTimeout: Self.timeout)
+        #expect(episode.handle(.emptied(at: .at(1))).isEmpty)
+        #expect(episode.handle(.signalled(at: .at(1))).isEmpty)
+        #expect(episode.handle(.candidates([], at: .at(1))).isEmpty)
+        #expect(episode.handle(.workingSet(nil)) == [.done])
+        #expect(episode.handle(.workingSet(.max)).isEmpty, "nothing after done")
+    }
+
+    @Test func timesAtTheEndsOfTheClockSaturate() {
+        var world = EpisodeWorld(processes: [
+            .init(candidate: KillCandidate(id: "a", band: .idleExtension, priority: .min, lastUsed: Instant(nanoseconds: .max), residentBytes: .max / 2), exitDelay: nil),
+        ], baseline: 0)
+        world.now = Instant(nanoseconds: .max - 1_000)
+        var episode = PressureEpisode(triggeredAt: world.now, byStall: false, thresholds: Self.thresholds, warning: PressureWarning(), emptyTimeout: .seconds(Int64.max))
+        let kills = world.run(&episode)
+        #expect(kills.map(\.victim.id) == ["a"])
+        #expect(world.waits.first?.until == Instant(nanoseconds: .max))
+    }
+
+    /// Warnings before kills, across episodes whose baseline moves between them: once per
+    /// upward crossing of `warn`, before any kill of that episode.
+    @Test(arguments: seeds(500))
+    func extensionsAreWarnedOncePerCrossingAndBeforeAnyKill(seed: UInt64) {
+        var random = SeededRandom(seed: seed)
+        var warning = PressureWarning()
+        var wasAbove = false
+        for _ in 0..<8 {
+            var world = Self.randomWorld(&random)
+            world.vanishing = []
+            world.baseline = UInt64.random(in: 0...(240 * Self.mebibyte), using: &random)
+            let first = world.workingSet
+            var episode = PressureEpisode(triggeredAt: world.now, byStall: false, thresholds: Self.thresholds, warning: warning, emptyTimeout: Self.timeout)
+            let kills = world.run(&episode)
+            warning = episode.warning
+            let crossed = first >= Self.thresholds.warnBytes && !wasAbove
+            #expect(world.warnings == (crossed ? [first] : []), "seed \(seed)")
+            if crossed, let kill = kills.first { #expect(kill.treeUsageBytes == first, "the warning came before the first kill") }
+            if crossed {
+                let warnIndex = world.actions.firstIndex { if case .warn = $0 { true } else { false } }
+                let killIndex = world.actions.firstIndex { if case .kill = $0 { true } else { false } }
+                if let warnIndex, let killIndex { #expect(warnIndex < killIndex) }
+            }
+            wasAbove = episode.lastWorkingSet.map { $0 >= Self.thresholds.warnBytes } ?? wasAbove
+            #expect(warning.isAboveWarn == wasAbove, "seed \(seed)")
+        }
+    }
+}

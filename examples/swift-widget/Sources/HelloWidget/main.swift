@@ -1,0 +1,4 @@
+import ExtensionSDK
+import HelloWidgetCore
+
+ExtensionRuntime.run(HelloWidget())
