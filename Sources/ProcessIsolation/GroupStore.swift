@@ -109,9 +109,13 @@ package final class GroupStore {
         return key
     }
 
-    /// Drops what is cached of `group`'s defaults: its file was moved away.
+    /// Drops what is known of `group`'s defaults: its file was moved away with its removed
+    /// app. Writes not saved yet are refused rather than written back for the next owner.
     package func forget(_ group: String) {
-        cache[group] = nil
+        saved[group] = nil
+        for reply in pending.removeValue(forKey: group)?.waiting ?? [] {
+            reply(.failure(.storage("the group \(group) was removed before the write was saved")))
+        }
     }
 
     private func path(_ group: String) -> String { stateDirectory + "/defaults/" + group + ".json" }

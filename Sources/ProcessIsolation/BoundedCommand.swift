@@ -1,9 +1,11 @@
 import Glibc
+import EventLoop
 import LinuxProcess
 import Sockets
 
-/// Runs a helper command to its end, for at most a bounded time, from the loop's thread.
-public enum BoundedCommand {
+/// Runs a helper command (mkfs of a disk volume) to its end, for at most a bounded time,
+/// from the loop's thread.
+enum BoundedCommand {
     /// The most of the command's stderr kept for the error.
     private static let stderrLimit = 4096
 
@@ -12,7 +14,7 @@ public enum BoundedCommand {
     ///
     /// - Throws: ``SystemError`` naming the command line, how it ended and its stderr,
     ///   unless it exited with status 0.
-    public static func run(_ executable: String, _ arguments: [String], timeout: Duration) throws(SystemError) {
+    static func run(_ executable: String, _ arguments: [String], timeout: Duration) throws(SystemError) {
         let command = ([executable] + arguments).joined(separator: " ")
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { throw SystemError("\(command): pipe") }
