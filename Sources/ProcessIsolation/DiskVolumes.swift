@@ -67,6 +67,14 @@ package final class DiskVolumes {
         return nil
     }
 
+    /// Lazily unmounts the volume on `directory`, if any, so that the directory and its
+    /// image can be moved (a removed app's data is set aside).
+    func release(_ directory: String) {
+        if mounted.removeValue(forKey: directory) != nil || Self.isMountPoint(directory) {
+            umount2(directory, Int32(MNT_DETACH))
+        }
+    }
+
     /// Lazily unmounts every volume (at a clean stop).
     package func unmountAll() {
         for directory in mounted.keys.sorted() { umount2(directory, Int32(MNT_DETACH)) }

@@ -36,10 +36,14 @@ package final class RemovedApps {
     private var removedDirectory: String { stateDirectory + "/removed" }
     private func tagPath(_ app: String) -> String { removedDirectory + "/" + app + "/removed.json" }
 
-    /// Paths under `state_dir` that hold what `owned` owns.
+    /// Paths under `state_dir` that hold what `owned` owns (a `disk_max` volume's image too).
     private static func paths(of owned: Ownership) -> [String] {
-        let extensionPaths: [String] = owned.extensions.flatMap { id -> [String] in ["data/\(id)", "extensions/\(id).json", "extensions/\(id).version"] }
-        let groupPaths: [String] = owned.groups.flatMap { group -> [String] in ["groups/\(group)", "defaults/\(group).json"] }
+        let extensionPaths: [String] = owned.extensions.flatMap { id -> [String] in
+            ["data/\(id)", "volumes/data/\(id).img", "extensions/\(id).json", "extensions/\(id).version"]
+        }
+        let groupPaths: [String] = owned.groups.flatMap { group -> [String] in
+            ["groups/\(group)", "volumes/groups/\(group).img", "defaults/\(group).json"]
+        }
         return extensionPaths + groupPaths
     }
 
@@ -86,7 +90,8 @@ package final class RemovedApps {
         do {
             try FileSystem.createDirectories(directory, mode: 0o700)
             for path in Self.paths(of: owned) {
-                try FileSystem.createDirectories(directory + "/" + String(path.prefix { $0 != "/" }), mode: 0o711)
+                isolation.volumes.release(stateDirectory + "/" + path)
+                try FileSystem.createDirectories(directory + "/" + String(path[..<path.lastIndex(of: "/")!]), mode: 0o711)
                 guard rename(stateDirectory + "/" + path, directory + "/" + path) == 0 || errno == ENOENT else {
                     throw SystemError("rename \(path) to \(directory)/\(path)")
                 }
