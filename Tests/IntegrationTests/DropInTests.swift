@@ -81,7 +81,7 @@ import Testing
     }
 
     /// dpkg runs `postinst triggered` after an app's package installed its drop-in
-    /// (debian/triggers). dpkg itself is not run here (it would install into this machine):
+    /// (debian/extensiond.triggers). dpkg itself is not run here (it would install into this machine):
     /// the maintainer script is run as dpkg runs it, with `extensiondctl` on its PATH a
     /// recorder standing in for the real one, and a socket at the control socket's path.
     @Test func theDebianTriggerAppliesTheDropIns() throws {
@@ -92,9 +92,9 @@ import Testing
         let recorder = try directory.write("bin/extensiondctl", "#!/bin/sh\necho \"$@\" >> \(log)\n")
         chmod(recorder, 0o755)
         let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-        let triggers = try String(contentsOfFile: root + "/debian/triggers", encoding: .utf8)
+        let triggers = try String(contentsOfFile: root + "/debian/extensiond.triggers", encoding: .utf8)
         #expect(triggers.split(separator: "\n").contains("interest-noawait /etc/extensiond/extensiond.d"))
-        let script = try String(contentsOfFile: root + "/debian/postinst", encoding: .utf8)
+        let script = try String(contentsOfFile: root + "/debian/extensiond.postinst", encoding: .utf8)
             .replacingOccurrences(of: "/run/extensiond/control.sock", with: directory.file("control.sock"))
         let postinst = try directory.write("postinst", script)
         let socket = try FakeSocketServer(path: directory.file("control.sock"))
