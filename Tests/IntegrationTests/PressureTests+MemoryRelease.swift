@@ -50,12 +50,13 @@ extension PressureTests {
             return
         }
         // Called after every kill; a victim whose exit the kernel had already completed is
-        // not found (its memory is gone with it).
+        // not found (its memory is gone with it). Which of the two a small victim gets is a
+        // race with its own exit (all four were already gone in one CI run), so either
+        // answer proves the call reached the kernel.
         for record in records {
             #expect(record.memoryRelease == "released" || record.memoryRelease == "not released (No such process)", "\(record)")
             #expect(record.emptyUs != nil)
         }
-        #expect(records.contains { $0.memoryRelease == "released" })
     }
 
     @Test func withoutTheCallTheKillWaitsForTheExitAsBefore() throws {
