@@ -146,6 +146,50 @@ def test_the_html_widget_frame_reaches_neither_the_page_nor_the_network(page, to
     assert eventually(lambda: "frames://opened" in launches(today, "frame-launches")), launches(today, "frame-launches")
 
 
+def sink_requests(today):
+    """The requests that reached the sink (their first lines). Chromium opens a connection
+    to where a frame navigates before it checks the page's policy, and then sends nothing
+    on it: a connection without a request is not counted (docs/HOSTS.md)."""
+    lines = []
+    while True:
+        try:
+            connection, _ = today.sink.accept()
+        except BlockingIOError:
+            return lines
+        connection.settimeout(2)
+        try:
+            request = connection.recv(4096)
+        except OSError:
+            request = b""
+        connection.close()
+        if request:
+            lines.append(request.split(b"\r\n")[0].decode(errors="replace"))
+
+
+def test_the_html_widget_frame_cannot_navigate_the_page_or_itself_elsewhere(page, today):
+    """The frame's sandbox has no allow-top-navigation (nor allow-popups), and the page's
+    Content-Security-Policy lets its frames load only /frame: neither the top page nor the
+    frame itself reaches another origin, at load or at a click."""
+    frame = shown_tile(page, "escape").find_element(By.CSS_SELECTOR, "iframe")
+    page.get_log("browser")  # what earlier pages logged
+    page.switch_to.frame(frame)
+    try:
+        probe = page.find_element(By.ID, "probe")
+        assert eventually(lambda: probe.get_attribute("data-results"))
+        page.find_element(By.ID, "leave").click()
+        results = json.loads(probe.get_attribute("data-results"))
+    finally:
+        page.switch_to.default_content()
+    assert results["popup"] != "opened", results
+    time.sleep(2)
+    assert page.current_url == today.url and len(page.window_handles) == 1
+    assert tile(page, "escape") and tile(page, "escape").find_element(By.CSS_SELECTOR, "iframe").get_attribute("src") == today.url + "frame"
+    refusals = [entry["message"] for entry in page.get_log("browser") if "frame-src" in entry["message"]]
+    assert any(today.sink_url in message and "blocked" in message for message in refusals), refusals
+    reached = sink_requests(today)
+    assert not reached, "the frame reached %s: %s (%s)" % (today.sink_url, reached, results)
+
+
 def test_screenshots(page, today):
     """The README's pictures: light, dark, narrow, wide and the System page."""
     os.makedirs(SCREENSHOTS, exist_ok=True)
