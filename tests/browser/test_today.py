@@ -245,6 +245,20 @@ def test_the_program_relays_only_a_pages_own_messages_within_bounds(today):
         assert post("/send?session=" + token, b"not json")[0] == 400
         assert post("/send?session=" + token, b'{"type":"list"}\n{"type":"list"}')[0] == 400
         assert post("/send?session=" + token, b"x" * (64 * 1024 + 1))[0] == 413
+        # Several messages in one request (what a page load sends): every one is checked first.
+        status, text = post("/send?session=" + token, b'[{"type":"list","id":3},{"type":"defaults","id":4}]')
+        assert status == 400 and text.startswith("message 1: a page sends only"), text
+        assert post("/send?session=" + token, b'[]')[0] == 400
+        assert post("/send?session=" + token, json.dumps([{"type": "list", "id": 5}] * 257).encode())[0] == 400
+        assert post("/send?session=" + token, b'[{"type":"list","id":6},{"type":"list","id":7}]')[0] == 204
+        answered = set()
+        while answered != {1, 6, 7}:
+            line = stream.readline()
+            assert line, "the stream ended before the answers to 1, 6 and 7: %s" % answered
+            if line.startswith(b"data: "):
+                message = json.loads(line[len(b"data: "):])
+                if message.get("type") == "extensions" and "id" in message:
+                    answered.add(message["id"])
     headers = urllib.request.urlopen(today.url, timeout=5).headers
     assert "script-src 'self'" in headers["Content-Security-Policy"] and "frame-ancestors 'none'" in headers["Content-Security-Policy"]
     frame = urllib.request.urlopen(today.url + "frame", timeout=5).headers["Content-Security-Policy"]

@@ -25,9 +25,28 @@ function environment() {
   return { colorScheme: darkQuery.matches ? "dark" : "light", locale: navigator.language || "en", scale: window.devicePixelRatio || 1 };
 }
 
+// The messages sent in one task go in one request (a page load's subscriptions and pulls,
+// two per tile, would otherwise queue for the browser's few connections to the program).
+let outbox = null;
 function send(message) {
   if (!session) return Promise.reject(new Error("not connected"));
-  return fetch("/send?session=" + session, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(message) });
+  if (!outbox) {
+    const batch = outbox = [];
+    batch.sent = Promise.resolve().then(() => { outbox = null; return post(batch); });
+  }
+  outbox.push(message);
+  return outbox.sent;
+}
+
+// One request within the program's bounds (256 messages, 64 KiB: 20,000 UTF-16 units are at
+// most 60 KB); more go in several.
+function post(messages) {
+  const body = JSON.stringify(messages.length === 1 ? messages[0] : messages);
+  if (messages.length > 1 && (messages.length > 256 || body.length > 20000)) {
+    const half = Math.ceil(messages.length / 2);
+    return post(messages.slice(0, half)).then(() => post(messages.slice(half)));
+  }
+  return fetch("/send?session=" + session, { method: "POST", headers: { "Content-Type": "application/json" }, body });
 }
 
 function request(message) {
