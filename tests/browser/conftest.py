@@ -111,9 +111,9 @@ class Today:
         today = os.path.join(BIN, "extensiond-today")
         refresh = "[extensions.%s.refresh]\npull_cooldown = \"0s\"\ndaily_budget = 100000\nbudget_burst = 1000\n"
 
-        def widget_table(name, *arguments, interval="1h", app="weather"):
+        def widget_table(name, *arguments, interval="1h", app="weather", settings=""):
             command = json.dumps(["/usr/bin/python3", widget] + list(arguments))
-            return ('[extensions.%s]\napp = "%s"\npoint = "widget"\ncommand = %s\n' % (name, app, command)
+            return ('[extensions.%s]\napp = "%s"\npoint = "widget"\ncommand = %s\n%s' % (name, app, command, settings)
                     + refresh % name + 'interval = "%s"\nmin_interval = "1s"\n\n' % interval)
 
         return ("""[supervisor]
@@ -148,7 +148,8 @@ url_schemes = ["frames"]
             + widget_table("hostile", "hostile")
             + widget_table("huge", "huge")
             + widget_table("frame", "html", "frames://opened", app="frames")
-            + widget_table("escape", "escape", self.sink_url, app="frames")
+            # Enabled by its test only: the README's screenshots do not show it.
+            + widget_table("escape", "escape", self.sink_url, app="frames", settings="enabled = false\n")
             + widget_table("ticker", "card", interval="2s")
             # Never says ready: killed after start_timeout (a kill for the System page).
             + '[extensions.mute]\napp = "weather"\npoint = "widget"\ncommand = ["/bin/sleep", "1000"]\nstart_timeout = "1s"\n'
