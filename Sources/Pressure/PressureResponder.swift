@@ -133,10 +133,13 @@ final class PressureResponder {
         guard let group = victims[victim.id]?.group else {
             return perform(handle(.emptied(at: MonotonicInstant.current().policyInstant)))
         }
-        victimWait = EmptyGroupWait(loop: loop, group: group, until: deadline) { [unowned self] emptied, at in
+        let wait = EmptyGroupWait(loop: loop, group: group, until: deadline) { [unowned self] emptied, at in
             self.victimWait = nil
             self.perform(self.handle(emptied ? .emptied(at: at.policyInstant) : .deadlinePassed(at: at.policyInstant)))
         }
+        // A group empty already ended the wait within `init`, and the episode went on from
+        // there, perhaps to the next victim's wait: that one is kept, not this one.
+        if !wait.isOver { victimWait = wait }
     }
 
     private func finished(_ finished: PressureKill, watermarks: PressureWatermarks?) {
