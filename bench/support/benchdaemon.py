@@ -37,16 +37,25 @@ def find_group(controller, child, extension):
 def destroy_side_groups(child):
     """The daemon removes its freezer, cpu and cpuacct groups when it stops; a daemon that was
     killed leaves them. A frozen task takes no SIGKILL until thawed, so thaw first."""
-    freezer = side_group("freezer", child)
-    if os.path.isdir(freezer):
-        launch.write(os.path.join(freezer, "freezer.state"), "THAWED")
+    for group, _, _ in os.walk(side_group("freezer", child)):
+        launch.write(os.path.join(group, "freezer.state"), "THAWED")  # each: v1 children freeze by themselves
     for controller in ("freezer", "cpu", "cpuacct"):
         launch.destroy(side_group(controller, child))
 
 
+def unmount_below(directory):
+    """Unmounts what a daemon that did not stop cleanly left mounted below `directory` (the
+    extensions' `disk_max` volumes), deepest first, so that the directory can go."""
+    prefix = os.path.realpath(directory) + "/"
+    mounts = [line.split()[4] for line in launch.read("/proc/self/mountinfo").splitlines()]
+    for mount in sorted((m for m in mounts if m.startswith(prefix)), reverse=True):
+        subprocess.run(["umount", "-l", mount], capture_output=True)
+
+
 class Daemon:
-    """A release extensiond running `config_lines` (after its [supervisor] table) in sandbox
-    child `child`, its runtime and state in `directory`. Use as a context manager."""
+    """A release extensiond running `config_lines` (the rest of its [supervisor] table, then
+    the others) in sandbox child `child`, its runtime and state in `directory`. Use as a
+    context manager."""
 
     def __init__(self, sandbox, directory, child, config_lines):
         os.makedirs(directory)
@@ -54,8 +63,7 @@ class Daemon:
         self.child = child
         self.directory = directory
         cgroup = sandbox.child(child)
-        lines = ["[supervisor]", f'runtime_dir = "{directory}/run"', f'state_dir = "{directory}/state"', f'cgroup = "{cgroup}"',
-                 ""] + config_lines
+        lines = ["[supervisor]", f'runtime_dir = "{directory}/run"', f'state_dir = "{directory}/state"', f'cgroup = "{cgroup}"'] + config_lines
         config = os.path.join(directory, "extensiond.toml")
         launch.write(config, "\n".join(lines) + "\n")
         self.ctl_command = [os.path.join(launch.RELEASE, "supervisorctl"), "--socket", os.path.join(directory, "run", "control.sock")]
@@ -95,7 +103,7 @@ class Daemon:
     def stats(self):
         return json.loads(self.ctl("--json", "stats"))["stats"]
 
-    def events(self, count=5000):
+    def events(self, count=1000):
         lines = self.ctl("--json", "events", "-n", str(count)).splitlines()
         return [event for line in lines if line for event in json.loads(line)["events"]]
 
