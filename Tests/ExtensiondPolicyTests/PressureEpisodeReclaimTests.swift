@@ -18,21 +18,25 @@ import Testing
                         emptyTimeout: PressureEpisodeStepTests.timeout, reclaimFirst: reclaimFirst)
     }
 
-    @Test func aReclaimThatBringsTheTreeUnderLowKillsNothing() {
-        var world = EpisodeWorld(processes: [Self.suspended("frozen", mebibytes: 40, reclaimable: 30)],
+    /// One suspended extension of 40 MiB, 20 MiB past `low` with it, of which the kernel
+    /// can reclaim `reclaimable` MiB.
+    static func oneFrozenWidget(reclaimable: UInt64) -> (world: EpisodeWorld, kills: [PressureEpisode.Kill], done: Bool) {
+        var world = EpisodeWorld(processes: [Self.suspended("frozen", mebibytes: 40, reclaimable: reclaimable)],
                                  baseline: Self.thresholds.lowBytes - 20 * Self.mebibyte)
-        var episode = Self.episode(world, reclaimFirst: true)
-        let kills = world.run(&episode)
+        var steps = Self.episode(world, reclaimFirst: true)
+        let kills = world.run(&steps)
+        return (world, kills, steps.isDone)
+    }
+
+    @Test func aReclaimThatBringsTheTreeUnderLowKillsNothing() {
+        let (world, kills, done) = Self.oneFrozenWidget(reclaimable: 30)
         #expect(world.reclaimed == ["frozen"])
         #expect(kills.isEmpty && world.signalled.isEmpty)
-        #expect(episode.isDone)
+        #expect(done)
     }
 
     @Test func aReclaimThatIsNotEnoughIsFollowedByTheKillOfTheSameVictim() {
-        var world = EpisodeWorld(processes: [Self.suspended("frozen", mebibytes: 40, reclaimable: 5)],
-                                 baseline: Self.thresholds.lowBytes - 20 * Self.mebibyte)
-        var episode = Self.episode(world, reclaimFirst: true)
-        let kills = world.run(&episode)
+        let (world, kills, _) = Self.oneFrozenWidget(reclaimable: 5)
         #expect(world.reclaimed == ["frozen"])
         #expect(kills.map(\.victim.id) == ["frozen"])
         #expect(kills.first?.victim.residentBytes == 35 * Self.mebibyte, "the kill saw the memory left after the reclaim")
