@@ -4,8 +4,10 @@ import Foundation
 import Testing
 import HostProtocol
 
-/// Hosts on `host.sock` against a real daemon and real extensions: list, pull, single
-/// flight across connections, subscriptions, actions, malformed input, enable/disable.
+/// Hosts on `host.sock`: list, pull, single flight across connections, subscriptions,
+/// actions, malformed input, enable/disable. The tests parameterized by ``HostTestSetup``
+/// run in process and against a real daemon; the others need the control socket or a
+/// restart, which only a real daemon has.
 @Suite struct HostSocketTests {
     static let widget = "test.app.widget"
     static let hidden = "test.app.hidden"
@@ -35,46 +37,44 @@ import HostProtocol
         #expect(try bed.status(Self.hidden)?.state != "running")
     }
 
-    @Test func aPullIsAnsweredWithItsID() throws {
-        let bed = try ExtensionTestBed()
-        try bed.start(ExtensionTestBed.extensionTable(Self.widget, command: try bed.command(.answer)))
-        let host = try bed.daemon.connectHost()
-        guard case .snapshot(let snapshot) = try host.pull(Self.widget, id: 41) else {
-            Issue.record("no snapshot")
-            return
-        }
+    @Test(arguments: HostTestSetup.allCases)
+    func aPullIsAnsweredWithItsID(_ setup: HostTestSetup) throws {
+        let world = try setup.start([ScriptedWidget(Self.widget)])
+        let host = try world.connectHost()
+        let snapshot = try world.pull(Self.widget, on: host, request: 41)
         #expect(snapshot.id == 41 && snapshot.extensionID == Self.widget)
         #expect(snapshot.result == .newData && snapshot.version == 1 && !snapshot.stale)
         #expect(try snapshot.snapshot?.decoded().field("n") == 1)
 
-        guard case .error(let error) = try host.pull("test.app.nope", id: 42) else {
+        guard case .error(let error) = try world.request(.pull(.init(
+            id: 42, extensionID: "test.app.nope", mode: .compact, maxSize: Size(width: 320, height: 160))), on: host) else {
             Issue.record("an unknown extension was pulled")
             return
         }
         #expect(error.id == 42 && error.error.contains("test.app.nope"))
     }
 
-    @Test func concurrentPullsFromManyHostsShareOneUpdate() throws {
-        let bed = try ExtensionTestBed()
-        let updates = bed.countFile(Self.widget)
-        try bed.start(ExtensionTestBed.extensionTable(Self.widget, command: try bed.command(.answer, countFile: updates, delay: 0.5)))
-        let hosts = try (0..<6).map { _ in try bed.daemon.connectHost() }
+    @Test(arguments: HostTestSetup.allCases)
+    func concurrentPullsFromManyHostsShareOneUpdate(_ setup: HostTestSetup) throws {
+        let world = try setup.start([ScriptedWidget(Self.widget, delay: .milliseconds(500))])
+        let hosts = try (0..<6).map { _ in try world.connectHost() }
         for (index, host) in hosts.enumerated() {
             try host.send(.pull(.init(id: RequestID(rawValue: UInt64(index)), extensionID: Self.widget, mode: .compact,
                                       maxSize: Size(width: 100, height: 100))))
         }
         var versions: Set<UInt64> = []
         for (index, host) in hosts.enumerated() {
-            guard case .snapshot(let snapshot) = try host.receive(), snapshot.id?.rawValue == UInt64(index) else {
+            guard case .snapshot(let snapshot) = try world.receive(on: host, within: .seconds(5), matching: { _ in true }),
+                  snapshot.id?.rawValue == UInt64(index) else {
                 Issue.record("host \(index) got no snapshot")
                 continue
             }
-            #expect(snapshot.result == .newData, "\(bed.diagnostics(Self.widget))")
+            #expect(snapshot.result == .newData, "\(world.diagnostics(Self.widget))")
             versions.insert(snapshot.version)
         }
         #expect(versions == [1])
-        #expect(ScriptedExtension.updates(in: updates) == 1)
-        let stats = try bed.stats(Self.widget)
+        #expect(try world.updates(of: Self.widget).count == 1)
+        let stats = try world.stats(Self.widget)
         #expect(stats?.pullsUpdated == 1 && stats?.pullsCoalesced == 5)
     }
 
@@ -194,25 +194,19 @@ import HostProtocol
     }
 
     /// (A message of an unknown type is answered and keeps the connection: GalleryTests.)
-    @Test(arguments: [#"{"type":"pull","id":1,"extension":7}"#, "not json", #"{"type":"pull","id":1}"#])
-    func aMalformedLineClosesOnlyThatConnection(_ line: String) throws {
-        let bed = try ExtensionTestBed()
-        try bed.start(ExtensionTestBed.extensionTable(Self.widget, command: try bed.command(.answer)))
-        let offender = try bed.daemon.connectHost()
-        let other = try bed.daemon.connectHost()
+    @Test(arguments: HostTestSetup.allCases, [#"{"type":"pull","id":1,"extension":7}"#, "not json", #"{"type":"pull","id":1}"#])
+    func aMalformedLineClosesOnlyThatConnection(_ setup: HostTestSetup, _ line: String) throws {
+        let world = try setup.start([ScriptedWidget(Self.widget)])
+        let offender = try world.connectHost()
+        let other = try world.connectHost()
         try offender.send(bytes: Array((line + "\n").utf8))
-        guard case .error(let error) = try offender.receive() else {
+        guard case .error(let error) = try world.receive(on: offender, within: .seconds(5), matching: { _ in true }) else {
             Issue.record("no error for \(line)")
             return
         }
         #expect(error.id == nil && !error.error.isEmpty)
         #expect(try offender.closedByPeer())
-
-        guard case .snapshot(let snapshot) = try other.pull(Self.widget, id: 5) else {
-            Issue.record("the other host was not served")
-            return
-        }
-        #expect(snapshot.result == .newData)
+        #expect(try world.pull(Self.widget, on: other, request: 5).result == .newData)
     }
 
     @Test func disabledExtensionsAreRefusedAcrossARestart() throws {
