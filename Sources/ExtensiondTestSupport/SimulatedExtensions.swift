@@ -7,7 +7,8 @@ import WireProtocol
 /// Extension processes in virtual time for the ``ExtensionCoordinator``: a launch sends
 /// `ready` after ``Behaviour/launchTime``, an update is answered after
 /// ``Behaviour/updateTime`` by ``Behaviour/answer``, a stop or kill ends the run.
-/// Fake because a real run needs a real clock; the integration tests run real ones.
+/// Fake because a real run needs a real clock; `.live` host tests and the integration
+/// tests run real ones.
 package final class SimulatedExtensions: ExtensionProcesses {
     package struct Behaviour {
         package var launchTime: Duration
