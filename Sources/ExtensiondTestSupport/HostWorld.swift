@@ -17,21 +17,24 @@ public enum HostTestSetup: String, CaseIterable, Sendable, CustomStringConvertib
 
     public var description: String { rawValue }
 
-    /// Starts a world serving `host.sock` with the widgets of `test.app`.
-    public func start(_ widgets: [ScriptedWidget]) throws -> any HostWorld {
+    /// Starts a world serving `host.sock` with the extensions of `test.app`, followed in
+    /// the config by `more` (e.g. a `[types]` table).
+    public func start(_ extensions: [TestExtension], more: String = "") throws -> any HostWorld {
         switch self {
-        case .inProcess: try InProcessHostWorld(widgets)
-        case .live: try LiveHostWorld(widgets)
+        case .inProcess: try InProcessHostWorld(extensions, more: more)
+        case .live: try LiveHostWorld(extensions, more: more)
         }
     }
 }
 
-/// A widget of the app `test.app` that behaves as ``behaviour`` says: run by
+/// An extension of the app `test.app` that behaves as ``behaviour`` says: run by
 /// ``ScriptedExtension`` in `.live`, simulated to the same answers in `.inProcess`.
-public struct ScriptedWidget: Sendable {
+public struct TestExtension: Sendable {
     public static let app = "test.app"
 
     public var id: String
+    /// `widget` or `action`.
+    public var point: String
     public var behaviour: ScriptedExtension.Behaviour
     /// How long each update takes before its answer.
     public var delay: Duration
@@ -41,9 +44,10 @@ public struct ScriptedWidget: Sendable {
     public var settings: String
     public var refresh: String
 
-    public init(_ id: String, _ behaviour: ScriptedExtension.Behaviour = .answer, delay: Duration = .zero, reload: String = "atEnd",
-                settings: String = "", refresh: String = "") {
+    public init(_ id: String, _ behaviour: ScriptedExtension.Behaviour = .answer, point: String = "widget", delay: Duration = .zero,
+                reload: String = "atEnd", settings: String = "", refresh: String = "") {
         self.id = id
+        self.point = point
         self.behaviour = behaviour
         self.delay = delay
         self.reload = reload
@@ -51,32 +55,32 @@ public struct ScriptedWidget: Sendable {
         self.refresh = refresh
     }
 
-    /// The config both setups load: the app, then each widget's tables. Every extension may
-    /// write its count file into `shared` (``ScriptedExtension``).
-    static func config(_ widgets: [ScriptedWidget], scriptsIn directory: TemporaryDirectory, shared: String) throws -> String {
+    /// The config both setups load: the app, then each extension's tables, then `more`.
+    /// Every extension may write its count file into `shared` (``ScriptedExtension``).
+    static func config(_ extensions: [TestExtension], more: String, scriptsIn directory: TemporaryDirectory, shared: String) throws -> String {
         var text = "[defaults.sandbox]\nwrite = [\"\(shared)\"]\n\n[apps.\"\(app)\"]\ncommand = [\"/bin/sleep\", \"1000\"]\n\n"
-        for widget in widgets {
-            let seconds = Double(widget.delay.components.seconds) + Double(widget.delay.components.attoseconds) * 1e-18
+        for spec in extensions {
+            let seconds = Double(spec.delay.components.seconds) + Double(spec.delay.components.attoseconds) * 1e-18
             let command = try ScriptedExtension.command(
-                widget.behaviour, in: directory, countFile: shared + "/" + widget.id + ".updates", delay: seconds, reload: widget.reload)
+                spec.behaviour, in: directory, countFile: shared + "/" + spec.id + ".updates", delay: seconds, reload: spec.reload)
             text += """
-            [extensions."\(widget.id)"]
+            [extensions."\(spec.id)"]
             app = "\(app)"
-            point = "widget"
+            point = "\(spec.point)"
             command = \(command)
-            \(widget.settings)
+            \(spec.settings)
 
-            [extensions."\(widget.id)".refresh]
-            \(widget.refresh)
+            [extensions."\(spec.id)".refresh]
+            \(spec.refresh)
 
 
             """
         }
-        return text
+        return text + more
     }
 }
 
-/// `host.sock` with widgets behind it, in one of the two setups; see ``HostTestSetup``.
+/// `host.sock` with extensions behind it, in one of the two setups; see ``HostTestSetup``.
 /// Every wait of a test goes through the world, so that it means the same in both.
 public protocol HostWorld: AnyObject {
     var setup: HostTestSetup { get }

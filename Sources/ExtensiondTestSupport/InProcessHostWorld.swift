@@ -34,12 +34,12 @@ final class InProcessHostWorld: HostWorld {
     /// The clock's livelock, if any: a failure the next wait reports.
     private var livelock: String?
 
-    init(_ widgets: [ScriptedWidget]) throws {
+    init(_ extensions: [TestExtension], more: String) throws {
         directory = try TemporaryDirectory(prefix: "world")
         let state = directory.file("state"), shared = directory.file("shared")
         for path in [state, shared] { mkdir(path, 0o755) }
         try directory.write("extensiond.toml", "[supervisor]\nruntime_dir = \"\(directory.file("run"))\"\nstate_dir = \"\(state)\"\n\n"
-            + ScriptedWidget.config(widgets, scriptsIn: directory, shared: shared))
+            + TestExtension.config(extensions, more: more, scriptsIn: directory, shared: shared))
         let configuration = try ConfigurationLoader.load(path: directory.file("extensiond.toml"))
 
         let loop = try EventLoop()
@@ -64,7 +64,7 @@ final class InProcessHostWorld: HostWorld {
         hosts.followCoordinator()
         hosts.configure(configuration)
         origin = clock.now
-        for widget in widgets { processes.behaviours[widget.id] = try simulated(widget) }
+        for spec in extensions { processes.behaviours[spec.id] = try simulated(spec) }
         clock.onLivelock = { [unowned self] report in self.livelock = report }
         thread.start()
     }
@@ -147,12 +147,12 @@ final class InProcessHostWorld: HostWorld {
         }
     }
 
-    // MARK: Simulated widgets
+    // MARK: Simulated extensions
 
     /// What `widget`'s script answers, in virtual time; a behaviour not simulated is an error
     /// that names it (its test runs `.live` only).
-    private func simulated(_ widget: ScriptedWidget) throws -> SimulatedExtensions.Behaviour {
-        guard [.answer, .params, .timeline].contains(widget.behaviour) else {
+    private func simulated(_ widget: TestExtension) throws -> SimulatedExtensions.Behaviour {
+        guard [.answer, .params, .timeline, .action, .hangingAction].contains(widget.behaviour) else {
             throw TestSupportError("\(widget.behaviour) is not simulated in process: run its test .live only")
         }
         let reload: ReloadHint
@@ -165,12 +165,22 @@ final class InProcessHostWorld: HostWorld {
         behaviour.launchTime = .zero
         behaviour.updateTime = widget.delay
         behaviour.answer = { [unowned self] update in self.answer(update, of: widget, reload: reload) }
+        behaviour.complete = { begin in widget.behaviour == .hangingAction ? nil : Self.complete(begin) }
         return behaviour
+    }
+
+    /// The ``ScriptedExtension``'s action: canceled when an item's value is "cancel", else
+    /// one text item per item.
+    private static func complete(_ begin: SupervisorToExtension.Begin) -> ExtensionToSupervisor {
+        if begin.items.contains(where: { $0.content == .value("cancel") }) {
+            return .cancel(.init(id: begin.id, error: "the user canceled"))
+        }
+        return .complete(.init(id: begin.id, items: begin.items.map { Item(type: "public.text", value: .string("handled " + $0.type)) }))
     }
 
     /// The ``ScriptedExtension``'s answer: `n` counts the updates of this run; the run's
     /// number stands for its pid.
-    private func answer(_ update: SupervisorToExtension.Update, of widget: ScriptedWidget, reload: ReloadHint) -> ExtensionToSupervisor.Result {
+    private func answer(_ update: SupervisorToExtension.Update, of widget: TestExtension, reload: ReloadHint) -> ExtensionToSupervisor.Result {
         let run = processes.launches[widget.id] ?? 0
         let count = (answered[widget.id]?.run == run ? answered[widget.id]!.count : 0) + 1
         answered[widget.id] = (run, count)

@@ -10,10 +10,10 @@ final class LiveHostWorld: HostWorld {
     private let real: TestDaemon
     private let started = ContinuousClock.now
 
-    init(_ widgets: [ScriptedWidget]) throws {
+    init(_ extensions: [TestExtension], more: String) throws {
         real = try TestDaemon()
         daemon = real
-        try real.writeConfig(ScriptedWidget.config(widgets, scriptsIn: real.directory, shared: real.sharedDirectory))
+        try real.writeConfig(TestExtension.config(extensions, more: more, scriptsIn: real.directory, shared: real.sharedDirectory))
         try real.start()
     }
 

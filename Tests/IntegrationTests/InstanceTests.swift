@@ -9,7 +9,7 @@ import HostProtocol
 
     @Test(arguments: HostTestSetup.allCases)
     func twoInstancesHaveTheirOwnSnapshotsAndShareOneBudget(_ setup: HostTestSetup) throws {
-        let world = try setup.start([ScriptedWidget(
+        let world = try setup.start([TestExtension(
             Self.widget, .params, refresh: "interval = \"1s\"\nmin_interval = \"1s\"\npull_cooldown = \"0s\"\ndaily_budget = 1\nbudget_burst = 2")])
         let host = try world.connectHost()
         // Subscribed to Oslo with its params: the pulls need not repeat them.
@@ -45,7 +45,7 @@ import HostProtocol
 
     @Test(arguments: HostTestSetup.allCases)
     func theScheduleRefreshesOnlyTheInstancesHostsShow(_ setup: HostTestSetup) throws {
-        let world = try setup.start([ScriptedWidget(
+        let world = try setup.start([TestExtension(
             Self.widget, .params, refresh: "interval = \"1s\"\nmin_interval = \"1s\"\npull_cooldown = \"0s\"\ndaily_budget = 1000\nbudget_burst = 100")])
         do {
             let host = try world.connectHost()

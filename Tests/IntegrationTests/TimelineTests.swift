@@ -10,7 +10,7 @@ import WireProtocol
 
     @Test(arguments: HostTestSetup.allCases)
     func aMinuteOfEntriesIsServedFromOneLaunch(_ setup: HostTestSetup) throws {
-        let world = try setup.start([ScriptedWidget(
+        let world = try setup.start([TestExtension(
             Self.widget, .timeline, reload: "never", settings: "idle_exit = \"1s\"",
             refresh: "interval = \"5s\"\nmin_interval = \"5s\"\npull_cooldown = \"0s\"")])
         let host = try world.connectHost()

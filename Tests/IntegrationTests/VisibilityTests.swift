@@ -10,7 +10,7 @@ import HostProtocol
 
     @Test(arguments: HostTestSetup.allCases)
     func aHiddenWidgetWaitsAndIsRefreshedOnceWhenShown(_ setup: HostTestSetup) throws {
-        let world = try setup.start([ScriptedWidget(
+        let world = try setup.start([TestExtension(
             Self.widget, refresh: "interval = \"1s\"\nmin_interval = \"1s\"\npull_cooldown = \"0s\"\ndaily_budget = 1\nbudget_burst = 2")])
         do {
             let host = try world.connectHost()
