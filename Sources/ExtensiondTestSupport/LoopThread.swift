@@ -49,6 +49,9 @@ final class LoopThread: @unchecked Sendable {
         }
         stopped.wait()
         running = false
+    }
+
+    deinit {
         close(wakeup)
         close(post)
     }
