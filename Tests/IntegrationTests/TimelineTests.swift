@@ -32,7 +32,15 @@ import WireProtocol
                 #expect(cached.result == .cached && !cached.expired && cached.version == 31 && cached.date == date)
             }
         }
-        #expect(lateMs.allSatisfy { abs($0) <= 100 }, "\(lateMs)")
+        switch setup {
+        case .inProcess:
+            #expect(lateMs.allSatisfy { abs($0) <= 1 }, "\(lateMs)")
+        case .live:
+            // Real time on a shared machine: a late wake-up now and then is the machine's; a
+            // timer with a coarse window makes every entry late (50 ms for 50 ms of accuracy).
+            let median = lateMs.sorted()[lateMs.count / 2]
+            #expect(abs(median) <= 25 && lateMs.allSatisfy { abs($0) <= 1000 }, "\(lateMs)")
+        }
         #expect(try world.updates(of: Self.widget).count == 1)
         #expect(try world.stats(Self.widget)?.launches == 1)
     }
