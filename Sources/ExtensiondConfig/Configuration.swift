@@ -52,6 +52,9 @@ public struct SupervisorSettings: Sendable, Equatable {
     public var runtimeDirectory: String = "/run/extensiond"
     /// Holds the enabled set, snapshots, budgets and group containers.
     public var stateDirectory: String = "/var/lib/extensiond"
+    /// Where packages install their drop-ins (apps' manifests), beside the administrator's;
+    /// read from the main file only.
+    public var packageDropInDirectory: String = "/usr/lib/extensiond/extensiond.d"
     /// Total memory that hosts, apps and extensions may use together; `nil`: unlimited.
     public var memoryBudget: ByteSize?
     /// The cgroup to run the tree in; `nil`: the cgroup the daemon runs in.

@@ -35,6 +35,7 @@ struct ConfigurationDecoder {
     private func supervisor(_ reader: TableReader, into settings: inout SupervisorSettings) {
         reader.read("runtime_dir", .absolutePath, into: &settings.runtimeDirectory)
         reader.read("state_dir", .absolutePath, into: &settings.stateDirectory)
+        reader.read("package_drop_in_dir", .absolutePath, into: &settings.packageDropInDirectory)
         reader.read("memory_budget", .size, into: &settings.memoryBudget)
         reader.read("cgroup", .absolutePath, into: &settings.cgroup)
         reader.read("metrics_listen", .listenAddress, into: &settings.metricsListen)

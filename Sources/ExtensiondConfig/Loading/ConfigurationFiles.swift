@@ -1,6 +1,6 @@
 import Glibc
 
-/// The files of one config: the main file and its drop-in directory, read from disk.
+/// The files of one config: the main file and its drop-in directories, read from disk.
 enum ConfigurationFiles {
     /// `<dir>/<name>.d` for `<dir>/<name>.toml` (or `<dir>/<name>`).
     static func dropInDirectory(for path: String) -> String {
@@ -8,10 +8,24 @@ enum ConfigurationFiles {
         return base + ".d"
     }
 
-    /// The `*.toml` files of the drop-in directory of `path`, in name (byte) order; hidden
-    /// files are skipped. A missing directory has none; an unreadable one is an error.
-    static func dropIns(for path: String) -> Result<[String], ConfigurationError> {
-        let directory = dropInDirectory(for: path)
+    /// The `*.toml` files of `directories`, in name (byte) order; hidden files are skipped. A
+    /// name found in several directories is taken from the last of them (the administrator's
+    /// file replaces the package's). A missing directory has none; an unreadable one is an error.
+    static func dropIns(in directories: [String]) -> (files: [String], errors: [ConfigurationError]) {
+        var chosen: [String: String] = [:]
+        var errors: [ConfigurationError] = []
+        for directory in directories {
+            switch names(in: directory) {
+            case .success(let names): for name in names { chosen[name] = directory + "/" + name }
+            case .failure(let error): errors.append(error)
+            }
+        }
+        let names = chosen.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        return (names.compactMap { chosen[$0] }, errors)
+    }
+
+    /// The names of the drop-ins (`*.toml`, not hidden) in `directory`.
+    private static func names(in directory: String) -> Result<[String], ConfigurationError> {
         guard let stream = opendir(directory) else {
             if errno == ENOENT { return .success([]) }
             return .failure(
@@ -25,8 +39,7 @@ enum ConfigurationFiles {
             }
             if name.hasSuffix(".toml") && !name.hasPrefix(".") { names.append(name) }
         }
-        names.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        return .success(names.map { directory + "/" + $0 })
+        return .success(names)
     }
 
     /// The text of `file`, which must be a regular file (after symbolic links) and UTF-8.
