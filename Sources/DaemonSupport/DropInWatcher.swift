@@ -2,38 +2,38 @@ import EventLoop
 import Glibc
 import Sockets
 
-/// Watches the drop-in directory (`<dir>/<name>.d/`) through inotify on the event loop, so
-/// that an app's drop-in that appears, changes or disappears takes effect without a command:
-/// `onChange` runs once the directory has been quiet for ``settle`` (a package manager writes
-/// several files; an editor writes one in steps). The directory may come and go: its parent
-/// is watched for it.
+/// Watches the drop-in directories (the packages' and `<dir>/<name>.d/`) through inotify on
+/// the event loop, so that an app's drop-in that appears, changes or disappears takes effect
+/// without a command: `onChange` runs once they have been quiet for ``settle`` (a package
+/// manager writes several files; an editor writes one in steps). A directory may come and go:
+/// its nearest existing ancestor is watched for it.
 package final class DropInWatcher {
     /// Quiet time after the last change before the reload (docs/CONFIG.md, "Drop-ins").
     package static let settle = Duration.milliseconds(300)
 
+    /// One watched directory and the watch that waits for it to exist.
+    private struct Watched {
+        let path: String
+        var ancestorWatch: Int32 = -1
+        var directoryWatch: Int32 = -1
+    }
+
+    package let directories: [String]
     private let loop: EventLoop
-    private let directory: String
     private let fd: Int32
     private var source: EventSource?
-    private var parentWatch: Int32 = -1
-    private var directoryWatch: Int32 = -1
+    private var watched: [Watched]
     private var settleTimer: EventSource?
     private let onChange: () -> Void
 
-    package init(loop: EventLoop, directory: String, onChange: @escaping () -> Void) throws(SystemError) {
+    package init(loop: EventLoop, directories: [String], onChange: @escaping () -> Void) throws(SystemError) {
         self.loop = loop
-        self.directory = directory
+        self.directories = directories
         self.onChange = onChange
+        watched = directories.map { Watched(path: $0) }
         fd = inotify_init1(Int32(O_NONBLOCK | O_CLOEXEC))
         guard fd >= 0 else { throw SystemError("inotify_init1") }
-        let parent = directory.lastIndex(of: "/").map { String(directory[..<$0]) } ?? "."
-        parentWatch = inotify_add_watch(fd, parent.isEmpty ? "/" : parent, UInt32(IN_CREATE | IN_MOVED_TO | IN_ONLYDIR))
-        guard parentWatch >= 0 else {
-            let error = SystemError("inotify_add_watch \(parent)")
-            Glibc.close(fd)
-            throw error
-        }
-        watchDirectory()
+        for index in watched.indices { rewatch(index) }
         do {
             source = try loop.addIO(fd: fd, events: .readable) { [unowned self] _ in self.readEvents() }
         } catch {
@@ -48,10 +48,24 @@ package final class DropInWatcher {
         Glibc.close(fd)
     }
 
-    /// Watches the directory itself, when it exists.
-    private func watchDirectory() {
-        let mask = IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR
-        directoryWatch = inotify_add_watch(fd, directory, UInt32(mask))
+    /// Watches the directory when it exists, and its nearest existing ancestor for its path
+    /// being completed (watches add their masks: two directories may share an ancestor).
+    private func rewatch(_ index: Int) {
+        let path = watched[index].path
+        let mask = IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE_SELF | IN_MOVE_SELF
+        watched[index].directoryWatch = inotify_add_watch(fd, path, UInt32(mask | IN_ONLYDIR | IN_MASK_ADD))
+        var ancestor = path
+        repeat {
+            ancestor = ancestor.lastIndex(of: "/").map { String(ancestor[..<$0]) } ?? ""
+            watched[index].ancestorWatch = inotify_add_watch(
+                fd, ancestor.isEmpty ? "/" : ancestor, UInt32(IN_CREATE | IN_MOVED_TO | IN_ONLYDIR | IN_MASK_ADD))
+        } while watched[index].ancestorWatch < 0 && !ancestor.isEmpty
+        // A level made between the failed watch below and this one (`mkdir -p`) sent no event.
+        if watched[index].directoryWatch < 0, let next = path.dropFirst(ancestor.count + 1).split(separator: "/").first,
+            access(ancestor + "/" + next, F_OK) == 0
+        {
+            rewatch(index)
+        }
     }
 
     private func readEvents() {
@@ -84,18 +98,22 @@ package final class DropInWatcher {
     }
 
     /// Whether the event changes the configuration: a `*.toml` drop-in (not a hidden file),
-    /// or the directory itself appearing or going.
+    /// or a directory appearing or going.
     private func handle(watch: Int32, mask: UInt32, name: String) -> Bool {
-        if watch == parentWatch {
-            guard name == directory.split(separator: "/").last.map(String.init) else { return false }
-            watchDirectory()
-            return true
+        var changed = false
+        for index in watched.indices {
+            if watch == watched[index].directoryWatch {
+                if mask & UInt32(IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF) != 0 {
+                    rewatch(index)
+                    changed = true
+                } else if name.hasSuffix(".toml") && !name.hasPrefix(".") {
+                    changed = true
+                }
+            } else if watch == watched[index].ancestorWatch, watched[index].directoryWatch < 0 {
+                rewatch(index)
+                changed = changed || watched[index].directoryWatch >= 0
+            }
         }
-        guard watch == directoryWatch else { return false }
-        if mask & UInt32(IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF) != 0 {
-            directoryWatch = -1
-            return true
-        }
-        return name.hasSuffix(".toml") && !name.hasPrefix(".")
+        return changed
     }
 }

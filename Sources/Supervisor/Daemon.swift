@@ -287,13 +287,15 @@ public final class Daemon: ControlledDaemon {
     /// A drop-in that appears, changes or disappears is applied as `supervisorctl update`
     /// would (changed extensions relaunch on demand); a broken one keeps the configuration.
     private func watchDropIns() {
-        let directory = ConfigurationLoader.dropInDirectory(for: configPath)
+        let directories = ConfigurationLoader.dropInDirectories(for: configPath, configuration.supervisor)
+        guard dropIns?.directories != directories else { return }
         do {
-            dropIns = try DropInWatcher(loop: loop, directory: directory) { [unowned self] in
+            dropIns = try DropInWatcher(loop: loop, directories: directories) { [unowned self] in
                 do {
                     try self.reload(restartingChanged: true)
                 } catch {
-                    self.events.record(.error, nil, reason: "drop-in", "\(directory) changed; not applied: \(error)")
+                    self.events.record(.error, nil, reason: "drop-in",
+                                       "\(directories.joined(separator: " or ")) changed; not applied: \(error)")
                 }
             }
         } catch {
@@ -413,6 +415,7 @@ public final class Daemon: ControlledDaemon {
         }
         extensions.configure(next.extensions, apps: next.apps, types: next.types)
         applyHostRules()
+        watchDropIns()
         routeOutput()
         echoOutputOfNewProcesses()
         try? cgroups.setBackstop(for: next.supervisor.memoryBudget)

@@ -9,7 +9,7 @@ struct DaemonArguments {
     var verbose = false
 
     static let options: [DaemonOption] = [
-        DaemonOption(name: "config", valueName: "config", abstract: "The config file; drop-ins are read from <name>.d/ beside it.",
+        DaemonOption(name: "config", valueName: "config", abstract: "The config file; drop-ins are read from <name>.d/ beside it and package_drop_in_dir.",
                      defaultValue: ConfigurationLoader.defaultPath),
         .flag("check-config", "Validate the config (and its drop-ins), print the errors and exit."),
         .flag("foreground", "For a terminal: timestamps and level names instead of journald priority prefixes, and every process's output copied to stderr."),
