@@ -18,12 +18,15 @@ public final class TestDaemon: @unchecked Sendable {
     public var stateDirectory: String { directory.file("state") }
     public var controlSocket: String { runtimeDirectory + "/control.sock" }
     public var hostSocket: String { runtimeDirectory + "/host.sock" }
+    /// `supervisor.package_drop_in_dir` unless `supervisor` sets it: a test daemon never
+    /// reads the machine's packages.
+    public var packageDropInDirectory: String { directory.file("packages.d") }
     /// A directory every supervised process may write to, as far as file modes go (mode 1777,
     /// like /tmp): apps and extensions run under uids of their own. A sandboxed extension
     /// still needs it in its `sandbox.write`.
     public var sharedDirectory: String { directory.file("shared") }
 
-    /// Writes a config with `[supervisor]` pointing at the temporary directories and
+    /// Writes a config with `[supervisor]` pointing at the temporary directories (drop-ins too) and
     /// the sandbox cgroup (unless `supervisor` sets `cgroup` itself or `sandboxIsRoot` is
     /// false), plus `supervisor` lines, followed by `body`.
     public init(config body: String = "", supervisor: String = "", sandboxIsRoot: Bool = true) throws {
@@ -60,10 +63,12 @@ public final class TestDaemon: @unchecked Sendable {
     /// Replaces the config file (e.g. before a reload).
     public func writeConfig(_ body: String, supervisor: String = "") throws {
         let cgroup = supervisor.contains("cgroup") || !sandboxIsRoot ? "" : "cgroup = \"\(sandbox.memoryDirectory)\""
+        let packages = supervisor.contains("package_drop_in_dir") ? "" : "package_drop_in_dir = \"\(packageDropInDirectory)\""
         let header = """
         [supervisor]
         runtime_dir = "\(runtimeDirectory)"
         state_dir = "\(stateDirectory)"
+        \(packages)
         \(cgroup)
         \(supervisor)
 

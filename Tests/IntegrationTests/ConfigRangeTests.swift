@@ -72,8 +72,10 @@ import Testing
         lines[line] = key + " = " + spelling
         try daemon.writeConfig(lines.joined(separator: "\n"))
         let result = try Self.check(daemon)
-        // The [supervisor] header TestDaemon writes takes 5 lines; the column is the key's.
-        #expect(result.exitCode != 0 && result.stderr.contains("extensiond.toml:\(line + 6):1:"), "\(result.stderr)")
+        // Counted in the file as written, after the [supervisor] header of TestDaemon; the column is the key's.
+        let written = try String(contentsOfFile: daemon.configPath, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        let number = try #require(written.firstIndex { $0 == lines[line] }) + 1
+        #expect(result.exitCode != 0 && result.stderr.contains("extensiond.toml:\(number):1:"), "\(result.stderr)")
         #expect(result.stderr.contains(key), "\(result.stderr)")
     }
 

@@ -118,7 +118,8 @@ import Testing
         chmod(recorder, 0o755)
         let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
         let triggers = try String(contentsOfFile: root + "/debian/extensiond.triggers", encoding: .utf8)
-        #expect(triggers.split(separator: "\n").contains("interest-noawait /etc/extensiond/extensiond.d"))
+        let interests = triggers.split(separator: "\n").filter { $0.hasPrefix("interest-noawait ") }
+        #expect(interests == ["interest-noawait /usr/lib/extensiond/extensiond.d", "interest-noawait /etc/extensiond/extensiond.d"])
         let script = try String(contentsOfFile: root + "/debian/extensiond.postinst", encoding: .utf8)
             .replacingOccurrences(of: "/run/extensiond/control.sock", with: directory.file("control.sock"))
         let postinst = try directory.write("postinst", script)
