@@ -4,7 +4,7 @@
 # /test holds extensiond_*.deb (built by ./stage on the host with scripts/build-deb) and
 # bin/DemoWidget. Installs the package, proves the service it starts works (its hardened
 # unit still runs a host and a sandboxed extension in their cgroups), reloads, restarts,
-# upgrades over a changed conffile, installs and purges an app's own package (dpkg runs
+# upgrades over a changed conffile, installs and removes an app's own package (dpkg runs
 # the package's file trigger), stops, removes and purges, checking each leaves nothing
 # behind; then installs beside a supervisorctl that is not ours.
 set -u
@@ -92,10 +92,11 @@ check "the upgrade restarted the service" wait_until 30 '[ "$(unit MainPID)" != 
 check "the changed conffile was kept" grep -q 'changed by the administrator' /etc/extensiond/extensiond.toml
 
 step "an app's own package: dpkg runs the trigger, the daemon applies its drop-in"
-# A demo app's .deb as its vendor would build it: one drop-in, its manifest, a conffile as
-# debhelper makes every file under /etc (docs/CONFIG.md, "Installing an app").
+# A demo app's .deb as its vendor would build it: one drop-in, its manifest, in the
+# packages' drop-in directory, outside /etc so no conffile (docs/CONFIG.md, "Installing an app").
+check "extensiond ships the packages' drop-in directory" test -d /usr/lib/extensiond/extensiond.d
 app=/tmp/notes-demo
-mkdir -p "$app/DEBIAN" "$app/etc/extensiond/extensiond.d"
+mkdir -p "$app/DEBIAN" "$app/usr/lib/extensiond/extensiond.d"
 cat >"$app/DEBIAN/control" <<'CONTROL'
 Package: notes-demo
 Version: 1.0
@@ -103,8 +104,7 @@ Architecture: all
 Maintainer: extensiond tests <tests@example.invalid>
 Description: a demo app with one widget, for extensiond's package test
 CONTROL
-echo /etc/extensiond/extensiond.d/com.example.notes.toml >"$app/DEBIAN/conffiles"
-cat >"$app/etc/extensiond/extensiond.d/com.example.notes.toml" <<'TOML'
+cat >"$app/usr/lib/extensiond/extensiond.d/com.example.notes.toml" <<'TOML'
 [apps."com.example.notes"]
 command = ["/bin/sleep", "100003"]
 url_schemes = ["notes"]
@@ -127,12 +127,14 @@ expect "no trigger is left pending" "$(dpkg-query -W -f '${db:Status-Status}' ex
 check "the app's widget is listed" wait_for 10 listed
 check "the app is supervised" sh -c 'extensiondctl status com.example.notes | grep -q "^com\.example\.notes "'
 before=$(trigprocs)
-dpkg --purge notes-demo >/tmp/dpkg.out 2>&1; expect "dpkg --purge notes-demo exit code" "$?" 0
+# Removed, not purged: the manifest is no conffile, so it goes with the app's programs.
+dpkg -r notes-demo >/tmp/dpkg.out 2>&1; expect "dpkg -r notes-demo exit code" "$?" 0
 sed 's/^/    /' /tmp/dpkg.out
 check "dpkg processed extensiond's trigger again" grep -q '^Processing triggers for extensiond ' /tmp/dpkg.out
 expect "dpkg.log records the trigger run" "$(trigprocs)" "$((before + 1))"
-check "the drop-in is gone" test ! -e /etc/extensiond/extensiond.d/com.example.notes.toml
+check "the drop-in is gone" test ! -e /usr/lib/extensiond/extensiond.d/com.example.notes.toml
 check "the app's widget is no longer listed" wait_until 10 '! listed'
+check "the app is no longer supervised" wait_until 10 '! extensiondctl status com.example.notes 2>/dev/null | grep -q "^com\.example\.notes "'
 
 step "stop"
 check "systemctl stop succeeds" systemctl stop "$SERVICE"
@@ -149,6 +151,7 @@ check "the supervisorctl alternative is gone" test ! -e /usr/bin/supervisorctl
 check "the unit is gone" test ! -e /usr/lib/systemd/system/extensiond.service
 expect "the service is inactive" "$(systemctl is-active "$SERVICE" 2>&1)" inactive
 check "the conffile stays until purge" test -e /etc/extensiond/extensiond.toml
+check "the packages' drop-in directory is gone" test ! -e /usr/lib/extensiond
 
 step "purge (dpkg -P): nothing left"
 dpkg -P extensiond >/tmp/dpkg.out 2>&1; expect "dpkg -P exit code" "$?" 0
