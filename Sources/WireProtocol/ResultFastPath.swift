@@ -1,3 +1,5 @@
+import JSON
+
 /// Decodes the common shape of a `result` from its parsed tree without the `Decodable`
 /// containers: every update ends with one, and the containers (existential boxes, coding
 /// paths, generic metadata) cost more than the rest of reading it.

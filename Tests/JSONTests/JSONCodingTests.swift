@@ -4,7 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Testing
-import WireProtocol
+import JSON
 
 /// The project's JSON coder: escapes, UTF-8, numbers, limits and the paths its errors name.
 @Suite struct JSONCodingTests {
