@@ -213,7 +213,7 @@ import Testing
         try peer.send(.defaultsResult(.init(id: request.id, outcome: .error("not your group"))))
         #expect(
             try peer.expectMessage()
-                == .result(.init(id: 7, result: .failed, error: "\(DefaultsError.rejected("not your group"))")))
+                == .result(.init(id: 7, result: .failed, error: "the supervisor refused the shared-defaults request: not your group")))
         try peer.send(.terminate)
         #expect(runtime.finish() == "terminated")
     }
