@@ -27,9 +27,7 @@ struct Extensiond {
         switch request {
         case .help: print(DaemonUsage.help, terminator: "")
         case .version: print(extensiondVersion)
-        case .dumpHelp:
-            guard let json = try? DaemonUsage.dumpHelp() else { Glibc.exit(1) }
-            print(String(decoding: json, as: UTF8.self))
+        case .manPage: print(DaemonManPage.text, terminator: "")
         case .run(let arguments):
             let command = Extensiond(config: arguments.config, checkConfig: arguments.checkConfig,
                                      foreground: arguments.foreground, verbose: arguments.verbose)
