@@ -166,8 +166,9 @@ public struct PressureEpisode: Sendable {
         guard let victim = KillPolicy.victim(among: eligible, at: level) else { return end() }
         killedIDs.insert(victim.id)
         let decision = max(now, trigger)
-        let kill = Kill(victim: victim, level: level, isFirst: isFirst, treeUsageBytes: usage, trigger: trigger,
-                        decision: decision, signal: decision, empty: nil)
+        let kill = Kill(
+            victim: victim, level: level, isFirst: isFirst, treeUsageBytes: usage, trigger: trigger,
+            decision: decision, signal: decision, empty: nil)
         pending = .signal(kill)
         return [.kill(victim, level: level)]
     }

@@ -1,7 +1,8 @@
+import HostProtocol
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import HostProtocol
 
 /// A host's connection to `host.sock`: blocking writes, and reads that the caller can
 /// multiplex with poll(2) on ``descriptor``; ``request(_:)`` waits for one answer.

@@ -1,8 +1,9 @@
+import HostProtocol
+import WireProtocol
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import HostProtocol
-import WireProtocol
 
 /// Why a host's connection to the supervisor failed: compare ``code`` with the codes you
 /// handle. A struct rather than an enum, so that a code added in a later version does not

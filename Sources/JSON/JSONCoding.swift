@@ -28,11 +28,13 @@ public enum JSONCoding {
 
     /// The tree `bytes` hold; a syntax error as `DecodingError.dataCorrupted`.
     package static func parse(_ bytes: some Collection<UInt8>, limits: JSONLimits = .standard) throws(DecodingError) -> JSONNode {
-        let parsed = bytes.withContiguousStorageIfAvailable { buffer in
-            Result { () throws(JSONSyntaxError) in try JSONParser.parse(buffer, limits: limits) }
-        } ?? Array(bytes).withUnsafeBufferPointer { buffer in
-            Result { () throws(JSONSyntaxError) in try JSONParser.parse(buffer, limits: limits) }
-        }
+        let parsed =
+            bytes.withContiguousStorageIfAvailable { buffer in
+                Result { () throws(JSONSyntaxError) in try JSONParser.parse(buffer, limits: limits) }
+            }
+            ?? Array(bytes).withUnsafeBufferPointer { buffer in
+                Result { () throws(JSONSyntaxError) in try JSONParser.parse(buffer, limits: limits) }
+            }
         switch parsed {
         case .success(let node): return node
         case .failure(let error):

@@ -95,7 +95,8 @@ enum JSONScalar {
         if let number = Int64(text, radix: 10) { return .signed(number) }
         if let number = UInt64(text, radix: 10) { return .unsigned(number) }
         guard text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }),
-              let number = Double(text) else { return nil }
+            let number = Double(text)
+        else { return nil }
         if let whole = Int64(exactly: number) { return .signed(whole) }
         return UInt64(exactly: number).map { .unsigned($0) }
     }

@@ -10,8 +10,9 @@ struct DaemonArguments {
 
     /// Every option: the parser accepts no other, and help and the man page list these.
     static let options: [DaemonOption] = [
-        DaemonOption(name: "config", valueName: "config", abstract: "The config file; drop-ins are read from <name>.d/ beside it.",
-                     defaultValue: ConfigurationLoader.defaultPath),
+        DaemonOption(
+            name: "config", valueName: "config", abstract: "The config file; drop-ins are read from <name>.d/ beside it.",
+            defaultValue: ConfigurationLoader.defaultPath),
         .flag("check-config", "Validate the config (and its drop-ins), print the errors and exit."),
         .flag("foreground", "For a terminal: timestamps and level names instead of journald priority prefixes, and every process's output copied to stderr."),
         .flag("verbose", "Log debug messages."),

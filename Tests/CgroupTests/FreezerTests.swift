@@ -2,6 +2,7 @@ import Cgroup
 import ExtensiondTestSupport
 import LinuxProcess
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif

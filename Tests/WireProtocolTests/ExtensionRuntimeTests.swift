@@ -1,9 +1,11 @@
+import Synchronization
+import Testing
+
+@testable import ExtensionSDK
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
-import Testing
-@testable import ExtensionSDK
 
 /// The SDK's runtime loop, driven over a real socketpair by a test playing the supervisor.
 @Suite struct ExtensionRuntimeTests {
