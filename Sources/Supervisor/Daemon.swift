@@ -106,8 +106,7 @@ public final class Daemon: ControlledDaemon {
             loop: loop, tree: cgroups.tree, events: events, isolation: isolation,
             hostSocket: settings.runtimeDirectory + "/host.sock")
         extensions = ExtensionCoordinator(
-            clock: loop, processes: SupervisedExtensions(supervisor: supervisor, registry: registry),
-            events: events, store: store, groups: isolation.groups)
+            clock: loop, processes: SupervisedExtensions(supervisor: supervisor, registry: registry), events: events, store: store, groups: isolation.groups)
         pressure = MemoryPressure(
             loop: loop, tree: cgroups.tree, throttle: cgroups.throttle, registry: registry, supervisor: supervisor, events: events,
             lastUsed: { [extensions] process in extensions.records[process.name]?.lastUsed })
@@ -201,8 +200,7 @@ public final class Daemon: ControlledDaemon {
         var activated = ActivatedSockets()
         do {
             control = try ControlServer(
-                loop: loop, path: controlPath, inherited: activated.take(path: controlPath),
-                access: ControlAccess(settings)
+                loop: loop, path: controlPath, inherited: activated.take(path: controlPath), access: ControlAccess(settings)
             ) { [commands] request, session in
                 commands.handle(request, session)
             }
@@ -213,21 +211,17 @@ public final class Daemon: ControlledDaemon {
                 openInApp: { [unowned self] url, app, source throws(OpenURLError) in
                     try self.open(url, from: source, onlyIn: app)
                 }
-            ) { [unowned self] pid in
-                self.hostPeer(pid)
-            }
+            ) { [unowned self] pid in self.hostPeer(pid) }
             hosts?.dataRoot = settings.stateDirectory + "/data"
             hosts?.followCoordinator()
             applyHostRules()
             watchDropIns()
             if let address = settings.metricsListen {
                 let figures = DaemonMetrics(
-                    loop: loop, registry: registry, cgroups: cgroups, extensions: extensions, pressure: pressure,
-                    events: events
+                    loop: loop, registry: registry, cgroups: cgroups, extensions: extensions, pressure: pressure, events: events
                 ) { [unowned self] in
                     OperationFigures(
-                        reloads: self.reloads, hostsConnected: self.hosts?.connectedCount ?? 0,
-                        hostsAccepted: self.hosts?.accepted ?? 0,
+                        reloads: self.reloads, hostsConnected: self.hosts?.connectedCount ?? 0, hostsAccepted: self.hosts?.accepted ?? 0,
                         hostsDropped: self.hosts?.dropped ?? ["behind": 0, "limit": 0, "refused": 0])
                 }
                 metrics = try MetricsServer(loop: loop, address: address) {
@@ -254,11 +248,10 @@ public final class Daemon: ControlledDaemon {
         }
         watchdog = Watchdog(loop: loop)
         defer { watchdog = nil }
-        logger.info(
-            "extensiond \(extensiondVersion) serving \(settings.runtimeDirectory)/control.sock",
-            metadata: [
-                "config": "\(configPath)", "cgroup": "\(cgroups.tree.root)", "backend": "\(cgroups.tree.version)", "watchdog": "\(watchdog != nil)",
-            ])
+        let metadata: Logger.Metadata = [
+            "config": "\(configPath)", "cgroup": "\(cgroups.tree.root)", "backend": "\(cgroups.tree.version)", "watchdog": "\(watchdog != nil)",
+        ]
+        logger.info("extensiond \(extensiondVersion) serving \(settings.runtimeDirectory)/control.sock", metadata: metadata)
         if geteuid() != 0 || supervisor.isolation.landlockABI == 0 {
             logger.warning("isolation: \(supervisor.isolation.summary)")
         }
@@ -445,14 +438,11 @@ public final class Daemon: ControlledDaemon {
             }
         }
         startAutostarted()
-        let counts = [
-            ("HOSTS", next.hosts.count), ("APPS", next.apps.count), ("EXTENSIONS", next.extensions.count),
-            ("ADDED", changes.added.count), ("CHANGED", changes.changed.count), ("REMOVED", changes.removed.count),
-        ]
-        events.record(
-            .reload, nil,
-            "reloaded \(configPath): \(summary); added \(changes.added.count), changed \(changes.changed.count), removed \(changes.removed.count)\(ControlCommands.restartNote(changes))",
-            figures: [("CONFIG", configPath)] + counts.map { ($0.0, "\($0.1)") })
+        let sizes = [("HOSTS", next.hosts.count), ("APPS", next.apps.count), ("EXTENSIONS", next.extensions.count)]
+        let counts = sizes + [("ADDED", changes.added.count), ("CHANGED", changes.changed.count), ("REMOVED", changes.removed.count)]
+        let added = "added \(changes.added.count), changed \(changes.changed.count), removed \(changes.removed.count)"
+        let message = "reloaded \(configPath): \(summary); \(added)\(ControlCommands.restartNote(changes))"
+        events.record(.reload, nil, message, figures: [("CONFIG", configPath)] + counts.map { ($0.0, "\($0.1)") })
         return changes
     }
 }
