@@ -83,9 +83,11 @@ extension HostServer {
     // MARK: Configuration
 
     /// A new configuration (at start and at every reload, after the extensions'): widgets
-    /// installed since (an app's drop-in added) start disabled on a device with a managing
-    /// host, until the user adds them; what users added to removed extensions is forgotten,
-    /// the rest restored; hosts that listed get their new list.
+    /// not in the last configuration applied, by this run or the one before a restart (an
+    /// app's drop-in added while running or stopped), start disabled on a device with a
+    /// managing host, until the user adds them, even if an earlier install of the same id was
+    /// enabled; at the very first start every widget keeps its `enabled`. What users added to removed extensions is forgotten, the rest
+    /// restored; hosts that listed get their new list.
     package func configure(_ configuration: Configuration) {
         hosts = Dictionary(configuration.hosts.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         externalHosts = configuration.supervisor.externalHosts
@@ -93,11 +95,10 @@ extension HostServer {
         let ids = Set(configuration.extensions.map(\.id))
         if let known = gallery.configured, configuration.hosts.contains(where: \.manage) {
             let installed = configuration.extensions.filter {
-                $0.point == .widget && !known.contains($0.id) && extensions.enabledChoices[$0.id] == nil
+                $0.point == .widget && !known.contains($0.id)
             }
             reportFailure { () throws(RequestRejection) in try extensions.setEnabled(false, for: installed.map(\.id)) }
         }
-        gallery.configured = ids
         reportFailure { () throws(RequestRejection) in try gallery.keepOnly(ids) }
         for (id, added) in gallery.saved.instances where extensions.records[id]?.spec.point == .widget {
             for (name, instance) in added where !extensions.hasInstance(id, name) {

@@ -17,7 +17,7 @@ final class TodayServer {
 
     /// Pages open at once (each holds a host connection); one more gets 503.
     static let maxSessions = 32
-    /// The longest message a page may send (the daemon's own bound on a pull's params is 4 KiB).
+    /// The longest request a page may send (the daemon's own bound on a pull's params is 4 KiB).
     static let maxMessageBytes = 64 * 1024
 
     init(loop: EventLoop, address: String, hostSocket: String, controlSocket: String, instances: [String: [String]]) throws(SystemError) {
@@ -94,10 +94,10 @@ final class TodayServer {
         guard let token = request.query["session"], let session = sessions[token] else {
             return exchange.respond(status: .forbidden, text: "unknown session: open /events first")
         }
-        switch PageMessage.check(request.body) {
+        switch PageMessage.lines(of: request.body) {
         case .failure(let reason): exchange.respond(status: .badRequest, text: reason.description)
-        case .success:
-            session.send(request.body)
+        case .success(let lines):
+            session.send(lines)
             exchange.respond(status: .noContent, type: "text/plain", body: [])
         }
     }

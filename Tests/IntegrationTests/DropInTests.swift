@@ -69,6 +69,31 @@ import Testing
             }!)
     }
 
+    /// An app installed while the daemon was stopped is found at the next start as one
+    /// dropped in while it runs: its widgets are in the gallery, off until the user adds them;
+    /// widgets of the first start and those seen before keep their state.
+    @Test func anAppInstalledWhileTheDaemonWasStoppedStartsDisabled() throws {
+        let gallery = try GalleryBed()
+        #expect(try gallery.connectManager().list(id: 1).extensions.first { $0.id == GalleryBed.widget }?.enabled == true)
+        let directory = gallery.daemon.directory.file("extensiond.d")
+        try gallery.restart {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try manifest(gallery).write(toFile: directory + "/com.example.notes.toml", atomically: true, encoding: .utf8)
+        }
+        let manager = try gallery.connectManager()
+        let listed = try manager.list(id: 1).extensions
+        let notes = try #require(listed.first { $0.id == Self.notes })
+        #expect(notes.displayName == "Notes" && !notes.enabled)
+        #expect(listed.first { $0.id == GalleryBed.widget }?.enabled == true)
+
+        let added = try manager.request(.addInstance(.init(id: 2, extensionID: Self.notes, instance: "todo", params: [:])))
+        #expect(added == .addInstanceResult(.init(id: 2, success: true)))
+        try gallery.restart()
+        let again = try gallery.connectManager().list(id: 1).extensions
+        #expect(again.first { $0.id == Self.notes }?.enabled == true)
+        #expect(again.first { $0.id == GalleryBed.widget }?.enabled == true)
+    }
+
     @Test func aBrokenDropInKeepsTheConfigurationAndSaysWhy() throws {
         let gallery = try GalleryBed()
         let directory = gallery.daemon.directory.file("extensiond.d")

@@ -61,10 +61,11 @@ final class GalleryBed {
         ((try? String(contentsOfFile: bed.countFile(Self.widget), encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }
 
-    /// Restarts the daemon, and with it the host `today` and its relay socket.
-    func restart() throws {
+    /// Restarts the daemon, and with it the host `today` and its relay socket; `whileStopped`
+    /// runs while no daemon does.
+    func restart(whileStopped: () throws -> Void = {}) throws {
         try? FileManager.default.removeItem(atPath: daemon.sharedDirectory + "/today.sock")
-        try bed.restart()
+        try bed.restart(whileStopped: whileStopped)
     }
 }
 

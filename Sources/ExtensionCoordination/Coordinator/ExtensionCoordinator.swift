@@ -54,7 +54,7 @@ package final class ExtensionCoordinator {
 
     /// The user's `enable`/`disable` choices (persisted). An extension without one takes
     /// its configured `enabled`, so a config change still applies to it.
-    package private(set) var enabledChoices: [String: Bool] = [:]
+    private var enabledChoices: [String: Bool] = [:]
     /// What each extension last said with `setHasContent` (persisted: hosts keep hiding an
     /// extension without content across restarts).
     private var hasContentDeclared: [String: Bool] = [:]
