@@ -65,14 +65,14 @@ public final class TestDaemon: @unchecked Sendable {
         let cgroup = supervisor.contains("cgroup") || !sandboxIsRoot ? "" : "cgroup = \"\(sandbox.memoryDirectory)\""
         let packages = supervisor.contains("package_drop_in_dir") ? "" : "package_drop_in_dir = \"\(packageDropInDirectory)\""
         let header = """
-        [supervisor]
-        runtime_dir = "\(runtimeDirectory)"
-        state_dir = "\(stateDirectory)"
-        \(packages)
-        \(cgroup)
-        \(supervisor)
+            [supervisor]
+            runtime_dir = "\(runtimeDirectory)"
+            state_dir = "\(stateDirectory)"
+            \(packages)
+            \(cgroup)
+            \(supervisor)
 
-        """
+            """
         try directory.write("extensiond.toml", header + body)
     }
 
@@ -185,7 +185,9 @@ public struct CommandResult: Sendable {
 }
 
 /// Runs a command to completion (at most `timeout` seconds) and returns its output.
-public func runCommand(_ executable: String, _ arguments: [String], environment: [String: String] = [:], in directory: TemporaryDirectory, timeout: Double = 30) throws -> CommandResult {
+public func runCommand(_ executable: String, _ arguments: [String], environment: [String: String] = [:], in directory: TemporaryDirectory, timeout: Double = 30)
+    throws -> CommandResult
+{
     let name = "cmd-\(UInt32.random(in: 0 ... .max))"
     let process = try TestProcess(executable, arguments, environment: environment, outputIn: directory.path, name: name)
     guard let code = process.wait(timeout: timeout) else {

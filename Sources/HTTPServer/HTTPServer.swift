@@ -21,8 +21,10 @@ public final class HTTPServer {
     private let handle: (HTTPRequest, HTTPExchange) -> Void
 
     /// Listens on `address` (`HOST:PORT`, numeric) and calls `handle` once per request.
-    public init(loop: EventLoop, address: String, limits: HTTPLimits = HTTPLimits(),
-                handle: @escaping (HTTPRequest, HTTPExchange) -> Void) throws(SystemError) {
+    public init(
+        loop: EventLoop, address: String, limits: HTTPLimits = HTTPLimits(),
+        handle: @escaping (HTTPRequest, HTTPExchange) -> Void
+    ) throws(SystemError) {
         self.loop = loop
         self.limits = limits
         self.handle = handle

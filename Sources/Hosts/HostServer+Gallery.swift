@@ -60,8 +60,12 @@ extension HostServer {
     func placeLimits(_ place: String?, for host: ConnectedHost, id: RequestID?) -> [DisplayMode: Size]? {
         if let limits = places(place) { return limits }
         let declared = places.keys.sorted().joined(separator: ", ")
-        host.send(.error(.init(id: id, error: RequestRejection.unknownPlace(place ?? "").description
-                                   + (declared.isEmpty ? "; no place is declared" : "; places: \(declared)"))))
+        host.send(
+            .error(
+                .init(
+                    id: id,
+                    error: RequestRejection.unknownPlace(place ?? "").description
+                        + (declared.isEmpty ? "; no place is declared" : "; places: \(declared)"))))
         return nil
     }
 
@@ -69,9 +73,10 @@ extension HostServer {
     private func places(_ place: String?) -> [DisplayMode: Size]? {
         guard let place else { return [:] }
         return places[place].map { spec in
-            Dictionary(uniqueKeysWithValues: spec.maxSizes.compactMap { mode, size in
-                DisplayMode(rawValue: mode.rawValue).map { ($0, Size(width: size.width, height: size.height)) }
-            })
+            Dictionary(
+                uniqueKeysWithValues: spec.maxSizes.compactMap { mode, size in
+                    DisplayMode(rawValue: mode.rawValue).map { ($0, Size(width: size.width, height: size.height)) }
+                })
         }
     }
 
@@ -136,7 +141,8 @@ extension HostServer {
     func freeUnusedInstances(of host: ConnectedHost) {
         for widget in host.shownOrUsed {
             guard let name = widget.instance, !gallery.isAdded(widget.extensionID, name),
-                  !connections.values.contains(where: { $0.uses(widget) }) else { continue }
+                !connections.values.contains(where: { $0.uses(widget) })
+            else { continue }
             extensions.removeInstance(widget.extensionID, name, because: "no connected host uses instance \"\(name)\" any more")
         }
     }
@@ -178,7 +184,8 @@ extension HostServer {
 
     func arrange(_ request: HostToSupervisor.Arrange, from host: ConnectedHost) {
         let ids = request.widgets.map(\.extensionID)
-        manage(request.id, ids.first, "arrange", from: host, others: ids.dropFirst(), answer: SupervisorToHost.arrangeResult) { manager throws(RequestRejection) in
+        manage(request.id, ids.first, "arrange", from: host, others: ids.dropFirst(), answer: SupervisorToHost.arrangeResult) {
+            manager throws(RequestRejection) in
             guard places(request.place) != nil else { throw .unknownPlace(request.place ?? "") }
             try gallery.arrange(host: manager, place: request.place, request.widgets)
         }
@@ -186,22 +193,26 @@ extension HostServer {
 
     /// Checks that `host` manages and may use `id` (and `others`), runs `change` with the
     /// managing host's id, answers with `answer`, and tells the hosts that listed.
-    private func manage(_ requestID: RequestID, _ id: String?, _ type: String, from host: ConnectedHost, others: some Sequence<String> = [],
-                        answer: (SupervisorToHost.ManageResult) -> SupervisorToHost,
-                        _ change: (String) throws(RequestRejection) -> Void) {
+    private func manage(
+        _ requestID: RequestID, _ id: String?, _ type: String, from host: ConnectedHost, others: some Sequence<String> = [],
+        answer: (SupervisorToHost.ManageResult) -> SupervisorToHost,
+        _ change: (String) throws(RequestRejection) -> Void
+    ) {
         let refusal: String?
         if let manager = manager(host) {
-            refusal = ([id].compactMap { $0 } + others).lazy.compactMap { extensionID -> String? in
-                guard let record = self.extensions.records[extensionID] else { return RequestRejection.unknown(extensionID).description }
-                return host.peer.refusal(of: extensionID, ownedBy: record.spec.app, hosts: self.hosts)
-            }.first ?? {
-                do throws(RequestRejection) {
-                    try change(manager)
-                    return nil
-                } catch {
-                    return error.description
-                }
-            }()
+            refusal =
+                ([id].compactMap { $0 } + others).lazy.compactMap { extensionID -> String? in
+                    guard let record = self.extensions.records[extensionID] else { return RequestRejection.unknown(extensionID).description }
+                    return host.peer.refusal(of: extensionID, ownedBy: record.spec.app, hosts: self.hosts)
+                }.first
+                ?? {
+                    do throws(RequestRejection) {
+                        try change(manager)
+                        return nil
+                    } catch {
+                        return error.description
+                    }
+                }()
         } else {
             refusal = "\(type) is for hosts with manage = true in their [hosts.ID] table (a gallery); \(host.peer) is not one"
         }
@@ -228,8 +239,9 @@ struct ListedState {
 extension WidgetParameter {
     /// As `list` tells it, in `locale`.
     func info(locale: String?) -> SupervisorToHost.ParameterInfo {
-        var info = SupervisorToHost.ParameterInfo(name: name, type: kind.name, displayName: displayName?.text(for: locale),
-                                                  defaultValue: defaultValue.json)
+        var info = SupervisorToHost.ParameterInfo(
+            name: name, type: kind.name, displayName: displayName?.text(for: locale),
+            defaultValue: defaultValue.json)
         switch kind {
         case .text(let maxLength): info.maxLength = maxLength
         case .choice(let choices): info.choices = choices

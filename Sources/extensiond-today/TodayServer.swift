@@ -30,8 +30,9 @@ final class TodayServer {
         // The page's browser is usually the one local peer, opening several connections at
         // once: no per-peer share, or its own parallel requests would drop each other.
         let maxClients = 2 * Self.maxSessions + 32
-        let limits = HTTPLimits(maxClients: maxClients, maxClientsPerPeer: maxClients, maxBodyBytes: Self.maxMessageBytes,
-                                requestTimeout: .seconds(10), maxQueuedBytes: 8 << 20)
+        let limits = HTTPLimits(
+            maxClients: maxClients, maxClientsPerPeer: maxClients, maxBodyBytes: Self.maxMessageBytes,
+            requestTimeout: .seconds(10), maxQueuedBytes: 8 << 20)
         http = try HTTPServer(loop: loop, address: address, limits: limits) { [unowned self] request, exchange in
             self.route(request, exchange)
         }
@@ -57,8 +58,9 @@ final class TodayServer {
         case ("GET", _), ("HEAD", _):
             guard let file = WebFiles.file(at: request.path) else { return exchange.respond(status: .notFound, text: "no page at \(request.path)") }
             let host = request.headers["host"] ?? "127.0.0.1"
-            exchange.respond(status: .ok, type: file.type, body: file.bytes, headers: WebFiles.securityHeaders(for: file, host: host),
-                             omitBody: request.method == "HEAD")
+            exchange.respond(
+                status: .ok, type: file.type, body: file.bytes, headers: WebFiles.securityHeaders(for: file, host: host),
+                omitBody: request.method == "HEAD")
         default:
             exchange.respond(status: .methodNotAllowed, text: "\(request.method) \(request.path) is not served", headers: [("Allow", "GET, HEAD, POST")])
         }

@@ -25,8 +25,9 @@ import Testing
         #expect(configuration.sources == [directory.main, first, replacing, last])
         #expect(configuration.hosts.map(\.id).sorted() == ["first", "last", "local"])
         #expect(configuration.supervisor.packageDropInDirectory == directory.path + "/packages.d")
-        #expect(ConfigurationLoader.dropInDirectories(for: directory.main, configuration.supervisor)
-                    == [directory.path + "/packages.d", directory.path + "/extensiond.d"])
+        #expect(
+            ConfigurationLoader.dropInDirectories(for: directory.main, configuration.supervisor)
+                == [directory.path + "/packages.d", directory.path + "/extensiond.d"])
     }
 
     @Test func anEmptyAdministratorsFileMasksThePackagesManifest() throws {
@@ -45,8 +46,9 @@ import Testing
 
         let errors = directory.loadErrors()
         #expect(errors.count == 1)
-        #expect(errors.first.map { [$0.file, "\($0.line ?? 0):\($0.column ?? 0)", $0.keyPath] }
-                    == [dropIn, "3:1", "supervisor.package_drop_in_dir"])
+        #expect(
+            errors.first.map { [$0.file, "\($0.line ?? 0):\($0.column ?? 0)", $0.keyPath] }
+                == [dropIn, "3:1", "supervisor.package_drop_in_dir"])
         #expect(errors.first?.message.contains("main file only") == true)
     }
 

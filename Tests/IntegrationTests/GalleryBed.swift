@@ -26,10 +26,11 @@ final class GalleryBed {
         bed = try ExtensionTestBed()
         let relay = try bed.daemon.directory.write("relay.py", AppSideTests.relayApp)
         let updates = bed.countFile(Self.widget)
-        try bed.start(ExtensionTestBed.extensionTable(
-            Self.widget, command: try bed.command(.gallery, countFile: updates), settings: Self.galleryKeys, refresh: refresh)
-            + ExtensionTestBed.extensionTable(Self.other, point: "action", command: try bed.command(.action))
-            + Self.hostAndPlaces(relay: relay, shared: bed.daemon.sharedDirectory, hostLines: hostLines) + extra)
+        try bed.start(
+            ExtensionTestBed.extensionTable(
+                Self.widget, command: try bed.command(.gallery, countFile: updates), settings: Self.galleryKeys, refresh: refresh)
+                + ExtensionTestBed.extensionTable(Self.other, point: "action", command: try bed.command(.action))
+                + Self.hostAndPlaces(relay: relay, shared: bed.daemon.sharedDirectory, hostLines: hostLines) + extra)
     }
 
     static func hostAndPlaces(relay: String, shared: String, hostLines: String) -> String {

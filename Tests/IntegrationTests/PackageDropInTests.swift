@@ -76,8 +76,9 @@ import Testing
         let daemon = try TestDaemon(config: "[apps.app]\ncommand = [\"/bin/sleep\", \"1000\"]\n")
         try FileManager.default.createDirectory(atPath: daemon.packageDropInDirectory, withIntermediateDirectories: true)
         let broken = try daemon.directory.write("packages.d/broken.toml", "[apps.broken]\n\ncommand = 1\n")
-        let check = try runCommand(Binaries.path("extensiond"), ["--check-config", "--config", daemon.configPath],
-                                   in: daemon.directory, timeout: 5)
+        let check = try runCommand(
+            Binaries.path("extensiond"), ["--check-config", "--config", daemon.configPath],
+            in: daemon.directory, timeout: 5)
         #expect(check.exitCode == 1 && check.stderr.contains(broken + ":3:"), "\(check.stderr)")
     }
 }
