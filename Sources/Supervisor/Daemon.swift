@@ -303,9 +303,7 @@ public final class Daemon: ControlledDaemon {
                 do {
                     try self.reload(restartingChanged: true)
                 } catch {
-                    self.events.record(
-                        .error, nil, reason: "drop-in",
-                        "\(directories.joined(separator: " or ")) changed; not applied: \(error)")
+                    self.events.record(.error, nil, reason: "drop-in", "a drop-in changed; not applied: \(error)")
                 }
             }
         } catch {
