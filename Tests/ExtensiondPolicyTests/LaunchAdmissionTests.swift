@@ -42,9 +42,7 @@ import Testing
     @Test(arguments: seeds(300))
     func decisionsFollowTheRules(seed: UInt64) {
         var random = SeededRandom(seed: seed)
-        let budgets: [UInt64] = [0, 1, 256 * Self.mebibyte, .max]
-        let budget = Bool.random(using: &random) ? budgets.randomElement(using: &random)! : UInt64.random(in: 0...(1 << 40), using: &random)
-        let thresholds = PressureThresholds(budget: budget, low: Double.random(in: 0...1, using: &random), critical: 1)
+        let (budget, thresholds) = MemoryAdmissionTests.randomBudget(using: &random)
         var admission = MemoryAdmission(thresholds: Bool.random(using: &random) ? thresholds : nil)
         let instants: [Instant] = [Instant(nanoseconds: .min), .at(0), .at(5), Instant(nanoseconds: .max)]
         for _ in 0..<50 {

@@ -80,9 +80,7 @@ import Testing
     @Test(arguments: seeds(300))
     func decisionsFollowTheRules(seed: UInt64) {
         var random = SeededRandom(seed: seed)
-        let budgets: [UInt64] = [0, 1, 256 * Self.mebibyte, .max]
-        let budget = Bool.random(using: &random) ? budgets.randomElement(using: &random)! : UInt64.random(in: 0...(1 << 40), using: &random)
-        let thresholds = PressureThresholds(budget: budget, low: Double.random(in: 0...1, using: &random), critical: 1)
+        let (budget, thresholds) = Self.randomBudget(using: &random)
         var admission = MemoryAdmission(thresholds: thresholds)
         var killedSinceEase = Set<String>()
         var now = Instant.at(0)
@@ -112,6 +110,13 @@ import Testing
             let readsAgain = usage >= thresholds.warnBytes || !killedSinceEase.isEmpty
             #expect(admission.nextReading == (readsAgain ? now + MemoryAdmission.readingInterval : nil), "seed \(seed)")
         }
+    }
+
+    /// A budget (0, 1, 256 MiB, 2^64 − 1 or any up to 1 TiB) and random watermarks of it.
+    static func randomBudget(using random: inout SeededRandom) -> (budget: UInt64, thresholds: PressureThresholds) {
+        let budgets: [UInt64] = [0, 1, 256 * mebibyte, .max]
+        let budget = Bool.random(using: &random) ? budgets.randomElement(using: &random)! : UInt64.random(in: 0...(1 << 40), using: &random)
+        return (budget, PressureThresholds(budget: budget, low: Double.random(in: 0...1, using: &random), critical: 1))
     }
 
     @Test func aHeldWidgetSpendsNothingAndRunsOnceReleased() throws {

@@ -98,19 +98,14 @@ extension PressureTests {
         held[i] = 1
     connection = socket.socket(fileno=int(os.environ["EXTENSIOND_FD"]))
     connection.sendall(b'{"type":"ready","protocol":1}\n')
-    buffer = b""
-    while True:
-        chunk = connection.recv(65536)
-        if not chunk:
+
+    \#(ScriptedExtension.messagesFunction)
+
+    for message in messages():
+        if message["type"] == "terminate":
             break
-        buffer += chunk
-        while b"\n" in buffer:
-            line, buffer = buffer.split(b"\n", 1)
-            message = json.loads(line)
-            if message["type"] == "terminate":
-                sys.exit(0)
-            if message["type"] == "update":
-                reply = {"type": "result", "id": message["id"], "result": "newData", "snapshot": {"pid": os.getpid()}}
-                connection.sendall(json.dumps(reply).encode() + b"\n")
+        if message["type"] == "update":
+            reply = {"type": "result", "id": message["id"], "result": "newData", "snapshot": {"pid": os.getpid()}}
+            connection.sendall(json.dumps(reply).encode() + b"\n")
     """#
 }
