@@ -34,10 +34,10 @@ final class SupervisedExtensions: ExtensionProcesses {
 
     func launch(_ id: String) throws(LaunchError) {
         guard let process = registry[id] else { return }
-        if let admission, !admission.admitsLaunch(of: id, then: { [unowned self] refusal in self.admitted(process, refusal: refusal) }) {
-            waitingForMemory.insert(id)
-            return
-        }
+        // Marked first: an episode with nothing to wait for decides before `admitsLaunch` returns.
+        waitingForMemory.insert(id)
+        if let admission, !admission.admitsLaunch(of: id, then: { [unowned self] refusal in self.admitted(process, refusal: refusal) }) { return }
+        waitingForMemory.remove(id)
         try supervisor.start(process)
     }
 

@@ -24,8 +24,8 @@ extension PressureTests {
 
         // No snapshot of the expanded mode yet: the pull must launch big.
         let pull = try Self.pull(scenario, .expanded)
-        #expect(pull.result == "newData", "\(pull.error ?? "")")
         let events = try scenario.events().dropFirst(eventsBefore)
+        #expect(pull.result == "newData", "\(pull.error ?? ""), after \(pull.latencyUs) µs: \(events.map { "\($0.kind.rawValue) \($0.name ?? "-"): \($0.message)" })")
         let kill = try #require(events.first { $0.kind == .kill }, "nothing was freed for the launch: \(events.map(\.message))")
         #expect(kill.name == "idler")
         #expect(kill.message.contains("launch admission"), "\(kill.message)")
