@@ -32,9 +32,10 @@ extension MemoryAdmission {
         guard freed else { return .free(bytes: bytes) }
         let deadline = askedAt + Self.launchWait
         guard now < deadline else {
-            return .refuse("not enough memory to launch \(id): its recorded peak (\(Self.mebibytes(peak ?? 0))) would take the tree's working set "
-                + "(\(Self.mebibytes(workingSet ?? 0))) past pressure.low (\(Self.mebibytes(thresholds?.lowBytes ?? 0))), "
-                + "and no memory was freed within \(Self.launchWait)")
+            return .refuse(
+                "not enough memory to launch \(id): its recorded peak (\(Self.mebibytes(peak ?? 0))) would take the tree's working set "
+                    + "(\(Self.mebibytes(workingSet ?? 0))) past pressure.low (\(Self.mebibytes(thresholds?.lowBytes ?? 0))), "
+                    + "and no memory was freed within \(Self.launchWait)")
         }
         return .wait(until: min(deadline, now + Self.launchRecheck))
     }

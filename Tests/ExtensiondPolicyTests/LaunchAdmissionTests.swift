@@ -14,12 +14,14 @@ import Testing
         admission.observe(workingSet: low - 10 * Self.mebibyte, usage: low, at: .at(0))
         #expect(admission.launchDecision(of: "w", peak: 5 * Self.mebibyte, askedAt: .at(0), freed: false, now: .at(0)) == .launch)
         #expect(admission.launchDecision(of: "w", peak: nil, askedAt: .at(0), freed: false, now: .at(0)) == .launch, "no peak recorded yet")
-        #expect(admission.launchDecision(of: "w", peak: 30 * Self.mebibyte, askedAt: .at(0), freed: false, now: .at(0))
-            == .free(bytes: 20 * Self.mebibyte + 1))
+        #expect(
+            admission.launchDecision(of: "w", peak: 30 * Self.mebibyte, askedAt: .at(0), freed: false, now: .at(0))
+                == .free(bytes: 20 * Self.mebibyte + 1))
         // The episode freed too little: the launch waits, reading again every 250 ms.
         admission.observe(workingSet: low - 15 * Self.mebibyte, usage: low, at: .at(1))
-        #expect(admission.launchDecision(of: "w", peak: 30 * Self.mebibyte, askedAt: .at(0), freed: true, now: .at(1))
-            == .wait(until: .at(1) + .milliseconds(250)))
+        #expect(
+            admission.launchDecision(of: "w", peak: 30 * Self.mebibyte, askedAt: .at(0), freed: true, now: .at(1))
+                == .wait(until: .at(1) + .milliseconds(250)))
         // Something else ended: room now.
         admission.observe(workingSet: low - 40 * Self.mebibyte, usage: low, at: .at(2))
         #expect(admission.launchDecision(of: "w", peak: 30 * Self.mebibyte, askedAt: .at(0), freed: true, now: .at(2)) == .launch)
@@ -49,7 +51,8 @@ import Testing
             let values: [UInt64] = [0, 1, thresholds.lowBytes, .max, UInt64.random(in: 0...max(budget, 1), using: &random)]
             let reading = values.randomElement(using: &random)!
             let now = Bool.random(using: &random) ? instants.randomElement(using: &random)! : .at(Int64.random(in: 0...20, using: &random))
-            let askedAt = Bool.random(using: &random) ? instants.randomElement(using: &random)! : now - .milliseconds(Int64.random(in: 0...6_000, using: &random))
+            let askedAt =
+                Bool.random(using: &random) ? instants.randomElement(using: &random)! : now - .milliseconds(Int64.random(in: 0...6_000, using: &random))
             if Bool.random(using: &random) { admission.observe(workingSet: reading, usage: reading, at: now) }
             let peak: UInt64? = Bool.random(using: &random) ? values.randomElement(using: &random) : nil
             let freed = Bool.random(using: &random)

@@ -76,7 +76,8 @@ import WireProtocol
     @Test func aLaunchThatRunsOutOfDescriptorsLeavesNoCgroup() throws {
         let daemon = try TestDaemon()
         let command = try ScriptedExtension.command(.answer, in: daemon.directory)
-        try daemon.writeConfig("""
+        try daemon.writeConfig(
+            """
             [apps.mine]
             command = ["/bin/sleep", "1000"]
 
@@ -102,7 +103,9 @@ import WireProtocol
                 failures += 1
             }
             // Removed at once, or as soon as descriptors are back (removal reads directories).
-            #expect(eventually { !FileManager.default.fileExists(atPath: group) }, "limit \(open + extra): \(started.error ?? "")\n\((try? daemon.control(.events(LogRequest(lines: 10))).events?.map(\.message)) ?? [])")
+            #expect(
+                eventually { !FileManager.default.fileExists(atPath: group) },
+                "limit \(open + extra): \(started.error ?? "")\n\((try? daemon.control(.events(LogRequest(lines: 10))).events?.map(\.message)) ?? [])")
         }
         #expect(failures > 0)
         #expect(try daemon.control(.start(NameSelection(["starved"]))).ok)

@@ -17,25 +17,25 @@ extension PressureTests {
             updates = daemon.sharedDirectory + "/clock.updates"
             let clock = try ScriptedExtension.command(.answer, in: daemon.directory, countFile: updates)
             return PressureScenario.panelAndApp(hold: hold) + """
-            [apps.ballast]
-            command = ["\(PressureScenario.python)", "\(hold)", "140"]
+                [apps.ballast]
+                command = ["\(PressureScenario.python)", "\(hold)", "140"]
 
-            [extensions.clock]
-            app = "app"
-            point = "widget"
-            command = \(clock)
-            suspend_after = "0s"
+                [extensions.clock]
+                app = "app"
+                point = "widget"
+                command = \(clock)
+                suspend_after = "0s"
 
-            [extensions.clock.sandbox]
-            write = ["\(daemon.sharedDirectory)"]
+                [extensions.clock.sandbox]
+                write = ["\(daemon.sharedDirectory)"]
 
-            [extensions.clock.refresh]
-            interval = "1s"
-            min_interval = "1s"
-            jitter = "0s"
-            daily_budget = 100000
-            budget_burst = 1000
-            """
+                [extensions.clock.refresh]
+                interval = "1s"
+                min_interval = "1s"
+                jitter = "0s"
+                daily_budget = 100000
+                budget_burst = 1000
+                """
         }
         try scenario.start()
         #expect(eventually(timeout: 10) { scenario.usage(of: "hosts/panel") >= 60 * PressureScenario.mebibyte })
@@ -51,8 +51,9 @@ extension PressureTests {
         let budget = try scenario.daemon.control(.stats(NameSelection(["clock"]))).stats?.processes.first?.budgetLeft
         Thread.sleep(forTimeInterval: 3)
         #expect(scheduled() == held, "refreshed while the tree was past warn")
-        #expect(try scenario.daemon.control(.stats(NameSelection(["clock"]))).stats?.processes.first?.budgetLeft ?? 0 >= budget ?? .max,
-                "a held refresh spent a token")
+        #expect(
+            try scenario.daemon.control(.stats(NameSelection(["clock"]))).stats?.processes.first?.budgetLeft ?? 0 >= budget ?? .max,
+            "a held refresh spent a token")
         #expect(try scenario.events().filter { $0.kind == .kill }.isEmpty)
 
         #expect(try scenario.daemon.control(.stop(NameSelection(["ballast"]))).ok)

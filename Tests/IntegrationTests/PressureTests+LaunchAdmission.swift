@@ -17,15 +17,18 @@ extension PressureTests {
         }
         try Self.recordBigsPeak(scenario)
         #expect(try scenario.daemon.control(.start(NameSelection(["idler"]))).ok)
-        #expect(try eventually(timeout: 10) {
-            try scenario.state(of: "idler") == "idle" && scenario.usage(of: "extensions/idler") >= 69 * PressureScenario.mebibyte
-        })
+        #expect(
+            try eventually(timeout: 10) {
+                try scenario.state(of: "idler") == "idle" && scenario.usage(of: "extensions/idler") >= 69 * PressureScenario.mebibyte
+            })
         let eventsBefore = try scenario.events().count
 
         // No snapshot of the expanded mode yet: the pull must launch big.
         let pull = try Self.pull(scenario, .expanded)
         let events = try scenario.events().dropFirst(eventsBefore)
-        #expect(pull.result == "newData", "\(pull.error ?? ""), after \(pull.latencyUs) µs: \(events.map { "\($0.kind.rawValue) \($0.name ?? "-"): \($0.message)" })")
+        #expect(
+            pull.result == "newData",
+            "\(pull.error ?? ""), after \(pull.latencyUs) µs: \(events.map { "\($0.kind.rawValue) \($0.name ?? "-"): \($0.message)" })")
         let kill = try #require(events.first { $0.kind == .kill }, "nothing was freed for the launch: \(events.map(\.message))")
         #expect(kill.name == "idler")
         #expect(kill.message.contains("launch admission"), "\(kill.message)")
@@ -75,8 +78,12 @@ extension PressureTests {
         let first = try pull(scenario, .compact)
         #expect(first.result == "newData", "\(first.error ?? "")")
         #expect(try scenario.daemon.control(.stop(NameSelection(["big"]))).ok)
-        #expect(try eventually(timeout: 10) { try scenario.state(of: "big") != "idle" && scenario.daemon.control(.stats(NameSelection(["big"])))
-            .stats?.processes.first?.memoryPeakBytes ?? 0 >= 85 * PressureScenario.mebibyte })
+        #expect(
+            try eventually(timeout: 10) {
+                try scenario.state(of: "big") != "idle"
+                    && scenario.daemon.control(.stats(NameSelection(["big"])))
+                        .stats?.processes.first?.memoryPeakBytes ?? 0 >= 85 * PressureScenario.mebibyte
+            })
     }
 
     /// A pull of `big` in `mode`, waiting as long as a launch may (`control` gives up after 5 s).
@@ -91,21 +98,21 @@ extension PressureTests {
 
     /// Takes `argv[1]` MiB, says `ready`, and answers every update with new data.
     static let bigScript = #"""
-    import json, os, socket, sys
+        import json, os, socket, sys
 
-    held = bytearray(int(sys.argv[1]) << 20)
-    for i in range(0, len(held), 4096):
-        held[i] = 1
-    connection = socket.socket(fileno=int(os.environ["EXTENSIOND_FD"]))
-    connection.sendall(b'{"type":"ready","protocol":1}\n')
+        held = bytearray(int(sys.argv[1]) << 20)
+        for i in range(0, len(held), 4096):
+            held[i] = 1
+        connection = socket.socket(fileno=int(os.environ["EXTENSIOND_FD"]))
+        connection.sendall(b'{"type":"ready","protocol":1}\n')
 
-    \#(ScriptedExtension.messagesFunction)
+        \#(ScriptedExtension.messagesFunction)
 
-    for message in messages():
-        if message["type"] == "terminate":
-            break
-        if message["type"] == "update":
-            reply = {"type": "result", "id": message["id"], "result": "newData", "snapshot": {"pid": os.getpid()}}
-            connection.sendall(json.dumps(reply).encode() + b"\n")
-    """#
+        for message in messages():
+            if message["type"] == "terminate":
+                break
+            if message["type"] == "update":
+                reply = {"type": "result", "id": message["id"], "result": "newData", "snapshot": {"pid": os.getpid()}}
+                connection.sendall(json.dumps(reply).encode() + b"\n")
+        """#
 }
