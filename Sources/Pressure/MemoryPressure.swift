@@ -2,8 +2,8 @@
 /// memory warnings to extensions, the working-set readings and kill candidates, and the
 /// admission of scheduled refreshes against memory.
 ///
-/// This module owns deciding when pressure calls for a kill and whom, and when memory holds
-/// scheduled refreshes back. It kills only through the supervisor and must not know the
+/// This module owns deciding when pressure calls for a kill and whom, when memory holds
+/// scheduled refreshes back, and when a launch may go. It kills only through the supervisor and must not know the
 /// extension coordinator or hosts (admission reaches widgets through callbacks).
 import Cgroup
 import ControlProtocol
@@ -25,21 +25,28 @@ package final class MemoryPressure {
 
     /// `throttle`: who sets the v2 `memory.high` of the tree's root.
     /// `lastUsed`: when a process last served a request, if it has.
-    package init(loop: EventLoop, tree: CgroupTree, throttle: RootThrottle, registry: ProcessRegistry, supervisor: ProcessSupervisor,
-         events: EventLog, lastUsed: @escaping (SupervisedProcess) -> MonotonicInstant?) {
+    package init(
+        loop: EventLoop, tree: CgroupTree, throttle: RootThrottle, registry: ProcessRegistry, supervisor: ProcessSupervisor,
+        events: EventLog, lastUsed: @escaping (SupervisedProcess) -> MonotonicInstant?
+    ) {
         self.tree = tree
         monitor = PressureMonitor(loop: loop, tree: tree, throttle: throttle, events: events)
         warnings = MemoryWarnings(loop: loop, events: events)
-        responder = PressureResponder(loop: loop, registry: registry, supervisor: supervisor, events: events, tree: tree, warnings: warnings,
-                                      lastUsed: lastUsed)
+        responder = PressureResponder(
+            loop: loop, registry: registry, supervisor: supervisor, events: events, tree: tree, warnings: warnings,
+            lastUsed: lastUsed)
         admission = AdmissionGate(loop: loop, tree: tree, registry: registry)
         monitor.onTrigger = { [unowned self] trigger in
             self.responder.respond(to: trigger, watermarks: self.monitor.watermarks)
         }
-        responder.onReading = { [unowned self] workingSet, thresholds in self.admission.observe(workingSet: workingSet, thresholds: thresholds) }
+        responder.onReading = { [unowned self] reading, thresholds in self.admission.observe(reading, thresholds: thresholds) }
         responder.onKilled = { [unowned self] id in self.admission.killedByPressure(id) }
+        admission.onFree = { [unowned self] reserve in
+            self.responder.respond(to: PressureTrigger(cause: .launch, time: .current()), watermarks: self.monitor.watermarks, reserve: reserve)
+        }
         responder.onEpisodeEnded = { [unowned self] in
             if let reading = self.responder.lastReading { self.monitor.settle(after: reading) }
+            self.admission.episodeEnded()
         }
     }
 
@@ -80,7 +87,9 @@ package final class MemoryPressure {
             cgroupBackend: tree.version.rawValue, budgetBytes: watermarks?.budgetBytes, usageBytes: usage,
             warnBytes: watermarks?.thresholds.warnBytes, lowBytes: watermarks?.thresholds.lowBytes, criticalBytes: watermarks?.thresholds.criticalBytes,
             level: "\(watermarks?.thresholds.level(forUsage: usage) ?? .none)", psi: psi,
-            mechanisms: monitor.mechanisms + ["kernel OOM kills attributed per process (\(tree.version == .v1 ? "memory.oom_control eventfd" : "memory.events watch"))"]
+            mechanisms: monitor.mechanisms + [
+                "kernel OOM kills attributed per process (\(tree.version == .v1 ? "memory.oom_control eventfd" : "memory.events watch"))"
+            ]
         )
     }
 }

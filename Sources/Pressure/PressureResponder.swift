@@ -5,6 +5,7 @@ import EventLoop
 import ExtensiondPolicy
 import LinuxProcess
 import Processes
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -39,8 +40,8 @@ final class PressureResponder {
     private var lastBelowLow: MonotonicInstant?
     /// Called on the loop when an episode is over.
     var onEpisodeEnded: (() -> Void)?
-    /// Called with each reading of the tree's working set and the watermarks it was read against.
-    var onReading: ((_ workingSet: UInt64, _ thresholds: PressureThresholds?) -> Void)?
+    /// Called with each reading of the tree and the watermarks it was read against.
+    var onReading: ((_ reading: WorkingSet.Reading, _ thresholds: PressureThresholds?) -> Void)?
     /// Called with each victim once its kill is recorded.
     var onKilled: ((_ id: String) -> Void)?
 
@@ -50,8 +51,10 @@ final class PressureResponder {
     /// When a process last served a request; the policy spares the most recently used.
     private let lastUsed: (SupervisedProcess) -> MonotonicInstant?
 
-    init(loop: EventLoop, registry: ProcessRegistry, supervisor: ProcessSupervisor, events: EventLog, tree: CgroupTree, warnings: MemoryWarnings,
-         lastUsed: @escaping (SupervisedProcess) -> MonotonicInstant?) {
+    init(
+        loop: EventLoop, registry: ProcessRegistry, supervisor: ProcessSupervisor, events: EventLog, tree: CgroupTree, warnings: MemoryWarnings,
+        lastUsed: @escaping (SupervisedProcess) -> MonotonicInstant?
+    ) {
         self.loop = loop
         self.registry = registry
         self.warnings = warnings
@@ -64,15 +67,19 @@ final class PressureResponder {
     /// Whether an episode is under way (waiting for a victim, most of the time).
     var isResponding: Bool { episode != nil }
 
-    /// Starts an episode for `trigger` against `watermarks` (`nil` without `memory_budget`).
-    /// A trigger during an episode changes nothing: the episode reads the tree again once
-    /// its victim is gone.
-    func respond(to trigger: PressureTrigger, watermarks: PressureWatermarks?) {
-        guard episode == nil else { return }
-        let steps = PressureEpisode(triggeredAt: trigger.time.policyInstant, byStall: trigger.cause == .stall, thresholds: watermarks?.thresholds,
-                                    warning: warning, emptyTimeout: Self.emptyTimeout, reclaimFirst: tree.root.canReclaim)
+    /// Starts an episode for `trigger` against `watermarks` (`nil` without `memory_budget`),
+    /// counting `reserve` bytes about to be taken by a launch as charged; returns whether it
+    /// started. A trigger during an episode changes nothing: the episode reads the tree
+    /// again once its victim is gone.
+    @discardableResult
+    func respond(to trigger: PressureTrigger, watermarks: PressureWatermarks?, reserve: UInt64 = 0) -> Bool {
+        guard episode == nil else { return false }
+        let steps = PressureEpisode(
+            triggeredAt: trigger.time.policyInstant, byStall: trigger.cause == .stall, thresholds: watermarks?.thresholds,
+            warning: warning, emptyTimeout: Self.emptyTimeout, reserve: reserve, reclaimFirst: tree.root.canReclaim)
         episode = (steps, trigger.cause, watermarks)
         perform(steps.start())
+        return true
     }
 
     /// Executes the episode's actions in order, feeding each answer back, until it waits
@@ -121,7 +128,7 @@ final class PressureResponder {
         guard let reading = WorkingSet.read(tree.root) else { return nil }
         lastReading = reading
         if let low = watermarks?.thresholds.lowBytes, reading.workingSet < low { lastBelowLow = .current() }
-        onReading?(reading.workingSet, watermarks?.thresholds)
+        onReading?(reading, watermarks?.thresholds)
         return reading.workingSet
     }
 
@@ -187,8 +194,9 @@ final class PressureResponder {
     }
 
     private func record(_ kill: PressureKill, watermarks: PressureWatermarks?) {
-        var record = KillRecord(band: "\(kill.victim.band)", triggerUs: kill.trigger.microseconds, decisionUs: kill.decision.microseconds,
-                                signalUs: kill.signal.microseconds, emptyUs: kill.empty?.microseconds)
+        var record = KillRecord(
+            band: "\(kill.victim.band)", triggerUs: kill.trigger.microseconds, decisionUs: kill.decision.microseconds,
+            signalUs: kill.signal.microseconds, emptyUs: kill.empty?.microseconds)
         record.lastBelowLowUs = kill.lastBelowLow?.microseconds
         record.rssBytes = kill.victim.residentBytes
         record.growthBytes = kill.victim.growthBytes
@@ -197,10 +205,11 @@ final class PressureResponder {
         record.psiSomeAvg10 = PressureStallAverages.read(PressureStallAverages.systemFile)?.someAverage10
         record.memoryRelease = kill.memoryRelease?.description
         let budget = watermarks.map { " of \(Self.mebibytes($0.budgetBytes))" } ?? ""
-        events.record(.kill, kill.victim.id, reason: kill.reason.rawValue,
-                      "\(kill.level) memory pressure (\(kill.cause.map { "\($0.rawValue) trigger" } ?? "still, after the previous kill")), "
-                          + "tree at \(Self.mebibytes(kill.treeUsageBytes))\(budget): killed \(kill.victim.band) holding \(Self.mebibytes(kill.victim.residentBytes)) (grew \(Self.mebibytes(kill.victim.growthBytes)))",
-                      kill: record)
+        events.record(
+            .kill, kill.victim.id, reason: kill.reason.rawValue,
+            "\(kill.level) memory pressure (\(kill.cause.map { "\($0.rawValue) trigger" } ?? "still, after the previous kill")), "
+                + "tree at \(Self.mebibytes(kill.treeUsageBytes))\(budget): killed \(kill.victim.band) holding \(Self.mebibytes(kill.victim.residentBytes)) (grew \(Self.mebibytes(kill.victim.growthBytes)))",
+            kill: record)
     }
 
     private static func mebibytes(_ bytes: UInt64) -> String {

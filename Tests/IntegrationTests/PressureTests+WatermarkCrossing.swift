@@ -18,25 +18,25 @@ extension PressureTests {
         let scenario = try PressureScenario(budget: "300M") { daemon, hold in
             let creep = try daemon.directory.write("creep.py", Self.creepScript)
             return """
-            [hosts.panel]
-            command = ["\(PressureScenario.python)", "\(hold)", "20"]
+                [hosts.panel]
+                command = ["\(PressureScenario.python)", "\(hold)", "20"]
 
-            [apps.app]
-            command = ["/bin/sleep", "1000"]
+                [apps.app]
+                command = ["/bin/sleep", "1000"]
 
-            [extensions.hog1]
-            app = "app"
-            point = "widget"
-            command = ["\(PressureScenario.python)", "\(hold)", "110"]
-            idle_exit = "10m"
-            suspend_after = "0s"
+                [extensions.hog1]
+                app = "app"
+                point = "widget"
+                command = ["\(PressureScenario.python)", "\(hold)", "110"]
+                idle_exit = "10m"
+                suspend_after = "0s"
 
-            [extensions.hog2]
-            app = "app"
-            point = "widget"
-            command = ["\(PressureScenario.python)", "\(creep)", "115", "128", "0.005", "140"]
-            start_timeout = "60s"
-            """
+                [extensions.hog2]
+                app = "app"
+                point = "widget"
+                command = ["\(PressureScenario.python)", "\(creep)", "115", "128", "0.005", "140"]
+                start_timeout = "60s"
+                """
         }
         try scenario.start()
         #expect(eventually(timeout: 10) { scenario.usage(of: "hosts/panel") >= 19 * Self.mebibyte })
@@ -54,7 +54,8 @@ extension PressureTests {
             try control(scenario, .start(NameSelection(["hog2"])))
             _ = try eventually(timeout: 20) { try kills(scenario).count > killsBefore }
             let newKills = try kills(scenario).dropFirst(killsBefore)
-            let kill = try #require(newKills.first, "run \(run): no kill after hog2 grew past the low watermark")
+            let diagnosis = newKills.isEmpty ? try diagnosis(scenario) : ""
+            let kill = try #require(newKills.first, "run \(run): no kill after hog2 grew past the low watermark; \(diagnosis)")
             #expect(kill.name == "hog1", "run \(run): the policy names the idle extension, not \(kill.name ?? "?")")
             #expect(kill.reason == "pressure")
             let record = try #require(kill.kill)
@@ -69,13 +70,22 @@ extension PressureTests {
             try control(scenario, .stop(NameSelection(["hog2"])))
         }
         let sorted = latencies.sorted()
-        #expect(sorted.count == 20 && sorted.allSatisfy { $0 <= 100_000 },
-                "last reading below the watermark to kill (µs), min \(sorted.first ?? 0) median \(sorted[sorted.count / 2]) max \(sorted.last ?? 0): \(latencies)")
+        #expect(
+            sorted.count == 20 && sorted.allSatisfy { $0 <= 100_000 },
+            "last reading below the watermark to kill (µs), min \(sorted.first ?? 0) median \(sorted[sorted.count / 2]) max \(sorted.last ?? 0): \(latencies)")
     }
 
     private func control(_ scenario: PressureScenario, _ request: ControlRequest) throws {
         let response = try scenario.daemon.control(request)
         try #require(response.ok, "\(request): \(response.error ?? "")")
+    }
+
+    /// What the daemon saw, for a run that found no kill.
+    private func diagnosis(_ scenario: PressureScenario) throws -> String {
+        let report = try scenario.daemon.control(.pressure).pressure
+        let states = try ["hog1", "hog2"].map { "\($0) \(try scenario.state(of: $0) ?? "?")" }
+        let recent = try scenario.events().suffix(8).map { "\($0.kind.rawValue) \($0.name ?? "-"): \($0.message)" }
+        return "usage \(report?.usageBytes ?? 0) of low \(report?.lowBytes ?? 0), \(states), mechanisms \(report?.mechanisms ?? []), events \(recent)"
     }
 
     private func kills(_ scenario: PressureScenario) throws -> [EventRecord] {
@@ -91,18 +101,18 @@ extension PressureTests {
     /// Writes 512 KiB of file data into `$TMPDIR` (unmapped page cache, charged to its cgroup), takes
     /// `base` MiB, then `step` KiB every `pause` seconds up to `total` MiB, touching every page.
     static let creepScript = #"""
-    import os, sys, time
+        import os, sys, time
 
-    base, step, pause, total = int(sys.argv[1]) << 20, int(sys.argv[2]) << 10, float(sys.argv[3]), int(sys.argv[4]) << 20
-    with open(os.path.join(os.environ["TMPDIR"], "cache.bin"), "wb") as f:
-        f.write(b"c" * (512 << 10))
-    held = [b"x" * base]
-    size = base
-    while size < total:
-        held.append(b"x" * step)
-        size += step
-        time.sleep(pause)
-    while True:
-        time.sleep(3600)
-    """#
+        base, step, pause, total = int(sys.argv[1]) << 20, int(sys.argv[2]) << 10, float(sys.argv[3]), int(sys.argv[4]) << 20
+        with open(os.path.join(os.environ["TMPDIR"], "cache.bin"), "wb") as f:
+            f.write(b"c" * (512 << 10))
+        held = [b"x" * base]
+        size = base
+        while size < total:
+            held.append(b"x" * step)
+            size += step
+            time.sleep(pause)
+        while True:
+            time.sleep(3600)
+        """#
 }
