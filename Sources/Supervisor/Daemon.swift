@@ -5,7 +5,6 @@
 /// and owns the order of things at start-up, reload and shut-down, and the routing of
 /// URLs to apps. It must not hold a room's logic: a command, a policy or a syscall wrapper
 /// belongs in its room or adapter.
-import CLinux
 import Cgroup
 import Control
 import ControlProtocol
@@ -261,9 +260,7 @@ public final class Daemon: ControlledDaemon {
         routeOutput()
         echoOutputOfNewProcesses()
         startAutostarted()
-        notifier.ready(status: summary)
-        let released = ext_release_program_text()
-        if released != 0 { logger.warning("could not release the start-up code's pages: \(String(cString: strerror(released)))") }
+        becomeReady()
         do {
             return try loop.run()
         } catch {
