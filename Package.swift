@@ -136,8 +136,12 @@ let package = Package(
             linkerSettings: staticLibstdcxx
         ),
 
-        // Test support: a real daemon in a throw-away cgroup, runtime and state dir.
-        .target(name: "ExtensiondTestSupport", dependencies: ["ControlProtocol", "HostProtocol"]),
+        // Test support: a real daemon in a throw-away cgroup, runtime and state dir; the
+        // in-process host world (coordinator and host server on a virtual clock).
+        .target(name: "ExtensiondTestSupport", dependencies: [
+            "ControlProtocol", "HostProtocol", "WireProtocol", "DaemonSupport", "EventLoop", "ExtensionCoordination", "ExtensiondConfig",
+            "ExtensiondPolicy", "Hosts", "ProcessIsolation", .product(name: "Logging", package: "swift-log"),
+        ]),
 
         // Structure-aware fuzzing of a real daemon (`make fuzz`).
         .executableTarget(name: "extensiond-fuzz", dependencies: ["ExtensiondTestSupport"], path: "fuzz"),

@@ -27,19 +27,8 @@ extension ControlCommands {
             }
             stats.peakRSSBytes = process.statistics.peakRSSBytes
             if let record = extensions.records[process.name] {
-                let counters = record.statistics
-                stats.pullsCached = counters.pullsCached
-                stats.pullsCoalesced = counters.pullsCoalesced
-                stats.pullsUpdated = counters.pullsUpdated
-                stats.resultsNewData = counters.resultsNewData
-                stats.resultsNoData = counters.resultsNoData
-                stats.resultsFailed = counters.resultsFailed
-                stats.updateLatencyUs = counters.updateLatency.map(Latency.init)
-                stats.budgetLeft = record.budget?.tokens(at: now.policyInstant)
-                if let next = record.slots.values.compactMap(\.engine.record.schedule.nextRefresh).min() {
-                    let wait: Duration = next - now.policyInstant
-                    stats.nextRefreshInMs = wait.wholeMicroseconds / 1000
-                }
+                record.annotate(&stats, now: now)
+                stats.updateLatencyUs = record.statistics.updateLatency.map(Latency.init)
             }
             return stats
         }

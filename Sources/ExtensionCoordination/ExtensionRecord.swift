@@ -217,4 +217,19 @@ extension ExtensionRecord {
         if spec.point == .widget { status.visible = isVisible }
         if let storageError { status.error = (status.error.map { $0 + "; " } ?? "") + storageError }
     }
+
+    /// Adds the extension's counters, budget and next refresh to its stats line.
+    package func annotate(_ stats: inout ProcessStats, now: MonotonicInstant) {
+        stats.pullsCached = statistics.pullsCached
+        stats.pullsCoalesced = statistics.pullsCoalesced
+        stats.pullsUpdated = statistics.pullsUpdated
+        stats.resultsNewData = statistics.resultsNewData
+        stats.resultsNoData = statistics.resultsNoData
+        stats.resultsFailed = statistics.resultsFailed
+        stats.budgetLeft = budget?.tokens(at: now.policyInstant)
+        if let next = slots.values.compactMap(\.engine.record.schedule.nextRefresh).min() {
+            let wait: Duration = next - now.policyInstant
+            stats.nextRefreshInMs = wait.wholeMicroseconds / 1000
+        }
+    }
 }

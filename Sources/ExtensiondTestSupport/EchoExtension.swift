@@ -12,23 +12,17 @@ public enum EchoExtension {
         import json, os, socket
         connection = socket.socket(fileno=int(os.environ["EXTENSIOND_FD"]))
         connection.sendall(b'{"type":"ready","protocol":1}\n')
-        buffer, n = b"", 0
-        while True:
-            chunk = connection.recv(65536)
-            if not chunk:
-                break
-            buffer += chunk
-            while b"\n" in buffer:
-                line, buffer = buffer.split(b"\n", 1)
-                message = json.loads(line)
-                if message["type"] == "terminate":
-                    raise SystemExit(0)
-                if message["type"] == "update":
-                    n += 1
-                    connection.sendall(json.dumps({"type": "result", "id": message["id"], "result": "newData",
-                        "snapshot": {"n": n\#(blob)}\#(hint)}).encode() + b"\n")
-                if message["type"] == "begin":
-                    connection.sendall(json.dumps({"type": "complete", "id": message["id"], "items": message["items"]}).encode() + b"\n")
+        \#(ScriptedExtension.messagesFunction)
+        n = 0
+        for message in messages():
+            if message["type"] == "terminate":
+                raise SystemExit(0)
+            if message["type"] == "update":
+                n += 1
+                connection.sendall(json.dumps({"type": "result", "id": message["id"], "result": "newData",
+                    "snapshot": {"n": n\#(blob)}\#(hint)}).encode() + b"\n")
+            if message["type"] == "begin":
+                connection.sendall(json.dumps({"type": "complete", "id": message["id"], "items": message["items"]}).encode() + b"\n")
         """#
     }
 

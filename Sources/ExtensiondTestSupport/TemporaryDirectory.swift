@@ -1,7 +1,10 @@
 /// Helpers for tests: a real daemon in a throw-away directory (and cgroup), its
-/// notify socket, and the CLI, run as real processes.
+/// notify socket, and the CLI, run as real processes; and the host-protocol seam
+/// (``HostTestSetup``), which also wires the daemon's coordinator and host server in the
+/// test process on a virtual clock (docs/TESTING.md).
 ///
-/// This module is test support only: the product never links it.
+/// This module is test support only: the product never links it. It must not change how
+/// a room behaves: what it wires in process is wired as `Daemon` wires it.
 import Foundation
 import Glibc
 

@@ -50,6 +50,19 @@ public final class TestHost: @unchecked Sendable {
         }
     }
 
+    /// The first message `matching` accepts among those already come, without waiting.
+    public func take(matching: (SupervisorToHost) -> Bool) throws -> SupervisorToHost? {
+        if let index = backlog.firstIndex(where: matching) { return backlog.remove(at: index) }
+        while let message = try readMessage(until: .now) {
+            if matching(message) { return message }
+            backlog.append(message)
+        }
+        return nil
+    }
+
+    /// What came and was not taken yet, for the message of a failed expectation.
+    public var queued: [SupervisorToHost] { backlog }
+
     /// Sends `pull` and returns the `snapshot` or `error` answering it. `wait: true`: an
     /// expired snapshot is answered by its update rather than at once.
     public func pull(_ extensionID: String, id: RequestID, mode: DisplayMode = .compact, wait: Bool? = nil,
@@ -76,13 +89,16 @@ public final class TestHost: @unchecked Sendable {
             if let line = try framer.nextLine() {
                 return try SupervisorToHost.decode(line: line)
             }
-            let left = ContinuousClock.now.duration(to: deadline)
-            guard left > .zero else { return nil }
+            // Past the deadline, one poll that does not wait still reads what has come.
+            let left = max(.zero, ContinuousClock.now.duration(to: deadline))
             var poll = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+            let milliseconds = left == .zero ? 0 : Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
             let ready = Glibc.poll(&poll, 1, milliseconds)
             if ready < 0 && errno == EINTR { continue }
-            guard ready > 0 else { continue }
+            guard ready > 0 else {
+                if left == .zero { return nil }
+                continue
+            }
             var chunk = [UInt8](repeating: 0, count: 65536)
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count < 0 && errno == EINTR { continue }

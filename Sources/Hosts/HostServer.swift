@@ -63,6 +63,15 @@ package final class HostServer {
         listener = try Listener(loop: loop, path: path, mode: 0o666, inherited: inherited) { [unowned self] fd in self.accept(fd) }
     }
 
+    /// Takes what the coordinator tells hosts (pushes, terminations, `hasContent`, gallery
+    /// changes): the daemon and the in-process test world wire hosts the same way.
+    package func followCoordinator() {
+        extensions.onPush = { [weak self] _, snapshot in self?.push(snapshot) }
+        extensions.onTerminated = { [weak self] name, reason in self?.extensionTerminated(name, reason: reason) }
+        extensions.onHasContentChanged = { [weak self] id, value in self?.hasContentChanged(id, to: value) }
+        extensions.onGalleryChanged = { [weak self] in self?.listChanged() }
+    }
+
     package func close() {
         listener?.close()
         listener = nil

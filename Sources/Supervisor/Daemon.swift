@@ -130,12 +130,6 @@ public final class Daemon: ControlledDaemon {
     private func connectComponents() {
         extensions.configure(configuration.extensions, apps: configuration.apps, types: configuration.types)
         extensions.onOpenURL = { [unowned self] url, source in (try? self.open(url, from: source)) != nil }
-        extensions.onPush = { [unowned self] _, snapshot in self.hosts?.push(snapshot) }
-        extensions.onTerminated = { [unowned self] name, reason in
-            self.hosts?.extensionTerminated(name, reason: reason)
-        }
-        extensions.onHasContentChanged = { [unowned self] id, value in self.hosts?.hasContentChanged(id, to: value) }
-        extensions.onGalleryChanged = { [unowned self] in self.hosts?.listChanged() }
         pressure.admission.widgets = { [unowned self] in self.extensions.records.values.filter { $0.spec.point == .widget }.map(\.id) }
         pressure.admission.onHold = { [unowned self] id, held in self.extensions.setMemoryHold(held, id) }
         supervisor.onLaunched = { [unowned self] process in
@@ -212,6 +206,7 @@ public final class Daemon: ControlledDaemon {
                 self.hostPeer(pid)
             }
             hosts?.dataRoot = settings.stateDirectory + "/data"
+            hosts?.followCoordinator()
             applyHostRules()
             watchDropIns()
             if let address = settings.metricsListen {

@@ -4,8 +4,10 @@ import Foundation
 import Testing
 import HostProtocol
 
-/// Hosts on `host.sock` against a real daemon and real extensions: list, pull, single
-/// flight across connections, subscriptions, actions, malformed input, enable/disable.
+/// Hosts on `host.sock`: list, pull, single flight across connections, subscriptions,
+/// actions, malformed input, enable/disable. The tests parameterized by ``HostTestSetup``
+/// run in process and against a real daemon; the others need the control socket or a
+/// restart, which only a real daemon has.
 @Suite struct HostSocketTests {
     static let widget = "test.app.widget"
     static let hidden = "test.app.hidden"
@@ -35,46 +37,44 @@ import HostProtocol
         #expect(try bed.status(Self.hidden)?.state != "running")
     }
 
-    @Test func aPullIsAnsweredWithItsID() throws {
-        let bed = try ExtensionTestBed()
-        try bed.start(ExtensionTestBed.extensionTable(Self.widget, command: try bed.command(.answer)))
-        let host = try bed.daemon.connectHost()
-        guard case .snapshot(let snapshot) = try host.pull(Self.widget, id: 41) else {
-            Issue.record("no snapshot")
-            return
-        }
+    @Test(arguments: HostTestSetup.allCases)
+    func aPullIsAnsweredWithItsID(_ setup: HostTestSetup) throws {
+        let world = try setup.start([TestExtension(Self.widget)])
+        let host = try world.connectHost()
+        let snapshot = try world.pull(Self.widget, on: host, request: 41)
         #expect(snapshot.id == 41 && snapshot.extensionID == Self.widget)
         #expect(snapshot.result == .newData && snapshot.version == 1 && !snapshot.stale)
         #expect(try snapshot.snapshot?.decoded().field("n") == 1)
 
-        guard case .error(let error) = try host.pull("test.app.nope", id: 42) else {
+        guard case .error(let error) = try world.request(.pull(.init(
+            id: 42, extensionID: "test.app.nope", mode: .compact, maxSize: Size(width: 320, height: 160))), on: host) else {
             Issue.record("an unknown extension was pulled")
             return
         }
         #expect(error.id == 42 && error.error.contains("test.app.nope"))
     }
 
-    @Test func concurrentPullsFromManyHostsShareOneUpdate() throws {
-        let bed = try ExtensionTestBed()
-        let updates = bed.countFile(Self.widget)
-        try bed.start(ExtensionTestBed.extensionTable(Self.widget, command: try bed.command(.answer, countFile: updates, delay: 0.5)))
-        let hosts = try (0..<6).map { _ in try bed.daemon.connectHost() }
+    @Test(arguments: HostTestSetup.allCases)
+    func concurrentPullsFromManyHostsShareOneUpdate(_ setup: HostTestSetup) throws {
+        let world = try setup.start([TestExtension(Self.widget, delay: .milliseconds(500))])
+        let hosts = try (0..<6).map { _ in try world.connectHost() }
         for (index, host) in hosts.enumerated() {
             try host.send(.pull(.init(id: RequestID(rawValue: UInt64(index)), extensionID: Self.widget, mode: .compact,
                                       maxSize: Size(width: 100, height: 100))))
         }
         var versions: Set<UInt64> = []
         for (index, host) in hosts.enumerated() {
-            guard case .snapshot(let snapshot) = try host.receive(), snapshot.id?.rawValue == UInt64(index) else {
+            guard case .snapshot(let snapshot) = try world.receive(on: host, within: .seconds(5), matching: { _ in true }),
+                  snapshot.id?.rawValue == UInt64(index) else {
                 Issue.record("host \(index) got no snapshot")
                 continue
             }
-            #expect(snapshot.result == .newData, "\(bed.diagnostics(Self.widget))")
+            #expect(snapshot.result == .newData, "\(world.diagnostics(Self.widget))")
             versions.insert(snapshot.version)
         }
         #expect(versions == [1])
-        #expect(ScriptedExtension.updates(in: updates) == 1)
-        let stats = try bed.stats(Self.widget)
+        #expect(try world.updates(of: Self.widget).count == 1)
+        let stats = try world.stats(Self.widget)
         #expect(stats?.pullsUpdated == 1 && stats?.pullsCoalesced == 5)
     }
 
@@ -104,16 +104,16 @@ import HostProtocol
         #expect(unknown.error.contains("test.app.nope"))
     }
 
-    @Test func performRunsAnActionOnMatchingItemsOnly() throws {
-        let bed = try ExtensionTestBed()
-        try bed.start(
-            ExtensionTestBed.extensionTable(
-                Self.action, point: "action", command: try bed.command(.action), settings: #"activation = { "public.text" = 2 }"#)
-                + ExtensionTestBed.extensionTable(Self.widget, command: try bed.command(.answer)))
-        let host = try bed.daemon.connectHost()
+    @Test(arguments: HostTestSetup.allCases)
+    func performRunsAnActionOnMatchingItemsOnly(_ setup: HostTestSetup) throws {
+        let world = try setup.start([
+            TestExtension(Self.action, .action, point: "action", settings: #"activation = { "public.text" = 2 }"#),
+            TestExtension(Self.widget),
+        ])
+        let host = try world.connectHost()
         let text = Item(type: "public.text", value: "hello")
 
-        let completed = try perform(host, Self.action, [text, text], id: 1)
+        let completed = try perform(host, Self.action, [text, text], id: 1, in: world)
         #expect(completed == .completed(.init(id: 1, items: [
             Item(type: "public.text", value: "handled public.text"), Item(type: "public.text", value: "handled public.text"),
         ])))
@@ -125,94 +125,90 @@ import HostProtocol
         ]
         for (offset, rejection) in rejections.enumerated() {
             let id = RequestID(rawValue: UInt64(10 + offset))
-            guard case .error(let error) = try perform(host, Self.action, rejection.items, id: id) else {
+            guard case .error(let error) = try perform(host, Self.action, rejection.items, id: id, in: world) else {
                 Issue.record("\(rejection.items) was accepted")
                 continue
             }
             #expect(error.id == id && error.error.contains(rejection.problem), "\(error.error)")
         }
-        // An action has no content to refresh: it would never answer an `update`.
-        #expect(try bed.control(.refresh(NameSelection([Self.action]))).error?.contains("action extension") == true)
-
-        // `supervisorctl perform` acts as a host would.
-        let control = try bed.control(.perform(PerformRequest(name: Self.action, items: [Item(type: "public.text", path: "/tmp/note.txt")])))
-        #expect(control.ok && control.lines == [#"public.text="handled public.text""#], "\(control)")
-        #expect(try bed.control(.perform(PerformRequest(name: Self.action, items: [Item(type: "public.image", path: "/tmp/cat.png")]))).error?.contains("public.image") == true)
-
-        guard case .error(let wrongPoint) = try perform(host, Self.widget, [text], id: 20) else {
+        guard case .error(let wrongPoint) = try perform(host, Self.widget, [text], id: 20, in: world) else {
             Issue.record("a widget performed an action")
             return
         }
         #expect(wrongPoint.error.contains("widget"))
+
+        if let daemon = world.daemon {
+            // An action has no content to refresh: it would never answer an `update`.
+            #expect(try daemon.control(.refresh(NameSelection([Self.action]))).error?.contains("action extension") == true)
+            // `supervisorctl perform` acts as a host would.
+            let control = try daemon.control(.perform(PerformRequest(name: Self.action, items: [Item(type: "public.text", path: "/tmp/note.txt")])))
+            #expect(control.ok && control.lines == [#"public.text="handled public.text""#], "\(control)")
+            #expect(try daemon.control(.perform(PerformRequest(name: Self.action, items: [Item(type: "public.image", path: "/tmp/cat.png")]))).error?.contains("public.image") == true)
+        }
     }
 
-    @Test func anActionCancelsWithAnErrorAndItemsMatchTheTypesTheirsConformTo() throws {
-        let bed = try ExtensionTestBed()
-        try bed.start(
-            ExtensionTestBed.extensionTable(
-                Self.action, point: "action", command: try bed.command(.action),
-                settings: #"activation = { "public.image" = 1, "public.text" = 2 }"#)
-                + "[types]\n\"com.example.raw-photo\" = [\"public.image\"]\n")
-        let host = try bed.daemon.connectHost()
+    @Test(arguments: HostTestSetup.allCases)
+    func anActionCancelsWithAnErrorAndItemsMatchTheTypesTheirsConformTo(_ setup: HostTestSetup) throws {
+        let world = try setup.start(
+            [TestExtension(Self.action, .action, point: "action", settings: #"activation = { "public.image" = 1, "public.text" = 2 }"#)],
+            more: "[types]\n\"com.example.raw-photo\" = [\"public.image\"]\n")
+        let host = try world.connectHost()
         for (offset, type) in ["public.jpeg", "com.example.raw-photo", "public.image"].enumerated() {
             let id = RequestID(rawValue: UInt64(1 + offset))
-            let answer = try perform(host, Self.action, [Item(type: type, path: "/tmp/cat")], id: id)
+            let answer = try perform(host, Self.action, [Item(type: type, path: "/tmp/cat")], id: id, in: world)
             #expect(answer == .completed(.init(id: id, items: [Item(type: "public.text", value: .string("handled \(type)"))])))
         }
         // Both count against the one image the rule accepts.
         guard case .error(let tooMany) = try perform(
-            host, Self.action, [Item(type: "public.jpeg", path: "/a"), Item(type: "public.png", path: "/b")], id: 10)
+            host, Self.action, [Item(type: "public.jpeg", path: "/a"), Item(type: "public.png", path: "/b")], id: 10, in: world)
         else {
             Issue.record("two images were accepted")
             return
         }
         #expect(tooMany.error.contains("2 items of type public.image, at most 1"), "\(tooMany.error)")
 
-        guard case .error(let canceled) = try perform(host, Self.action, [Item(type: "public.plain-text", value: "cancel")], id: 11)
+        guard case .error(let canceled) = try perform(host, Self.action, [Item(type: "public.plain-text", value: "cancel")], id: 11, in: world)
         else {
             Issue.record("the canceled action completed")
             return
         }
         #expect(canceled.id == 11 && canceled.error == "the user canceled")
         // A cancel ends the request, not the run: the next perform is served by the same process.
-        let after = try perform(host, Self.action, [Item(type: "public.text", value: "again")], id: 12)
+        let after = try perform(host, Self.action, [Item(type: "public.text", value: "again")], id: 12, in: world)
         #expect(after == .completed(.init(id: 12, items: [Item(type: "public.text", value: "handled public.text")])))
-        #expect(try bed.eventReasons(.kill, of: Self.action).isEmpty)
+        #expect(try world.stats(Self.action)?.launches == 1)
     }
 
-    @Test func anActionThatNeverCompletesIsKilledAtItsDeadline() throws {
-        let bed = try ExtensionTestBed()
-        try bed.start(ExtensionTestBed.extensionTable(
-            Self.action, point: "action", command: try bed.command(.hangingAction), refresh: "deadline = \"500ms\""))
-        let host = try bed.daemon.connectHost()
-        guard case .error(let error) = try perform(host, Self.action, [Item(type: "public.text", value: "hi")], id: 3) else {
+    @Test(arguments: HostTestSetup.allCases)
+    func anActionThatNeverCompletesIsKilledAtItsDeadline(_ setup: HostTestSetup) throws {
+        let world = try setup.start([TestExtension(Self.action, .hangingAction, point: "action", refresh: "deadline = \"500ms\"")])
+        let host = try world.connectHost()
+        guard case .error(let error) = try perform(host, Self.action, [Item(type: "public.text", value: "hi")], id: 3, in: world) else {
             Issue.record("the action completed")
             return
         }
         #expect(error.id == 3 && error.error.contains("deadline"), "\(error.error)")
-        #expect(try bed.eventReasons(.kill, of: Self.action) == ["deadline"])
+        #expect(try world.elapsed >= .milliseconds(500))
+        if let daemon = world.daemon {
+            let events = try daemon.control(.events(LogRequest(lines: 500))).events ?? []
+            #expect(events.filter { $0.kind == .kill && $0.name == Self.action }.compactMap(\.reason) == ["deadline"])
+        }
     }
 
     /// (A message of an unknown type is answered and keeps the connection: GalleryTests.)
-    @Test(arguments: [#"{"type":"pull","id":1,"extension":7}"#, "not json", #"{"type":"pull","id":1}"#])
-    func aMalformedLineClosesOnlyThatConnection(_ line: String) throws {
-        let bed = try ExtensionTestBed()
-        try bed.start(ExtensionTestBed.extensionTable(Self.widget, command: try bed.command(.answer)))
-        let offender = try bed.daemon.connectHost()
-        let other = try bed.daemon.connectHost()
+    @Test(arguments: HostTestSetup.allCases, [#"{"type":"pull","id":1,"extension":7}"#, "not json", #"{"type":"pull","id":1}"#])
+    func aMalformedLineClosesOnlyThatConnection(_ setup: HostTestSetup, _ line: String) throws {
+        let world = try setup.start([TestExtension(Self.widget)])
+        let offender = try world.connectHost()
+        let other = try world.connectHost()
         try offender.send(bytes: Array((line + "\n").utf8))
-        guard case .error(let error) = try offender.receive() else {
+        guard case .error(let error) = try world.receive(on: offender, within: .seconds(5), matching: { _ in true }) else {
             Issue.record("no error for \(line)")
             return
         }
         #expect(error.id == nil && !error.error.isEmpty)
         #expect(try offender.closedByPeer())
-
-        guard case .snapshot(let snapshot) = try other.pull(Self.widget, id: 5) else {
-            Issue.record("the other host was not served")
-            return
-        }
-        #expect(snapshot.result == .newData)
+        #expect(try world.pull(Self.widget, on: other, request: 5).result == .newData)
     }
 
     @Test func disabledExtensionsAreRefusedAcrossARestart() throws {
@@ -300,9 +296,8 @@ import HostProtocol
         Dictionary(uniqueKeysWithValues: try list(try bed.daemon.connectHost(), id: 99).map { ($0.id, $0.enabled) })
     }
 
-    private func perform(_ host: TestHost, _ id: String, _ items: [Item], id requestID: RequestID) throws -> SupervisorToHost {
-        try host.send(.perform(.init(id: requestID, extensionID: id, items: items)))
-        return try host.receive { $0.answerID == requestID }
+    private func perform(_ host: TestHost, _ id: String, _ items: [Item], id requestID: RequestID, in world: any HostWorld) throws -> SupervisorToHost {
+        try world.request(.perform(.init(id: requestID, extensionID: id, items: items)), on: host)
     }
 
     private func subscribeAnswer(_ host: TestHost, to id: String, id requestID: RequestID) throws -> SupervisorToHost {

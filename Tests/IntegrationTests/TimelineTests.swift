@@ -1,42 +1,47 @@
 import ExtensiondTestSupport
-import Foundation
 import Testing
 import WireProtocol
 
-/// Timelines against a real daemon: a widget launched once returns a minute of entries, and
-/// a subscribed host gets each at its date, one version up each, without the extension.
+/// Timelines, in process and against a real daemon: a widget launched once returns a minute
+/// of entries, and a subscribed host gets each at its date, one version up each, without
+/// the extension.
 @Suite struct TimelineTests {
     static let widget = "test.app.clock"
 
-    @Test func aMinuteOfEntriesIsServedFromOneLaunch() throws {
-        let bed = try ExtensionTestBed()
-        let updates = bed.countFile(Self.widget)
-        try bed.start(ExtensionTestBed.extensionTable(
-            Self.widget, command: try bed.command(.timeline, countFile: updates, reload: "never"),
-            settings: "idle_exit = \"1s\"", refresh: "interval = \"5s\"\nmin_interval = \"5s\"\npull_cooldown = \"0s\""))
-        let host = try bed.daemon.connectHost()
+    @Test(arguments: HostTestSetup.allCases)
+    func aMinuteOfEntriesIsServedFromOneLaunch(_ setup: HostTestSetup) throws {
+        let world = try setup.start([TestExtension(
+            Self.widget, .timeline, reload: "never", settings: "idle_exit = \"1s\"",
+            refresh: "interval = \"5s\"\nmin_interval = \"5s\"\npull_cooldown = \"0s\"")])
+        let host = try world.connectHost()
         try host.send(.subscribe(.init(extensions: [Self.widget])))
-        guard case .snapshot(let first) = try host.pull(Self.widget, id: 1) else { throw TestSupportError("no snapshot") }
+        let first = try world.pull(Self.widget, on: host, request: 1)
         #expect(first.result == .newData && first.version == 1 && first.date == nil)
 
         var lateMs: [Double] = []
         for entry in 1...60 {
-            let message = try host.receive(timeout: 3) {
-                if case .snapshot(let pushed) = $0 { pushed.date != nil } else { false }
-            }
-            let arrived = Date()
-            guard case .snapshot(let pushed) = message, let date = pushed.date else { continue }
+            let pushed = try world.push(on: host, within: .seconds(3)) { $0.date != nil }
+            let arrived = Double(try world.wallMilliseconds)
+            guard let date = pushed.date else { continue }
             #expect(pushed.version == UInt64(entry) + 1 && pushed.result == .newData)
             #expect(try pushed.snapshot?.decoded() == ["entry": .number(Double(entry))])
-            lateMs.append((arrived.timeIntervalSince1970 - date.secondsSince1970) * 1000)
+            lateMs.append(arrived - date.secondsSince1970 * 1000)
             if entry == 30 {
                 // Past the 5 s interval, a pull is served from the timeline, not expired.
-                guard case .snapshot(let cached) = try host.pull(Self.widget, id: 2) else { throw TestSupportError("no snapshot") }
+                let cached = try world.pull(Self.widget, on: host, request: 2)
                 #expect(cached.result == .cached && !cached.expired && cached.version == 31 && cached.date == date)
             }
         }
-        #expect(lateMs.allSatisfy { abs($0) <= 100 }, "\(lateMs)")
-        #expect(ScriptedExtension.updates(in: updates) == 1)
-        #expect(try bed.stats(Self.widget)?.launches == 1)
+        switch setup {
+        case .inProcess:
+            #expect(lateMs.allSatisfy { abs($0) <= 1 }, "\(lateMs)")
+        case .live:
+            // Real time on a shared machine: a late wake-up now and then is the machine's; a
+            // timer with a coarse window makes every entry late (50 ms for 50 ms of accuracy).
+            let median = lateMs.sorted()[lateMs.count / 2]
+            #expect(abs(median) <= 25 && lateMs.allSatisfy { abs($0) <= 1000 }, "\(lateMs)")
+        }
+        #expect(try world.updates(of: Self.widget).count == 1)
+        #expect(try world.stats(Self.widget)?.launches == 1)
     }
 }

@@ -5,6 +5,7 @@ import ExtensiondPolicy
 import ExtensiondTestSupport
 import Logging
 import HostProtocol
+import Testing
 @testable import DaemonSupport
 @testable import ProcessIsolation
 @testable import ExtensionCoordination
@@ -25,6 +26,7 @@ final class CoordinatorHarness {
         state = try TemporaryDirectory(prefix: "coord", in: access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp")
         let store = ExtensionStore(stateDirectory: state.path)
         try store.createDirectories()
+        clock.onLivelock = { Issue.record(Comment(rawValue: $0)) }
         processes = SimulatedExtensions(clock: clock)
         coordinator = ExtensionCoordinator(clock: clock, processes: processes, events: events, store: store,
                                            groups: GroupStore(stateDirectory: state.path, events: events, clock: clock),

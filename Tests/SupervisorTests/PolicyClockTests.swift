@@ -1,5 +1,6 @@
 import EventLoop
 import ExtensiondPolicy
+import ExtensiondTestSupport
 import Testing
 @testable import DaemonSupport
 

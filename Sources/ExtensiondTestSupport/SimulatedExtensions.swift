@@ -1,74 +1,87 @@
 import DaemonSupport
 import EventLoop
 import ExtensiondPolicy
+import ExtensionCoordination
 import WireProtocol
-@testable import Processes
-@testable import ExtensionCoordination
 
 /// Extension processes in virtual time for the ``ExtensionCoordinator``: a launch sends
 /// `ready` after ``Behaviour/launchTime``, an update is answered after
 /// ``Behaviour/updateTime`` by ``Behaviour/answer``, a stop or kill ends the run.
-/// Fake because a real run needs a real clock; the integration tests run real ones.
-final class SimulatedExtensions: ExtensionProcesses {
-    struct Behaviour {
-        var launchTime: Duration = .milliseconds(40)
-        var updateTime: Duration = .milliseconds(100)
+/// Fake because a real run needs a real clock; `.live` host tests and the integration
+/// tests run real ones.
+package final class SimulatedExtensions: ExtensionProcesses {
+    package struct Behaviour {
+        package var launchTime: Duration
+        package var updateTime: Duration
         /// Never sends `ready` (for `start_timeout`).
-        var hangsAtLaunch = false
+        package var hangsAtLaunch: Bool
         /// What it sends waits in its socket until the coordinator reads pending input, as
         /// when the daemon's loop is busy past a deadline.
-        var unreadUntilAsked = false
+        package var unreadUntilAsked: Bool
         /// The answer to an update; `nil`: never answers.
-        var answer: (SupervisorToExtension.Update) -> ExtensionToSupervisor.Result? = { update in
+        package var answer: (SupervisorToExtension.Update) -> ExtensionToSupervisor.Result? = { update in
             .init(id: update.id, result: .newData, snapshot: .object(["n": .number(Double(update.id.rawValue))]))
         }
         /// The answer to a `begin`; `nil`: never answers.
-        var complete: (SupervisorToExtension.Begin) -> ExtensionToSupervisor? = { begin in
+        package var complete: (SupervisorToExtension.Begin) -> ExtensionToSupervisor? = { begin in
             .complete(.init(id: begin.id, items: begin.items))
+        }
+
+        package init(
+            launchTime: Duration = .milliseconds(40), updateTime: Duration = .milliseconds(100), hangsAtLaunch: Bool = false,
+            unreadUntilAsked: Bool = false, answer: ((SupervisorToExtension.Update) -> ExtensionToSupervisor.Result?)? = nil,
+            complete: ((SupervisorToExtension.Begin) -> ExtensionToSupervisor?)? = nil
+        ) {
+            self.launchTime = launchTime
+            self.updateTime = updateTime
+            self.hangsAtLaunch = hangsAtLaunch
+            self.unreadUntilAsked = unreadUntilAsked
+            if let answer { self.answer = answer }
+            if let complete { self.complete = complete }
         }
     }
 
     /// Something the coordinator asked of a process, with the virtual time it was asked.
-    struct Request {
-        var at: MonotonicInstant
-        var id: String
-        var message: SupervisorToExtension
+    package struct Request {
+        package var at: MonotonicInstant
+        package var id: String
+        package var message: SupervisorToExtension
     }
 
-    unowned let clock: VirtualClock
-    weak var coordinator: ExtensionCoordinator?
-    var behaviours: [String: Behaviour] = [:]
+    package unowned let clock: VirtualClock
+    package weak var coordinator: ExtensionCoordinator?
+    package var behaviours: [String: Behaviour] = [:]
     private var phases: [String: ExtensionPhase] = [:]
     /// Pending deliveries of the current run (dropped when it ends).
     private var deliveries: [String: [any CoordinatorTimer]] = [:]
     /// Messages sent and not read yet (``Behaviour/unreadUntilAsked``).
     private var unread: [String: [ExtensionToSupervisor]] = [:]
     /// How often the coordinator read pending input.
-    private(set) var pendingReads = 0
-    private(set) var launches: [String: Int] = [:]
-    private(set) var sent: [Request] = []
-    private(set) var kills: [(id: String, reason: StopReason)] = []
-    private(set) var stops: [(id: String, reason: StopReason)] = []
+    package private(set) var pendingReads = 0
+    package private(set) var launches: [String: Int] = [:]
+    package private(set) var sent: [Request] = []
+    package private(set) var kills: [(id: String, reason: StopReason)] = []
+    package private(set) var stops: [(id: String, reason: StopReason)] = []
     /// Whether the run is serving a request, as `status` would show.
-    private(set) var serving: [String: Bool] = [:]
+    package private(set) var serving: [String: Bool] = [:]
     /// Runs frozen now: what is sent to them is not read (counted in ``sentWhileSuspended``).
-    private(set) var suspended: Set<String> = []
-    private(set) var suspensions: [(at: MonotonicInstant, id: String)] = []
-    private(set) var sentWhileSuspended = 0
+    package private(set) var suspended: Set<String> = []
+    package private(set) var suspensions: [(at: MonotonicInstant, id: String)] = []
+    package private(set) var sentWhileSuspended = 0
 
-    init(clock: VirtualClock) {
+    package init(clock: VirtualClock) {
         self.clock = clock
     }
 
-    func updates(of id: String) -> [SupervisorToExtension.Update] {
+    package func updates(of id: String) -> [SupervisorToExtension.Update] {
         sent.compactMap { request in
             if request.id == id, case .update(let update) = request.message { update } else { nil }
         }
     }
 
-    func phase(of id: String) -> ExtensionPhase { phases[id] ?? .notRunning }
+    package func phase(of id: String) -> ExtensionPhase { phases[id] ?? .notRunning }
 
-    func launch(_ id: String) throws(LaunchError) {
+    package func launch(_ id: String) {
         let behaviour = behaviours[id, default: Behaviour()]
         phases[id] = .starting
         launches[id, default: 0] += 1
@@ -77,25 +90,25 @@ final class SimulatedExtensions: ExtensionProcesses {
         deliver(after: behaviour.launchTime, to: id, .ready(.init(protocol: ExtensionToSupervisor.protocolVersion)))
     }
 
-    func markReady(_ id: String) -> Duration? {
+    package func markReady(_ id: String) -> Duration? {
         phases[id] = .ready
         return behaviours[id, default: Behaviour()].launchTime
     }
 
-    func markServing(_ id: String, _ serving: Bool) {
+    package func markServing(_ id: String, _ serving: Bool) {
         self.serving[id] = serving
     }
 
-    func suspend(_ id: String) {
+    package func suspend(_ id: String) {
         guard phases[id] == .ready, serving[id] != true, suspended.insert(id).inserted else { return }
         suspensions.append((clock.now, id))
     }
 
-    func resume(_ id: String) {
+    package func resume(_ id: String) {
         suspended.remove(id)
     }
 
-    func send(_ message: SupervisorToExtension, to id: String) {
+    package func send(_ message: SupervisorToExtension, to id: String) {
         guard phases[id] == .ready else { return }
         guard !suspended.contains(id) else {
             sentWhileSuspended += 1
@@ -113,12 +126,12 @@ final class SimulatedExtensions: ExtensionProcesses {
         }
     }
 
-    func readPending(_ id: String) {
+    package func readPending(_ id: String) {
         pendingReads += 1
         for message in unread.removeValue(forKey: id) ?? [] { coordinator?.received(message, from: id) }
     }
 
-    func stop(_ id: String, reason: StopReason) {
+    package func stop(_ id: String, reason: StopReason) {
         guard let phase = phases[id], phase != .stopping else { return }
         // The supervisor thaws a frozen run so that it can take `terminate`.
         suspended.remove(id)
@@ -127,7 +140,7 @@ final class SimulatedExtensions: ExtensionProcesses {
         end(id, after: .milliseconds(5), reason: reason)
     }
 
-    func kill(_ id: String, reason: StopReason, message: String) {
+    package func kill(_ id: String, reason: StopReason, message: String) {
         guard phases[id] != nil else { return }
         kills.append((id, reason))
         phases[id] = .stopping

@@ -1,21 +1,19 @@
 import DaemonSupport
 import EventLoop
-import Testing
-@testable import ExtensionCoordination
 
 /// A ``CoordinatorClock`` that moves only when a test advances it, firing due timers in
 /// deadline order (ties in arming order). Fake because the event loop's clock is real time.
-final class VirtualClock: CoordinatorClock {
-    private(set) var now = MonotonicInstant(microseconds: 1_000_000_000)
+package final class VirtualClock: CoordinatorClock {
+    package private(set) var now = MonotonicInstant(microseconds: 1_000_000_000)
     /// Wall-clock time at the virtual origin: 2026-11-23T00:00:00Z.
     private let wallOrigin: Int64 = 1_795_392_000_000
     private let origin = MonotonicInstant(microseconds: 1_000_000_000)
     private var timers: [Weak] = []
     private var armings: UInt64 = 0
 
-    var wallMilliseconds: Int64 { wallOrigin + Int64((now.microseconds - origin.microseconds) / 1000) }
+    package var wallMilliseconds: Int64 { wallOrigin + Int64((now.microseconds - origin.microseconds) / 1000) }
 
-    func timer(at deadline: MonotonicInstant, accuracy: Duration, _ action: @escaping () -> Void) -> (any CoordinatorTimer)? {
+    package func timer(at deadline: MonotonicInstant, accuracy: Duration, _ action: @escaping () -> Void) -> (any CoordinatorTimer)? {
         let timer = Timer(clock: self, action: action)
         timers.append(Weak(timer))
         timer.reschedule(at: deadline)
@@ -23,17 +21,17 @@ final class VirtualClock: CoordinatorClock {
     }
 
     /// Runs everything due within `duration`, in order, and ends `duration` later.
-    func advance(by duration: Duration) {
+    package func advance(by duration: Duration) {
         advance(to: now + duration)
     }
 
     /// A livelock (a timer that keeps re-arming for the present) is a failed test, not a hang.
-    func advance(to end: MonotonicInstant) {
+    package func advance(to end: MonotonicInstant) {
         var firingsAtThisInstant = 0
         while let next = nextDue(by: end) {
             firingsAtThisInstant = next.deadline! > now ? 0 : firingsAtThisInstant + 1
             guard firingsAtThisInstant < Self.livelockFirings else {
-                Issue.record("timers fired \(Self.livelockFirings) times at \(now) without time moving on")
+                onLivelock("timers fired \(Self.livelockFirings) times at \(now) without time moving on")
                 break
             }
             now = max(now, next.deadline!)
@@ -45,8 +43,19 @@ final class VirtualClock: CoordinatorClock {
 
     private static let livelockFirings = 10_000
 
+    /// Told of a livelock; a test records it as a failure (this target does not link Testing).
+    package var onLivelock: (String) -> Void = { fatalError($0) }
+
+    package init() {}
+
+    /// When the earliest armed timer is due, if any is.
+    package var nextDeadline: MonotonicInstant? {
+        timers.removeAll { $0.timer == nil }
+        return timers.compactMap { $0.timer?.deadline }.min()
+    }
+
     /// Runs what is due right now (timers armed for the present by the last step).
-    func settle() { advance(by: .zero) }
+    package func settle() { advance(by: .zero) }
 
     private func nextDue(by end: MonotonicInstant) -> Timer? {
         timers.removeAll { $0.timer == nil }
@@ -60,7 +69,7 @@ final class VirtualClock: CoordinatorClock {
         return armings
     }
 
-    final class Timer: CoordinatorTimer {
+    package final class Timer: CoordinatorTimer {
         private unowned let clock: VirtualClock
         fileprivate let action: () -> Void
         fileprivate var deadline: MonotonicInstant?
@@ -71,7 +80,7 @@ final class VirtualClock: CoordinatorClock {
             self.action = action
         }
 
-        func reschedule(at deadline: MonotonicInstant) {
+        package func reschedule(at deadline: MonotonicInstant) {
             self.deadline = deadline
             order = clock.nextOrder()
         }

@@ -1,4 +1,3 @@
-import ExtensiondTestSupport
 import Foundation
 
 /// A test extension in Python whose behaviour the test chooses, to make the daemon
@@ -6,9 +5,9 @@ import Foundation
 ///
 /// Every `newData` snapshot is `{"n": <updates answered by this process>, "pid": <pid>}`,
 /// so a test sees both the update count and whether the process was relaunched.
-enum ScriptedExtension {
+public enum ScriptedExtension {
     /// What the extension does with its updates (or `begin`s).
-    enum Behaviour: String {
+    public enum Behaviour: String, Sendable {
         /// Answers every update with `newData`.
         case answer
         /// Answers the first update of each process, then never answers again.
@@ -50,7 +49,7 @@ enum ScriptedExtension {
     /// when given, gets one line per update received (its reason) and `terminate` when
     /// told to exit; `delay` (seconds) is waited before
     /// each answer; `reload` is the reload hint of every `result`.
-    static func command(
+    public static func command(
         _ behaviour: Behaviour, in directory: TemporaryDirectory, countFile: String? = nil, delay: Double = 0, reload: String = "atEnd"
     ) throws -> String {
         let script = try directory.write("scripted_extension.py", source)
@@ -59,12 +58,12 @@ enum ScriptedExtension {
     }
 
     /// The updates the extension received, over all its processes.
-    static func updates(in countFile: String) -> Int {
+    public static func updates(in countFile: String) -> Int {
         lines(of: countFile).filter { $0 != "terminate" }.count
     }
 
     /// The `terminate` messages the extension received, over all its processes.
-    static func terminations(in countFile: String) -> Int {
+    public static func terminations(in countFile: String) -> Int {
         lines(of: countFile).filter { $0 == "terminate" }.count
     }
 
@@ -73,7 +72,7 @@ enum ScriptedExtension {
     }
 
     /// Python: `messages()` yields each message the daemon sends on `connection`, decoded.
-    static let messagesFunction = #"""
+    public static let messagesFunction = #"""
     def messages():
         buffer = b""
         while True:
