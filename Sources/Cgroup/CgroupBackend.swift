@@ -36,6 +36,8 @@ protocol CgroupBackend: Sendable {
     func setFrozen(_ frozen: Bool, of group: String) throws(CgroupError)
     /// Where the group's freezing stands, as the kernel says.
     func freezerState(of group: String) throws(CgroupError) -> FreezerState
+    /// Asks the kernel to reclaim `bytes` of the group's memory now (v2 `memory.reclaim`).
+    func reclaim(_ bytes: UInt64, of group: String) throws(CgroupError)
 
     func oomEvents(of group: String) throws(CgroupError) -> CgroupEventSource
     func usageThreshold(_ bytes: UInt64, of group: String) throws(CgroupError) -> CgroupEventSource

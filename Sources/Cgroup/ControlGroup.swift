@@ -146,6 +146,16 @@ public struct ControlGroup: Sendable, CustomStringConvertible {
         try backend.freezerState(of: name)
     }
 
+    /// Whether ``reclaim(_:)`` can work: v2 only.
+    public var canReclaim: Bool { backend.version == .v2 }
+
+    /// Asks the kernel to reclaim up to `bytes` of the group's memory at once (v2
+    /// `memory.reclaim`): worth it where anonymous memory can go to swap or zram. Throws
+    /// EAGAIN when less could be reclaimed, and unsupported on v1.
+    public func reclaim(_ bytes: UInt64) throws(CgroupError) {
+        try backend.reclaim(bytes, of: name)
+    }
+
     // MARK: Killing and removal
 
     /// Sends SIGKILL to every process of the group (v2 `cgroup.kill`; v1 pid

@@ -104,6 +104,10 @@ struct LegacyBackend: CgroupBackend {
 
     var canFreeze: Bool { freezerRoot != nil }
 
+    func reclaim(_ bytes: UInt64, of group: String) throws(CgroupError) {
+        throw .unsupported("memory.reclaim", version: .v1, alternative: "nothing: v1 has no proactive reclaim; the pressure episode kills without it")
+    }
+
     func setFrozen(_ frozen: Bool, of group: String) throws(CgroupError) {
         try CgroupFiles.write(frozen ? "FROZEN" : "THAWED", to: try freezerFile(of: group))
     }

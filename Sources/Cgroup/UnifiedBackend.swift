@@ -103,6 +103,12 @@ struct UnifiedBackend: CgroupBackend {
         return try CgroupFiles.readNumber("\(directory)/cgroup.freeze") == 1 ? .freezing : .thawed
     }
 
+    /// `memory.reclaim` (Linux 5.19+): anonymous memory goes to swap or zram where there
+    /// is some, file pages are dropped. EAGAIN when less than asked could be reclaimed.
+    func reclaim(_ bytes: UInt64, of group: String) throws(CgroupError) {
+        try CgroupFiles.write(String(bytes), to: "\(join(root, group))/memory.reclaim")
+    }
+
     func memoryEvents(of group: String) throws(CgroupError) -> MemoryEvents {
         let path = "\(join(root, group))/memory.events"
         let counters = try CgroupFiles.readKeyedCounters(path)

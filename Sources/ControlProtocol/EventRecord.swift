@@ -28,7 +28,7 @@ public struct EventRecord: Codable, CompleteKeys, Sendable, Equatable {
 
 /// What happened.
 public enum EventKind: String, Codable, Sendable, CaseIterable {
-    case launch, ready, suspend, exit, kill, restart, fatal, oom, memoryWarning, cleanup, reload, error
+    case launch, ready, suspend, reclaim, exit, kill, restart, fatal, oom, memoryWarning, cleanup, reload, error
 }
 
 /// The figures of one kill, like Android lmkd's killinfo.

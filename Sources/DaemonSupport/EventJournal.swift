@@ -21,6 +21,7 @@ package final class EventJournal {
         case .launch: "1f231bb874ca4ef4b1aac0066bb292cb"
         case .ready: "0ff2b3003945441dafdf392313f0e716"
         case .suspend: "66df335c09534c219c9597159dfc0c97"
+        case .reclaim: "33ce6b98d99c45a5b7cc53a157a31285"
         case .exit: "105e6a62655848668d93ac65e47aba4b"
         case .kill: "d29aa78288524e81afbb51efb686837b"
         case .restart: "f26fa266b92b43b4bd3ceeb0b7d30fb0"

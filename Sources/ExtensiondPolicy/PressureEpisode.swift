@@ -9,6 +9,10 @@
 /// kills: memory is only uncharged once the victim's processes are gone. A victim whose
 /// group does not empty by the deadline is never chosen again in the episode.
 ///
+/// With ``reclaimFirst`` (cgroup v2), a suspended victim's memory is first reclaimed by
+/// the kernel (`memory.reclaim`: to swap or zram where there is some) and the tree read
+/// again; it is killed only if that did not bring the working set under the watermark.
+///
 /// Every reading also goes to the ``PressureWarning`` kept across episodes: a crossing
 /// of the `warn` watermark warns the extensions once, before any kill of that episode.
 public struct PressureEpisode: Sendable {
@@ -26,6 +30,9 @@ public struct PressureEpisode: Sendable {
         case emptied(at: Instant)
         /// The wait's deadline passed with the victim's cgroup still populated.
         case deadlinePassed(at: Instant)
+        /// The kernel was asked to reclaim the candidate's memory (``Action/reclaim(_:)``),
+        /// whatever it managed.
+        case reclaimed
     }
 
     /// What the daemon must do.
@@ -36,6 +43,9 @@ public struct PressureEpisode: Sendable {
         case warn(workingSet: UInt64, watermark: UInt64)
         /// List the processes that may be killed at this level; answer ``Event/candidates(_:at:)``.
         case listCandidates(PressureLevel)
+        /// Ask the kernel to reclaim the suspended candidate's memory (v2 `memory.reclaim`,
+        /// its resident bytes); answer ``Event/reclaimed``.
+        case reclaim(KillCandidate)
         /// SIGKILL the victim's whole cgroup (reason: pressure kill at the level), then
         /// free its memory; answer ``Event/signalled(at:)``.
         case kill(KillCandidate, level: PressureLevel)
@@ -77,11 +87,14 @@ public struct PressureEpisode: Sendable {
     /// episode frees room for them as if they were charged already, at `low` at most,
     /// so that only idle and suspended extensions make room.
     public let reserve: UInt64
+    /// Whether a suspended victim's memory is reclaimed before it is killed (cgroup v2).
+    public let reclaimFirst: Bool
     /// Whether ``Action/done`` was returned.
     public private(set) var isDone = false
 
     private var floor: PressureLevel
     private var killedIDs = Set<String>()
+    private var reclaimedIDs = Set<String>()
     private var trigger: Instant
     private var isFirst = true
     private var pending: Pending = .reading
@@ -89,6 +102,7 @@ public struct PressureEpisode: Sendable {
     private enum Pending: Sendable, Hashable {
         case reading
         case candidates(level: PressureLevel, usage: UInt64)
+        case reclaim
         case signal(Kill)
         case empty(Kill)
         case none
@@ -99,10 +113,11 @@ public struct PressureEpisode: Sendable {
     /// and the kernel fires it again if the stall persists. Execute ``start()``'s action.
     public init(
         triggeredAt trigger: Instant, byStall: Bool, thresholds: PressureThresholds?, warning: PressureWarning,
-        emptyTimeout: Duration, reserve: UInt64 = 0
+        emptyTimeout: Duration, reserve: UInt64 = 0, reclaimFirst: Bool = false
     ) {
         self.trigger = trigger
         self.reserve = reserve
+        self.reclaimFirst = reclaimFirst
         self.thresholds = thresholds
         self.warning = warning
         self.emptyTimeout = emptyTimeout
@@ -122,6 +137,9 @@ public struct PressureEpisode: Sendable {
             return read(usage)
         case let (.candidates(level, usage), .candidates(candidates, now)):
             return choose(among: candidates, at: level, usage: usage, now: now)
+        case (.reclaim, .reclaimed):
+            pending = .reading
+            return [.readWorkingSet]
         case (.signal(let kill), .signalled(let at)):
             guard let at else {
                 pending = .reading
@@ -164,6 +182,10 @@ public struct PressureEpisode: Sendable {
     private mutating func choose(among candidates: [KillCandidate], at level: PressureLevel, usage: UInt64, now: Instant) -> [Action] {
         let eligible = candidates.filter { !killedIDs.contains($0.id) }
         guard let victim = KillPolicy.victim(among: eligible, at: level) else { return end() }
+        if reclaimFirst, victim.band == .suspendedExtension, reclaimedIDs.insert(victim.id).inserted {
+            pending = .reclaim
+            return [.reclaim(victim)]
+        }
         killedIDs.insert(victim.id)
         let decision = max(now, trigger)
         let kill = Kill(victim: victim, level: level, isFirst: isFirst, treeUsageBytes: usage, trigger: trigger,

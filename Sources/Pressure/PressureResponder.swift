@@ -5,6 +5,9 @@ import EventLoop
 import ExtensiondPolicy
 import LinuxProcess
 import Processes
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Acts on the pressure monitor's triggers: drives a ``PressureEpisode`` on the daemon's
 /// real processes and cgroups, waiting for each victim through the loop
@@ -67,7 +70,7 @@ final class PressureResponder {
     func respond(to trigger: PressureTrigger, watermarks: PressureWatermarks?) {
         guard episode == nil else { return }
         let steps = PressureEpisode(triggeredAt: trigger.time.policyInstant, byStall: trigger.cause == .stall, thresholds: watermarks?.thresholds,
-                                    warning: warning, emptyTimeout: Self.emptyTimeout)
+                                    warning: warning, emptyTimeout: Self.emptyTimeout, reclaimFirst: tree.root.canReclaim)
         episode = (steps, trigger.cause, watermarks)
         perform(steps.start())
     }
@@ -86,6 +89,9 @@ final class PressureResponder {
                 answer = nil
             case .listCandidates(let level):
                 answer = .candidates(KillCandidates.killable(in: registry, at: level, lastUsed: lastUsed), at: MonotonicInstant.current().policyInstant)
+            case .reclaim(let victim):
+                reclaim(victim)
+                answer = .reclaimed
             case let .kill(victim, level):
                 answer = .signalled(at: kill(victim, reason: .pressureKill(at: level))?.policyInstant)
             case let .wait(victim, until):
@@ -119,6 +125,24 @@ final class PressureResponder {
         return reading.workingSet
     }
 
+    /// Asks the kernel for the suspended candidate's memory. Without swap or zram the
+    /// kernel can take little (EAGAIN: less than asked), which is no error: the reading
+    /// that follows says what it freed.
+    private func reclaim(_ candidate: KillCandidate) {
+        guard let group = registry[candidate.id]?.run?.group else { return }
+        let before = (try? group.memoryUsage()) ?? candidate.residentBytes
+        do {
+            try group.reclaim(candidate.residentBytes)
+        } catch CgroupError.systemCall(_, _, EAGAIN) {
+            // Less than asked: the common answer.
+        } catch {
+            events.record(.error, candidate.id, "memory.reclaim: \(error)")
+            return
+        }
+        let after = (try? group.memoryUsage()) ?? before
+        events.record(.reclaim, candidate.id, "memory.reclaim under pressure: \(before >> 10) KiB → \(after >> 10) KiB")
+    }
+
     /// SIGKILL to the victim's cgroup, then its memory released by this thread.
     private func kill(_ victim: KillCandidate, reason: StopReason) -> MonotonicInstant? {
         guard let process = registry[victim.id], let run = process.run else { return nil }
@@ -133,10 +157,13 @@ final class PressureResponder {
         guard let group = victims[victim.id]?.group else {
             return perform(handle(.emptied(at: MonotonicInstant.current().policyInstant)))
         }
-        victimWait = EmptyGroupWait(loop: loop, group: group, until: deadline) { [unowned self] emptied, at in
+        let wait = EmptyGroupWait(loop: loop, group: group, until: deadline) { [unowned self] emptied, at in
             self.victimWait = nil
             self.perform(self.handle(emptied ? .emptied(at: at.policyInstant) : .deadlinePassed(at: at.policyInstant)))
         }
+        // A group empty already ended the wait within `init`, and the episode went on from
+        // there, perhaps to the next victim's wait: that one is kept, not this one.
+        if !wait.isOver { victimWait = wait }
     }
 
     private func finished(_ finished: PressureKill, watermarks: PressureWatermarks?) {

@@ -18,7 +18,8 @@ package final class EmptyGroupWait {
     private var population: (watch: CgroupEventSource, source: EventSource)?
     private var reread: EventSource?
     private var deadline: EventSource?
-    private var isOver = false
+    /// Whether `onEnd` ran (or the wait was cancelled); `onEnd` may run within `init`.
+    package private(set) var isOver = false
 
     /// How often the group's threads are read again while it is populated.
     static let rereadInterval: Duration = .milliseconds(1)
@@ -50,6 +51,10 @@ package final class EmptyGroupWait {
         }
         self.deadline = try? loop.addTimer(at: deadline) { [unowned self] in self.end(emptied: false) }
     }
+
+    /// A wait dropped while still waiting stops watching first: its pidfds must leave the
+    /// loop before they close (the tuples would release each pidfd before its source).
+    deinit { cancel() }
 
     /// Stops waiting without an answer (the daemon stops). Sources go before their
     /// descriptors, which close when released.

@@ -88,4 +88,15 @@ import Glibc
             try group.freeze()
         }
     }
+
+    /// v1 has no proactive reclaim: the pressure episode skips the step there (`canReclaim`).
+    @Test func reclaimingOnV1IsAClearError() throws {
+        let fixture = try LegacyFixture()
+        let group = try fixture.tree.group(.extensions, id: "reclaim")
+        #expect(!group.canReclaim)
+        #expect(throws: CgroupError.unsupported("memory.reclaim", version: .v1,
+                                                alternative: "nothing: v1 has no proactive reclaim; the pressure episode kills without it")) {
+            try group.reclaim(1 << 20)
+        }
+    }
 }

@@ -11,6 +11,8 @@ struct EpisodeWorld {
         var exitDelay: Duration?
         var signalledAt: Instant?
         var gone = false
+        /// What `memory.reclaim` takes from it (to swap or zram).
+        var reclaimable: UInt64 = 0
     }
 
     var processes: [Process]
@@ -21,6 +23,7 @@ struct EpisodeWorld {
     var vanishing: Set<String> = []
     private(set) var actions: [PressureEpisode.Action] = []
     private(set) var signalled: [String] = []
+    private(set) var reclaimed: [String] = []
     private(set) var warnings: [UInt64] = []
     /// The instants at which each wait began and ended, in order.
     private(set) var waits: [(victim: String, from: Instant, until: Instant, ended: Instant)] = []
@@ -54,6 +57,13 @@ struct EpisodeWorld {
             case .listCandidates(let level):
                 let candidates = processes.filter { !$0.gone && $0.signalledAt == nil }.map(\.candidate).filter { $0.band.isKillable(at: level) }
                 queue += episode.handle(.candidates(candidates, at: now))
+            case .reclaim(let candidate):
+                reclaimed.append(candidate.id)
+                let index = processes.firstIndex { $0.candidate.id == candidate.id }!
+                let taken = min(processes[index].reclaimable, processes[index].candidate.residentBytes)
+                processes[index].candidate.residentBytes -= taken
+                processes[index].reclaimable -= taken
+                queue += episode.handle(.reclaimed)
             case .kill(let victim, _):
                 signalled.append(victim.id)
                 let index = processes.firstIndex { $0.candidate.id == victim.id }!

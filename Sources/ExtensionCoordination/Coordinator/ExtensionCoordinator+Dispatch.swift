@@ -88,17 +88,23 @@ extension ExtensionCoordinator {
     private func becameIdle(_ record: ExtensionRecord) {
         guard processes.phase(of: record.id) != .notRunning, record.isQuiet else { return }
         processes.markServing(record.id, false)
-        record.idleTimer = clock.timer(after: record.spec.idleExit, accuracy: .milliseconds(250)) { [unowned self, unowned record] in
+        record.idleTimer = clock.timer(after: record.spec.idleExit, accuracy: Self.slack(of: record.spec.idleExit)) { [unowned self, unowned record] in
             record.idleTimer = nil
             record.suspendTimer = nil
             self.processes.stop(record.id, reason: .idle)
         }
         let suspendAfter = record.spec.suspendAfter
         guard suspendAfter > .zero, suspendAfter < record.spec.idleExit else { return }
-        record.suspendTimer = clock.timer(after: suspendAfter, accuracy: .milliseconds(250)) { [unowned self, unowned record] in
+        record.suspendTimer = clock.timer(after: suspendAfter, accuracy: Self.slack(of: suspendAfter)) { [unowned self, unowned record] in
             record.suspendTimer = nil
             self.processes.suspend(record.id)
         }
+    }
+
+    /// How late an idle or suspend timer may fire, so that the loop can wake once for
+    /// several: a tenth of the delay, at most 250 ms (a short delay keeps its meaning).
+    static func slack(of delay: Duration) -> Duration {
+        min(.milliseconds(250), delay / 10)
     }
 
     /// Serving: no suspension or idle exit while a request is in flight.
