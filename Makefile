@@ -19,7 +19,7 @@ RUNTIME_LINKED = -c release --scratch-path .build/shared-runtime -Xswiftc -no-to
     -Xswiftc -Xfrontend -Xswiftc -disable-implicit-concurrency-module-import \
     -Xswiftc -Xfrontend -Xswiftc -disable-implicit-string-processing-module-import
 
-.PHONY: deps build demo test browser-test python-test alert-rules-test sdk-package-test fuzz fuzz-short bench release runtime-linked install deb clean vm-test
+.PHONY: deps build demo test lint format man browser-test python-test alert-rules-test sdk-package-test fuzz fuzz-short bench release runtime-linked install deb clean vm-test
 
 # Installs what a fresh Debian machine lacks (run as root, or with sudo available).
 deps:
@@ -36,11 +36,25 @@ demo: build
 
 # The whole test suite: what .ci/run calls. It ends with the browser tests and a short
 # fuzzing run.
-test: deps
+test: deps lint
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --disable-xctest
 	@$(MAKE) --no-print-directory browser-test python-test alert-rules-test sdk-package-test
 	@$(MAKE) --no-print-directory fuzz-short
+
+# The code's style is .swift-format's (swift format comes with the toolchain): lint fails on
+# any finding, format rewrites the tree to it.
+lint:
+	$(SWIFT) format lint --strict --recursive --parallel Sources Tests fuzz
+
+format:
+	$(SWIFT) format format --in-place --recursive --parallel Sources Tests fuzz
+
+# extensiond(8) is what the daemon prints with --help-man (DaemonUsageTests fails until this
+# has been run after a change of its options).
+man:
+	$(SWIFT) build --product extensiond
+	.build/debug/extensiond --help-man > docs/man/extensiond.8
 
 # The Today view in headless Chromium against a real daemon (tests/browser/README.md).
 # pytest's exit codes: 0 passed, 1 tests failed, 2 interrupted, 3 internal error, 4 usage

@@ -1,6 +1,6 @@
 import ControlProtocol
-import Foundation
 import ExtensiondTestSupport
+import Foundation
 
 // Config files: mutated, checked by `extensiond --check-config`, applied by `reload`, and
 // when accepted, run.
@@ -17,8 +17,9 @@ extension Campaigns {
             try target.writeConfig(text)
             if !valid { result.mutated += 1 }
             result.messages += 1
-            let check = try runCommand(Binaries.path("extensiond"), ["--check-config", "--config", target.daemon.configPath],
-                                       in: target.daemon.directory)
+            let check = try runCommand(
+                Binaries.path("extensiond"), ["--check-config", "--config", target.daemon.configPath],
+                in: target.daemon.directory)
             guard check.exitCode == 0 || check.exitCode == 1 else {
                 throw FuzzFailure("extensiond --check-config exited \(check.exitCode) on config \(result.messages):\n\(check.stderr.suffix(2000))")
             }

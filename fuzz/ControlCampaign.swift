@@ -75,8 +75,10 @@ extension Campaigns {
 
     private mutating func controlRequest() -> JSONText {
         func request(_ command: String, _ names: [String] = [], _ options: [(String, String)] = []) -> JSONText {
-            .object([("command", .string(command)), ("names", .array(names.map(JSONText.string))),
-                     ("options", .object(options.map { ($0.0, JSONText.string($0.1)) }))])
+            .object([
+                ("command", .string(command)), ("names", .array(names.map(JSONText.string))),
+                ("options", .object(options.map { ($0.0, JSONText.string($0.1)) })),
+            ])
         }
         switch mutator.int(0...13) {
         case 0: return request("status")

@@ -48,9 +48,14 @@ extension Campaigns {
                 lines.removeAll()
                 channel.read(timeout: 2)
                 for line in channel.takeLines() { outstanding += Self.updateIDs(in: line) }
-                if mutator.chance(0.05) { host?.write(JSONText.object([("type", .string("pull")), ("id", .int(pullID)),
-                                                                        ("extension", .string("fuzz.ext")), ("mode", .string("compact")),
-                                                                        ("maxSize", .object([("width", .int(1)), ("height", .int(1))]))]).line) }
+                if mutator.chance(0.05) {
+                    host?.write(
+                        JSONText.object([
+                            ("type", .string("pull")), ("id", .int(pullID)),
+                            ("extension", .string("fuzz.ext")), ("mode", .string("compact")),
+                            ("maxSize", .object([("width", .int(1)), ("height", .int(1))])),
+                        ]).line)
+                }
                 host?.read()
             }
             channel.read(timeout: 20)
@@ -72,15 +77,21 @@ extension Campaigns {
             let size = JSONText.object([("width", side), ("height", .int(160))])
             // Entries a second apart, in the past or the future, sometimes out of order; or
             // dates at the ends of time, ascending.
-            let timeline = mutator.chance(0.2)
-                ? JSONText.array(ValueExtremes.dates.filter { _ in mutator.chance(0.3) }.enumerated().map { index, date in
-                    .object([("date", .string(date)), ("snapshot", .object([("entry", .int(index))]))])
-                })
-                : JSONText.array((0..<mutator.int(0...3)).map { index in
-                    .object([("date", .string("20\(mutator.pick(["20", "40"]))-01-01T00:00:0\(mutator.chance(0.9) ? index : 0)Z")),
-                             ("snapshot", .object([("entry", .int(index))]))])
-                })
-            let reload: JSONText = mutator.chance(0.2)
+            let timeline =
+                mutator.chance(0.2)
+                ? JSONText.array(
+                    ValueExtremes.dates.filter { _ in mutator.chance(0.3) }.enumerated().map { index, date in
+                        .object([("date", .string(date)), ("snapshot", .object([("entry", .int(index))]))])
+                    })
+                : JSONText.array(
+                    (0..<mutator.int(0...3)).map { index in
+                        .object([
+                            ("date", .string("20\(mutator.pick(["20", "40"]))-01-01T00:00:0\(mutator.chance(0.9) ? index : 0)Z")),
+                            ("snapshot", .object([("entry", .int(index))])),
+                        ])
+                    })
+            let reload: JSONText =
+                mutator.chance(0.2)
                 ? .object([("after", .string(mutator.pick(ValueExtremes.dates)))])
                 : .string(mutator.pick(["atEnd", "never"]))
             let result = mutator.pick(["newData", "noData", "failed"])
@@ -99,8 +110,10 @@ extension Campaigns {
         switch mutator.int(0...4) {
         case 0, 1:
             let op = mutator.pick(["get", "get", "list", "set", "remove"])
-            var members: [(String, JSONText)] = [("type", .string("defaults")), ("id", .int(id)), ("group", .string("group.fuzz")),
-                                                 ("op", .string(op)), ("key", .string("k\(mutator.int(0...3))"))]
+            var members: [(String, JSONText)] = [
+                ("type", .string("defaults")), ("id", .int(id)), ("group", .string("group.fuzz")),
+                ("op", .string(op)), ("key", .string("k\(mutator.int(0...3))")),
+            ]
             if op == "set" { members.append(("value", mutator.chance(0.2) ? mutator.extreme() : .int(id))) }
             return .object(members)
         case 2 where mutator.chance(0.1): return .object([("type", .string("openURL")), ("id", .int(id)), ("url", .string("fuzz://\(id)"))])
@@ -111,7 +124,8 @@ extension Campaigns {
     /// The ids of the `update` requests in a line from the daemon.
     private static func updateIDs(in line: [UInt8]) -> [Int] {
         guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
-              object["type"] as? String == "update", let id = object["id"] as? Int else { return [] }
+            object["type"] as? String == "update", let id = object["id"] as? Int
+        else { return [] }
         return [id]
     }
 }

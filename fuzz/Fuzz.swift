@@ -34,8 +34,9 @@ struct Fuzz {
         let started = ContinuousClock.now
         let end = started + .seconds(options.seconds)
         var campaigns = Campaigns(target: target, mutator: Mutator(seed: options.seed), deadline: end)
-        print("extensiond-fuzz: seed \(options.seed), \(options.messages) messages, at most \(options.seconds) s, "
-              + "RSS bound \(options.rssLimit >> 20) MiB, daemon pid \(target.pid)")
+        print(
+            "extensiond-fuzz: seed \(options.seed), \(options.messages) messages, at most \(options.seconds) s, "
+                + "RSS bound \(options.rssLimit >> 20) MiB, daemon pid \(target.pid)")
         print("protocol    messages  mutated  conns/runs  answers   errors  closed  kills  refused  RSS MiB min-max  msg/s  seconds")
         let chosen = shares.filter { options.protocols.contains($0.0) }
         var total = 0
@@ -46,20 +47,23 @@ struct Fuzz {
             campaigns.deadline = began + (end - began) / (chosen.count - index)
             target.resetRSSRange()
             let killsBefore = try target.killCount()
-            var result: CampaignResult = switch name {
-            case "host": try campaigns.host(budget: budget)
-            case "control": try campaigns.control(budget: budget)
-            case "extension": try campaigns.extensionChannel(budget: budget)
-            default: try campaigns.config(budget: budget)
-            }
+            var result: CampaignResult =
+                switch name {
+                case "host": try campaigns.host(budget: budget)
+                case "control": try campaigns.control(budget: budget)
+                case "extension": try campaigns.extensionChannel(budget: budget)
+                default: try campaigns.config(budget: budget)
+                }
             result.kills = try target.killCount() - killsBefore
             result.rss = target.rssRange
             total += result.messages
             let seconds = Double((ContinuousClock.now - began).components.attoseconds) / 1e18 + Double((ContinuousClock.now - began).components.seconds)
             let refused = name == "config" ? "\(result.reloadsRefused)/\(result.checksRefused)" : "-"
-            print(String(format: "%-10@ %9d %8d %11d %8d %8d %7d %6d %8@ %7d-%-8d %6.0f %8.1f", name as NSString, result.messages, result.mutated,
-                         result.connections, result.answers, result.errorsAnswered, result.closedByDaemon, result.kills, refused as NSString,
-                         Int(result.rss.min >> 20), Int(result.rss.max >> 20), Double(result.messages) / max(seconds, 0.001), seconds))
+            print(
+                String(
+                    format: "%-10@ %9d %8d %11d %8d %8d %7d %6d %8@ %7d-%-8d %6.0f %8.1f", name as NSString, result.messages, result.mutated,
+                    result.connections, result.answers, result.errorsAnswered, result.closedByDaemon, result.kills, refused as NSString,
+                    Int(result.rss.min >> 20), Int(result.rss.max >> 20), Double(result.messages) / max(seconds, 0.001), seconds))
             if name == "config" { print("config runs: \(result.runs) accepted mutated configs run (launch, idle, stop)") }
             fflush(nil)  // a long run shows its progress in a pipe or file too
             if result.unanswered > 0 {
@@ -73,8 +77,9 @@ struct Fuzz {
         let peak = target.peakRSS
         try target.finish()
         let seconds = Int((ContinuousClock.now - started).components.seconds)
-        print("ok: \(total) messages in \(seconds) s (\(total / max(seconds, 1)) msg/s), \(target.checks) checks, "
-              + "daemon peak RSS \(peak >> 20) MiB (bound \(options.rssLimit >> 20) MiB), nothing left behind")
+        print(
+            "ok: \(total) messages in \(seconds) s (\(total / max(seconds, 1)) msg/s), \(target.checks) checks, "
+                + "daemon peak RSS \(peak >> 20) MiB (bound \(options.rssLimit >> 20) MiB), nothing left behind")
     }
 }
 

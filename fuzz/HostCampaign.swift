@@ -49,8 +49,10 @@ extension Campaigns {
         let size = JSONText.object([("width", .int(320)), ("height", .int(160))])
         switch mutator.int(0...7) {
         case 0:
-            return .object([("type", .string("list")), ("id", .int(id)), ("locale", .string(mutator.pick(["zh-CN", "fr", "x"]))),
-                            ("place", .string(mutator.pick(["fuzz", "nowhere"])))])
+            return .object([
+                ("type", .string("list")), ("id", .int(id)), ("locale", .string(mutator.pick(["zh-CN", "fr", "x"]))),
+                ("place", .string(mutator.pick(["fuzz", "nowhere"]))),
+            ])
         case 1, 2:
             var members: [(String, JSONText)] = [
                 ("type", .string("pull")), ("id", .int(id)),
@@ -68,16 +70,22 @@ extension Campaigns {
         case 6:
             // The gallery's requests, refused to these external hosts; and a later protocol's type.
             let type = mutator.pick(["enable", "addInstance", "removeInstance", "arrange", "hello"])
-            return .object([("type", .string(type)), ("id", .int(id)), ("extension", .string("fuzz.echo")), ("enabled", .bool(true)),
-                            ("instance", .string("i\(id)")), ("params", .object([])),
-                            ("widgets", .array([.object([("extension", .string("fuzz.echo"))])]))])
+            return .object([
+                ("type", .string(type)), ("id", .int(id)), ("extension", .string("fuzz.echo")), ("enabled", .bool(true)),
+                ("instance", .string("i\(id)")), ("params", .object([])),
+                ("widgets", .array([.object([("extension", .string("fuzz.echo"))])])),
+            ])
         case 4:
             let shown = JSONText.object([("extension", .string(mutator.pick(["fuzz.echo", "fuzz.action", "nope"])))])
-            return .object([("type", .string("visible")), ("id", .int(id)), ("extensions", .array([shown])),
-                            ("visible", .bool(mutator.chance(0.5)))])
+            return .object([
+                ("type", .string("visible")), ("id", .int(id)), ("extensions", .array([shown])),
+                ("visible", .bool(mutator.chance(0.5))),
+            ])
         default:
-            return .object([("type", .string("perform")), ("id", .int(id)), ("extension", .string("fuzz.action")),
-                            ("items", .array([.object([("type", .string("public.text")), ("value", .string("hi"))])]))])
+            return .object([
+                ("type", .string("perform")), ("id", .int(id)), ("extension", .string("fuzz.action")),
+                ("items", .array([.object([("type", .string("public.text")), ("value", .string("hi"))])])),
+            ])
         }
     }
 }

@@ -71,12 +71,20 @@ struct Mutator {
         switch int(0...8) {
         case 0: return count("wrong type", scalar())
         case 8: return count("domain extreme", extreme())
-        case 1: return count("huge number", .number(pick(["18446744073709551616", "9223372036854775808", "1e999", "-1e999",
-                                                            "9007199254740993", "123456789012345678901234567890"])))
+        case 1:
+            return count(
+                "huge number",
+                .number(
+                    pick([
+                        "18446744073709551616", "9223372036854775808", "1e999", "-1e999",
+                        "9007199254740993", "123456789012345678901234567890",
+                    ])))
         case 2: return count("negative number", .number(pick(["-1", "-0", "-9223372036854775808", "-0.5", "-1e30"])))
         case 3: return count("fraction", .number(pick(["0.5", "1.0000001", "3e-7", "1E2"])))
         case 4: return count("deep nesting", deep(int(64...5000)))
-        case 5: return count("huge string", .string(String(repeating: pick(["a", "é", "\u{1F600}", "\\", "\""]), count: int(4096...(chance(0.02) ? 1_100_000 : 20_000)))))
+        case 5:
+            return count(
+                "huge string", .string(String(repeating: pick(["a", "é", "\u{1F600}", "\\", "\""]), count: int(4096...(chance(0.02) ? 1_100_000 : 20_000)))))
         case 6: return count("odd string", .string(pick(["", " ", "\u{0}", "\u{FFFD}", "../../etc/passwd", "a\nb", "%s%n", "\u{202E}rtl"])))
         default: return count("empty container", pick([.array([]), .object([]), .null]))
         }
@@ -95,8 +103,9 @@ struct Mutator {
 
     private mutating func deep(_ depth: Int) -> JSONText {
         if chance(0.5) {
-            return .raw(Array(repeating: Array("{\"a\":".utf8), count: depth).flatMap { $0 } + [UInt8(ascii: "1")]
-                + Array(repeating: UInt8(ascii: "}"), count: depth))
+            return .raw(
+                Array(repeating: Array("{\"a\":".utf8), count: depth).flatMap { $0 } + [UInt8(ascii: "1")]
+                    + Array(repeating: UInt8(ascii: "}"), count: depth))
         }
         return .raw(Array(repeating: UInt8(ascii: "["), count: depth) + Array(repeating: UInt8(ascii: "]"), count: depth))
     }

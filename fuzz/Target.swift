@@ -130,7 +130,9 @@ final class Target {
         let (processes, groups) = tree()
         guard processes.isEmpty else { throw FuzzFailure("processes left after the daemon stopped: \(processes)") }
         guard groups.isEmpty else {
-            let log = (daemon.process?.stderr ?? "").split(separator: "\n").filter { line in !line.contains("reload failed") && groups.contains { line.contains($0.split(separator: "/").last!) } }
+            let log = (daemon.process?.stderr ?? "").split(separator: "\n").filter { line in
+                !line.contains("reload failed") && groups.contains { line.contains($0.split(separator: "/").last!) }
+            }
             throw FuzzFailure("groups left after the daemon stopped: \(groups); the daemon's log of them:\n" + log.suffix(15).joined(separator: "\n"))
         }
     }
@@ -152,13 +154,13 @@ final class Target {
 
     /// An extension that hands its fd 3 to the fuzzer and lives until the fuzzer lets go.
     static let relay = #"""
-    import os, socket, sys
-    fuzzer = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    fuzzer.connect(sys.argv[1])
-    socket.send_fds(fuzzer, [b"3"], [int(os.environ["EXTENSIOND_FD"])])
-    os.close(int(os.environ["EXTENSIOND_FD"]))
-    fuzzer.recv(1)
-    """#
+        import os, socket, sys
+        fuzzer = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        fuzzer.connect(sys.argv[1])
+        socket.send_fds(fuzzer, [b"3"], [int(os.environ["EXTENSIOND_FD"])])
+        os.close(int(os.environ["EXTENSIOND_FD"]))
+        fuzzer.recv(1)
+        """#
 }
 
 /// Why a fuzzing run failed.

@@ -41,7 +41,8 @@ enum CgroupDetection {
         controllersOf: (String) -> String?
     ) throws(CgroupError) -> Location {
         if let unified = mounts.first(where: \.isUnified),
-           let membership = memberships.first(where: \.isUnified) {
+            let membership = memberships.first(where: \.isUnified)
+        {
             let root = configuredRoot ?? directory(of: membership.path, in: unified)
             let controllers = controllersOf("\(root)/cgroup.controllers") ?? ""
             if controllers.split(whereSeparator: { $0 == " " || $0 == "\n" }).contains("memory") {
@@ -87,7 +88,8 @@ enum CgroupDetection {
 
     private static func legacyDirectory(of controller: String, memberships: [CgroupMembership], mounts: [Mount]) -> String? {
         guard let mount = mounts.first(where: { !$0.isUnified && $0.controllers.contains(controller) }),
-              let membership = memberships.first(where: { $0.controllers.contains(controller) }) else { return nil }
+            let membership = memberships.first(where: { $0.controllers.contains(controller) })
+        else { return nil }
         return directory(of: membership.path, in: mount)
     }
 
@@ -107,7 +109,8 @@ enum CgroupDetection {
         var utf8 = Array(field.utf8)[...]
         while let byte = utf8.popFirst() {
             if byte == UInt8(ascii: "\\"), utf8.count >= 3,
-               let value = UInt8(String(decoding: utf8.prefix(3), as: UTF8.self), radix: 8) {
+                let value = UInt8(String(decoding: utf8.prefix(3), as: UTF8.self), radix: 8)
+            {
                 bytes.append(value)
                 utf8 = utf8.dropFirst(3)
             } else {

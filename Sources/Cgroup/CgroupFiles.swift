@@ -1,4 +1,5 @@
 import CLinux
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -114,7 +115,8 @@ extension StringProtocol {
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\n" || $0 == "\t" }
         let text = Substring(self)
         guard let start = text.firstIndex(where: { !isSpace($0) }),
-              let end = text.lastIndex(where: { !isSpace($0) }) else { return "" }
+            let end = text.lastIndex(where: { !isSpace($0) })
+        else { return "" }
         return text[start...end]
     }
 }

@@ -28,8 +28,10 @@ public struct CgroupLimits: Sendable, Equatable {
         }
     }
 
-    public init(memoryMax: UInt64? = nil, memoryHigh: UInt64? = nil, memoryLow: UInt64? = nil, pidsMax: Int? = nil,
-                cpuQuota: CPUQuota? = nil, cpuWeight: Int? = nil) {
+    public init(
+        memoryMax: UInt64? = nil, memoryHigh: UInt64? = nil, memoryLow: UInt64? = nil, pidsMax: Int? = nil,
+        cpuQuota: CPUQuota? = nil, cpuWeight: Int? = nil
+    ) {
         self.memoryMax = memoryMax
         self.memoryHigh = memoryHigh
         self.memoryLow = memoryLow

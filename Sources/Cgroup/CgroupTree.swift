@@ -1,4 +1,5 @@
 import LinuxProcess
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -67,8 +68,9 @@ public struct CgroupTree: Sendable {
             // groups there (not root, not delegated) runs without them rather than not at all.
             let writable = { (root: String?) in root.flatMap { isWritable($0) ? $0 : nil } }
             let (cpuRoot, cpuacctRoot, freezerRoot) = (writable(cpuRoot), writable(cpuacctRoot), writable(detectedFreezer))
-            var tree = CgroupTree(memoryRoot: memoryRoot, pidsRoot: pidsRoot, cpuRoot: cpuRoot, cpuacctRoot: cpuacctRoot,
-                                  freezerRoot: freezerRoot)
+            var tree = CgroupTree(
+                memoryRoot: memoryRoot, pidsRoot: pidsRoot, cpuRoot: cpuRoot, cpuacctRoot: cpuacctRoot,
+                freezerRoot: freezerRoot)
             tree.home = CgroupDetection.legacyHome(memberships: memberships, mounts: mounts)
             var made = Set<String>()
             tree.madeRoots = ((configuredRoot == nil ? [memoryRoot] : []) + [pidsRoot, freezerRoot, cpuRoot, cpuacctRoot].compactMap { $0 })
@@ -94,7 +96,8 @@ public struct CgroupTree: Sendable {
         let path = runtimeDirectory.split(separator: "/").joined(separator: "/")
         var name = "extensiond@"
         for (index, byte) in path.utf8.enumerated() {
-            let keep = (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+            let keep =
+                (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
                 || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ":")
                 || (byte == UInt8(ascii: ".") && index > 0)
             if byte == UInt8(ascii: "/") {
@@ -240,12 +243,19 @@ public struct CgroupTree: Sendable {
     /// An id becomes one directory name: no `/`, NUL, `.` or `..`.
     private static func validate(_ id: String) throws(CgroupError) {
         let reason: String? =
-            if id.isEmpty { "it is empty" }
-            else if id == "." || id == ".." { "it is a relative directory name" }
-            else if id.contains("/") { "it contains '/'" }
-            else if id.utf8.contains(0) { "it contains a NUL byte" }
-            else if id.utf8.count > 255 { "it is longer than 255 bytes" }
-            else { nil }
+            if id.isEmpty {
+                "it is empty"
+            } else if id == "." || id == ".." {
+                "it is a relative directory name"
+            } else if id.contains("/") {
+                "it contains '/'"
+            } else if id.utf8.contains(0) {
+                "it contains a NUL byte"
+            } else if id.utf8.count > 255 {
+                "it is longer than 255 bytes"
+            } else {
+                nil
+            }
         if let reason { throw .invalidIdentifier(id, reason: reason) }
     }
 }

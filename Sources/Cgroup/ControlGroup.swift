@@ -1,4 +1,5 @@
 import LinuxProcess
+
 #if canImport(Glibc)
 import Glibc
 #endif

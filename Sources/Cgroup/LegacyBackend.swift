@@ -1,4 +1,5 @@
 import LinuxProcess
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -32,12 +33,13 @@ struct LegacyBackend: CgroupBackend {
     }
 
     func memoryFile(_ name: MemoryFile, of group: String) -> String {
-        let file = switch name {
-        case .hardLimit: "memory.limit_in_bytes"
-        case .softLimit: "memory.soft_limit_in_bytes"
-        case .usage: "memory.usage_in_bytes"
-        case .peak: "memory.max_usage_in_bytes"
-        }
+        let file =
+            switch name {
+            case .hardLimit: "memory.limit_in_bytes"
+            case .softLimit: "memory.soft_limit_in_bytes"
+            case .usage: "memory.usage_in_bytes"
+            case .peak: "memory.max_usage_in_bytes"
+            }
         return "\(join(memoryRoot, group))/\(file)"
     }
 
@@ -157,7 +159,8 @@ struct LegacyBackend: CgroupBackend {
     }
 
     func pressureTrigger(_ rule: PressureTriggerRule, of group: String) throws(CgroupError) -> CgroupEventSource {
-        throw .unsupported("a per-cgroup PSI trigger (\(rule))", version: .v1, alternative: "use the system-wide /proc/pressure/memory trigger or memory.pressure_level")
+        throw .unsupported(
+            "a per-cgroup PSI trigger (\(rule))", version: .v1, alternative: "use the system-wide /proc/pressure/memory trigger or memory.pressure_level")
     }
 
     /// v1 has no population event: callers re-check after child exits.

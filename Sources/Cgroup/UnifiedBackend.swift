@@ -1,4 +1,5 @@
 import LinuxProcess
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,12 +16,13 @@ struct UnifiedBackend: CgroupBackend {
     }
 
     func memoryFile(_ name: MemoryFile, of group: String) -> String {
-        let file = switch name {
-        case .hardLimit: "memory.max"
-        case .softLimit: "memory.high"
-        case .usage: "memory.current"
-        case .peak: "memory.peak"
-        }
+        let file =
+            switch name {
+            case .hardLimit: "memory.max"
+            case .softLimit: "memory.high"
+            case .usage: "memory.current"
+            case .peak: "memory.peak"
+            }
         return "\(join(root, group))/\(file)"
     }
 

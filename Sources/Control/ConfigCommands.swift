@@ -32,9 +32,10 @@ extension ControlCommands {
         }
         guard let next = try? readConfiguration() else { return running }
         let added = Set(registry.changes(to: next).added)
-        return running + ProcessRegistry.definitions(of: next).filter { added.contains($0.name) }.map {
-            AvailableProcess(name: $0.name, kind: $0.definition.kind, inUse: false, autostart: $0.definition.autostart)
-        }
+        return running
+            + ProcessRegistry.definitions(of: next).filter { added.contains($0.name) }.map {
+                AvailableProcess(name: $0.name, kind: $0.definition.kind, inUse: false, autostart: $0.definition.autostart)
+            }
     }
 
     /// `; not applied until the next start: supervisor.runtime_dir`, or nothing.

@@ -52,7 +52,8 @@ package struct ControlAccess {
     func refusal(of request: ControlRequest, by peer: Peer) -> String? {
         if peer.uid == 0 || adminGroup.map({ peer.groups.contains($0.gid) }) == true { return nil }
         if peer.uid == owner && !peer.isSupervised { return nil }
-        let admins = "root" + (owner.map { ", the daemon's user (uid \($0), outside the processes it runs)" } ?? "")
+        let admins =
+            "root" + (owner.map { ", the daemon's user (uid \($0), outside the processes it runs)" } ?? "")
             + " or members of supervisor.admin_group" + (adminGroup.map { " (\($0.name))" } ?? " (not set)")
         if Self.isReading(request) {
             if controlGroup.map({ peer.groups.contains($0.gid) }) == true { return nil }
@@ -70,7 +71,8 @@ package struct ControlAccess {
         guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else { return nil }
         var groups = [gid_t](repeating: 0, count: 256)
         var groupsLength = socklen_t(groups.count * MemoryLayout<gid_t>.size)
-        let count = getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, &groups, &groupsLength) == 0
+        let count =
+            getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, &groups, &groupsLength) == 0
             ? Int(groupsLength) / MemoryLayout<gid_t>.size : 0
         return Peer(pid: credentials.pid, uid: credentials.uid, groups: Set(groups.prefix(count)).union([credentials.gid]))
     }

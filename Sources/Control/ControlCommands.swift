@@ -30,8 +30,10 @@ package final class ControlCommands {
     /// What the daemon does with its configuration and URLs: it owns them.
     private unowned let daemon: ControlledDaemon
 
-    package init(loop: EventLoop, events: EventLog, registry: ProcessRegistry, cgroups: CgroupRoot, supervisor: ProcessSupervisor,
-                 extensions: ExtensionCoordinator, pressure: MemoryPressure, logRing: DaemonLogRing, daemon: ControlledDaemon) {
+    package init(
+        loop: EventLoop, events: EventLog, registry: ProcessRegistry, cgroups: CgroupRoot, supervisor: ProcessSupervisor,
+        extensions: ExtensionCoordinator, pressure: MemoryPressure, logRing: DaemonLogRing, daemon: ControlledDaemon
+    ) {
         self.loop = loop
         self.events = events
         self.registry = registry
@@ -55,12 +57,14 @@ package final class ControlCommands {
         case .status(let selection):
             selecting(selection, session) { processes in
                 let now = loop.now
-                session.reply(ControlResponse(status: processes.map { process in
-                    var status = process.status(now: now)
-                    if let record = extensions.records[process.name] { record.annotate(&status, now: now) }
-                    if let error = defaultsStorageError(of: process) { status.error = (status.error.map { $0 + "; " } ?? "") + error }
-                    return status
-                }))
+                session.reply(
+                    ControlResponse(
+                        status: processes.map { process in
+                            var status = process.status(now: now)
+                            if let record = extensions.records[process.name] { record.annotate(&status, now: now) }
+                            if let error = defaultsStorageError(of: process) { status.error = (status.error.map { $0 + "; " } ?? "") + error }
+                            return status
+                        }))
             }
         case .stats(let selection):
             selecting(selection, session) { processes in
@@ -68,43 +72,46 @@ package final class ControlCommands {
             }
         case .start(let selection):
             selecting(selection, session) { processes in
-                session.reply(each(processes, named: selection) { process in
-                    guard !process.isAlive else { return .alreadyDone("already started") }
-                    do {
-                        try supervisor.startByHand(process)
-                        return .done("started")
-                    } catch {
-                        return .failed("\(error)")
-                    }
-                })
+                session.reply(
+                    each(processes, named: selection) { process in
+                        guard !process.isAlive else { return .alreadyDone("already started") }
+                        do {
+                            try supervisor.startByHand(process)
+                            return .done("started")
+                        } catch {
+                            return .failed("\(error)")
+                        }
+                    })
             }
         case .stop(let selection), .restart(let selection):
             let restart = request.command == .restart
             selecting(selection, session) { processes in
                 let running = processes.filter { $0.isAlive || $0.state == .backoff }
                 stopAll(restart ? processes : running) { [unowned self] in
-                    session.reply(each(processes, named: selection) { process in
-                        guard restart else { return running.contains { $0 === process } ? .done("stopped") : .alreadyDone("not running") }
-                        do {
-                            try supervisor.startByHand(process)
-                            return .done("restarted")
-                        } catch {
-                            return .failed("\(error)")
-                        }
-                    })
+                    session.reply(
+                        each(processes, named: selection) { process in
+                            guard restart else { return running.contains { $0 === process } ? .done("stopped") : .alreadyDone("not running") }
+                            do {
+                                try supervisor.startByHand(process)
+                                return .done("restarted")
+                            } catch {
+                                return .failed("\(error)")
+                            }
+                        })
                 }
             }
         case .signal(let request):
             let number = SignalName.number(request.signal) ?? SIGTERM
             selecting(NameSelection(request.names), session) { processes in
-                session.reply(each(processes, named: NameSelection(request.names)) { process in
-                    do {
-                        guard try supervisor.signal(process, number) else { return .alreadyDone("not running") }
-                        return .done("signalled \(request.signal)")
-                    } catch {
-                        return .failed("\(error)")
-                    }
-                })
+                session.reply(
+                    each(processes, named: NameSelection(request.names)) { process in
+                        do {
+                            guard try supervisor.signal(process, number) else { return .alreadyDone("not running") }
+                            return .done("signalled \(request.signal)")
+                        } catch {
+                            return .failed("\(error)")
+                        }
+                    })
             }
         case .pid(let request):
             guard let name = request.name else { return session.reply(ControlResponse(pid: getpid())) }
@@ -114,15 +121,17 @@ package final class ControlCommands {
             let outcomes = selection.names.map { app in (app, daemon.purgeRemovedApp(app)) }
             let errors = outcomes.compactMap { app, error in error.map { "\(app): ERROR (\($0))" } }
             let message = outcomes.filter { $0.1 == nil }.map { "\($0.0): purged" }.joined(separator: "\n")
-            session.reply(errors.isEmpty
-                ? ControlResponse(message: message)
-                : ControlResponse(ok: false, error: errors.joined(separator: "\n"), code: .failed, message: message.isEmpty ? nil : message))
+            session.reply(
+                errors.isEmpty
+                    ? ControlResponse(message: message)
+                    : ControlResponse(ok: false, error: errors.joined(separator: "\n"), code: .failed, message: message.isEmpty ? nil : message))
         case .clear(let selection):
             selecting(selection, session) { processes in
-                session.reply(each(processes, named: selection) { process in
-                    process.output.clear()
-                    return .done("cleared")
-                })
+                session.reply(
+                    each(processes, named: selection) { process in
+                        process.output.clear()
+                        return .done("cleared")
+                    })
             }
         case .tail, .events, .maintail:
             handleLogCommand(request, session)
@@ -131,8 +140,11 @@ package final class ControlCommands {
         case .pressure:
             session.reply(ControlResponse(pressure: pressure.report()))
         case .version:
-            session.reply(ControlResponse(version: VersionInfo(daemon: extensiondVersion, protocolVersion: 1, cgroupBackend: cgroups.tree.version.rawValue,
-                                                             isolation: supervisor.isolation.summary)))
+            session.reply(
+                ControlResponse(
+                    version: VersionInfo(
+                        daemon: extensiondVersion, protocolVersion: 1, cgroupBackend: cgroups.tree.version.rawValue,
+                        isolation: supervisor.isolation.summary)))
         case .pull, .refresh, .enable, .disable, .perform:
             handleExtensionCommand(request, session)
         case .open, .defaults:

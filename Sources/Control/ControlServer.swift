@@ -22,8 +22,10 @@ package final class ControlServer {
     /// Binds `path` with mode 0660, owned by root and the group of `access`: only they can
     /// connect, and each request is checked against the peer's role.
     /// `inherited`: the socket systemd passed for `path` (socket activation).
-    package init(loop: EventLoop, path: String, inherited: Int32? = nil, access: ControlAccess,
-         handler: @escaping (ControlRequest, ControlSession) -> Void) throws(SystemError) {
+    package init(
+        loop: EventLoop, path: String, inherited: Int32? = nil, access: ControlAccess,
+        handler: @escaping (ControlRequest, ControlSession) -> Void
+    ) throws(SystemError) {
         self.loop = loop
         self.handler = handler
         self.path = path

@@ -34,22 +34,26 @@ extension ControlCommands {
         }
         let memory = try? ProcessMemory.read()
         let cpu = ProcessCPUTime.current()
-        return StatsReport(processes: entries, daemon: DaemonStats(
-            rssBytes: memory?.residentBytes ?? 0, anonymousBytes: memory?.anonymousBytes ?? 0,
-            cpuUserMs: cpu.user.wholeMicroseconds / 1000, cpuSystemMs: cpu.system.wholeMicroseconds / 1000,
-            cgroupBackend: cgroups.tree.version.rawValue, pressureLevel: pressure.report().level))
+        return StatsReport(
+            processes: entries,
+            daemon: DaemonStats(
+                rssBytes: memory?.residentBytes ?? 0, anonymousBytes: memory?.anonymousBytes ?? 0,
+                cpuUserMs: cpu.user.wholeMicroseconds / 1000, cpuSystemMs: cpu.system.wholeMicroseconds / 1000,
+                cgroupBackend: cgroups.tree.version.rawValue, pressureLevel: pressure.report().level))
     }
 }
 
 extension Latency {
     init(_ distribution: LatencyDistribution) {
-        self.init(count: Int(distribution.count), p50: distribution.percentile(50), p90: distribution.percentile(90),
-                  p99: distribution.percentile(99), max: distribution.max)
+        self.init(
+            count: Int(distribution.count), p50: distribution.percentile(50), p90: distribution.percentile(90),
+            p99: distribution.percentile(99), max: distribution.max)
     }
 
     /// Percentiles to the bucket bounds (launches are counted in buckets only).
     init(_ buckets: LatencyBuckets) {
-        self.init(count: Int(buckets.count), p50: buckets.percentile(50), p90: buckets.percentile(90),
-                  p99: buckets.percentile(99), max: buckets.maxMicroseconds)
+        self.init(
+            count: Int(buckets.count), p50: buckets.percentile(50), p90: buckets.percentile(90),
+            p99: buckets.percentile(99), max: buckets.maxMicroseconds)
     }
 }

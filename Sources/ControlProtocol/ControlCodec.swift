@@ -14,9 +14,10 @@ public enum ControlCodec {
     public static func answerLine(_ response: ControlResponse) -> [UInt8] {
         let bytes = line(response)
         guard bytes.count > ControlLimits.answerBytes else { return bytes }
-        return line(ControlResponse.failure(
-            "the answer (\(bytes.count) bytes) exceeds the \(ControlLimits.answerBytes)-byte limit of the control protocol; ask for fewer lines or names",
-            code: .tooLarge))
+        return line(
+            ControlResponse.failure(
+                "the answer (\(bytes.count) bytes) exceeds the \(ControlLimits.answerBytes)-byte limit of the control protocol; ask for fewer lines or names",
+                code: .tooLarge))
     }
 
     /// Decodes one line (without its newline), with an error that says what was wrong.
@@ -26,7 +27,8 @@ public enum ControlCodec {
         } catch let error as ControlDecodingError {
             throw error
         } catch let DecodingError.dataCorrupted(context) {
-            let message = context.codingPath.isEmpty
+            let message =
+                context.codingPath.isEmpty
                 ? "not valid JSON"
                 : "field \(path(context.codingPath)): \(context.debugDescription)"
             throw ControlDecodingError(message: message)

@@ -38,11 +38,13 @@ public struct ControlResponse: Codable, CompleteKeys, Sendable, Equatable {
     /// Set on the last answer of a stream, so the client knows to stop reading.
     public var done: Bool?
 
-    public init(ok: Bool = true, error: String? = nil, code: ControlErrorCode? = nil, message: String? = nil,
-                status: [ProcessStatus]? = nil, version: VersionInfo? = nil,
-                events: [EventRecord]? = nil, lines: [String]? = nil, pull: PullReport? = nil,
-                stats: StatsReport? = nil, pressure: PressureReport? = nil, pid: Int32? = nil,
-                available: [AvailableProcess]? = nil, changes: ConfigChanges? = nil, done: Bool? = nil) {
+    public init(
+        ok: Bool = true, error: String? = nil, code: ControlErrorCode? = nil, message: String? = nil,
+        status: [ProcessStatus]? = nil, version: VersionInfo? = nil,
+        events: [EventRecord]? = nil, lines: [String]? = nil, pull: PullReport? = nil,
+        stats: StatsReport? = nil, pressure: PressureReport? = nil, pid: Int32? = nil,
+        available: [AvailableProcess]? = nil, changes: ConfigChanges? = nil, done: Bool? = nil
+    ) {
         self.ok = ok
         self.error = error
         self.code = code

@@ -86,7 +86,7 @@ public enum ControlRequest: Hashable, Sendable {
         case .status(let selection), .stats(let selection):
             try selection.validate(check, required: false)
         case .start(let selection), .stop(let selection), .restart(let selection), .clear(let selection),
-             .enable(let selection), .disable(let selection), .refresh(let selection), .purge(let selection):
+            .enable(let selection), .disable(let selection), .refresh(let selection), .purge(let selection):
             try selection.validate(check, required: true)
         case .signal(let request): try request.validate(check)
         case .pid(let request): try request.validate(check)
@@ -128,7 +128,8 @@ public struct SignalRequest: Codable, Hashable, Sendable {
 
     func validate(_ check: FieldCheck) throws(ControlDecodingError) {
         guard SignalName.number(signal) != nil else {
-            throw check.failure("signal", "'\(check.clip(signal))' is not a signal name (\(SignalName.all.map(\.name).joined(separator: ", "))) or number 1...64")
+            throw check.failure(
+                "signal", "'\(check.clip(signal))' is not a signal name (\(SignalName.all.map(\.name).joined(separator: ", "))) or number 1...64")
         }
         if names.isEmpty { throw check.failure("names", "needs at least one name, or all") }
         try check.names(names, field: "names")
@@ -279,8 +280,9 @@ extension ControlRequest: Codable {
     public init(from decoder: any Decoder) throws {
         let name = try decoder.container(keyedBy: CommandKey.self).decode(String.self, forKey: .command)
         guard let command = ControlCommand(rawValue: name) else {
-            throw ControlDecodingError(message: "unknown command '\(FieldCheck.clip(name))'; the commands are "
-                + ControlCommand.allCases.map(\.rawValue).joined(separator: ", "))
+            throw ControlDecodingError(
+                message: "unknown command '\(FieldCheck.clip(name))'; the commands are "
+                    + ControlCommand.allCases.map(\.rawValue).joined(separator: ", "))
         }
         switch command {
         case .status: self = .status(try NameSelection(from: decoder))
@@ -318,7 +320,7 @@ extension ControlRequest: Codable {
         try container.encode(command, forKey: .command)
         switch self {
         case .status(let fields), .stats(let fields), .start(let fields), .stop(let fields), .restart(let fields),
-             .clear(let fields), .enable(let fields), .disable(let fields), .refresh(let fields), .purge(let fields):
+            .clear(let fields), .enable(let fields), .disable(let fields), .refresh(let fields), .purge(let fields):
             try fields.encode(to: encoder)
         case .signal(let fields): try fields.encode(to: encoder)
         case .pid(let fields): try fields.encode(to: encoder)

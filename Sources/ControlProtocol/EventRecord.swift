@@ -14,8 +14,10 @@ public struct EventRecord: Codable, CompleteKeys, Sendable, Equatable {
     /// For kills: what the victim was and how long each step took.
     public var kill: KillRecord?
 
-    public init(sequence: UInt64, timeMs: Int64, kind: EventKind, name: String? = nil, reason: String? = nil,
-                message: String, kill: KillRecord? = nil) {
+    public init(
+        sequence: UInt64, timeMs: Int64, kind: EventKind, name: String? = nil, reason: String? = nil,
+        message: String, kill: KillRecord? = nil
+    ) {
         self.sequence = sequence
         self.timeMs = timeMs
         self.kind = kind

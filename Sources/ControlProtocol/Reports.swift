@@ -15,8 +15,10 @@ public struct PullReport: Codable, CompleteKeys, Sendable, Equatable {
     /// From the request to the answer, measured in the daemon.
     public var latencyUs: UInt64
 
-    public init(extensionID: String, result: String, delivery: String, snapshot: JSONValue?, version: UInt64,
-                ageMs: UInt64, stale: Bool, error: String?, latencyUs: UInt64) {
+    public init(
+        extensionID: String, result: String, delivery: String, snapshot: JSONValue?, version: UInt64,
+        ageMs: UInt64, stale: Bool, error: String?, latencyUs: UInt64
+    ) {
         self.extensionID = extensionID
         self.result = result
         self.delivery = delivery
@@ -128,8 +130,10 @@ public struct PressureReport: Codable, CompleteKeys, Sendable, Equatable {
     /// The detection mechanisms armed on this kernel and backend, e.g. `v1 usage threshold eventfd`.
     public var mechanisms: [String]
 
-    public init(cgroupBackend: String, budgetBytes: UInt64?, usageBytes: UInt64, warnBytes: UInt64?, lowBytes: UInt64?,
-                criticalBytes: UInt64?, level: String, psi: [String: Double], mechanisms: [String]) {
+    public init(
+        cgroupBackend: String, budgetBytes: UInt64?, usageBytes: UInt64, warnBytes: UInt64?, lowBytes: UInt64?,
+        criticalBytes: UInt64?, level: String, psi: [String: Double], mechanisms: [String]
+    ) {
         self.cgroupBackend = cgroupBackend
         self.budgetBytes = budgetBytes
         self.usageBytes = usageBytes

@@ -35,12 +35,13 @@ package final class EventJournal {
     }
 
     static func entry(_ event: EventRecord, figures: [(name: String, value: String)]) -> JournalEntry {
-        let priority: JournalPriority = switch event.kind {
-        case .error: .error
-        case .kill, .oom, .fatal: .warning
-        case .memoryWarning, .restart: .notice
-        default: .info
-        }
+        let priority: JournalPriority =
+            switch event.kind {
+            case .error: .error
+            case .kill, .oom, .fatal: .warning
+            case .memoryWarning, .restart: .notice
+            default: .info
+            }
         var entry = JournalEntry(message: (event.name.map { $0 + ": " } ?? "") + event.message, priority: priority)
         entry.add("MESSAGE_ID", messageID(event.kind))
         entry.add("SYSLOG_IDENTIFIER", "extensiond")

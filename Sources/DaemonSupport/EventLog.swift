@@ -39,11 +39,14 @@ package final class EventLog {
 
     /// Records an event and returns it. `figures` go to the journal only, as `EXTENSIOND_<name>` fields.
     @discardableResult
-    package func record(_ kind: EventKind, _ name: String?, reason: String? = nil, _ message: String, kill: KillRecord? = nil,
-                figures: [(name: String, value: String)] = []) -> EventRecord {
+    package func record(
+        _ kind: EventKind, _ name: String?, reason: String? = nil, _ message: String, kill: KillRecord? = nil,
+        figures: [(name: String, value: String)] = []
+    ) -> EventRecord {
         sequence += 1
-        let event = EventRecord(sequence: sequence, timeMs: WallClock.nowMilliseconds(), kind: kind, name: name,
-                                reason: reason, message: Self.cut(message), kill: kill)
+        let event = EventRecord(
+            sequence: sequence, timeMs: WallClock.nowMilliseconds(), kind: kind, name: name,
+            reason: reason, message: Self.cut(message), kill: kill)
         if let name, kind == .exit || kind == .restart { processCounts[name, default: [:]][kind, default: 0] += 1 }
         ring.append(event)
         bytes += Self.size(of: event)
@@ -55,10 +58,11 @@ package final class EventLog {
             ring.removeSubrange(0..<first)
             first = 0
         }
-        let level: Logger.Level = switch kind {
-        case .kill, .oom, .fatal, .error: .warning
-        default: .info
-        }
+        let level: Logger.Level =
+            switch kind {
+            case .kill, .oom, .fatal, .error: .warning
+            default: .info
+            }
         if let journal {
             journal.send(event, figures: figures)
         } else {

@@ -21,8 +21,10 @@ enum DemoCommand: String, Equatable {
     func requests(firstID: RequestID) -> [HostToSupervisor] {
         switch self {
         case .reset:
-            [.defaults(.init(id: firstID, group: Self.group, op: .set, key: "counter", value: 0)),
-             .reloadExtensions(.init(id: firstID.next, extensions: [Self.widget]))]
+            [
+                .defaults(.init(id: firstID, group: Self.group, op: .set, key: "counter", value: 0)),
+                .reloadExtensions(.init(id: firstID.next, extensions: [Self.widget])),
+            ]
         case .hide, .show:
             [.setHasContent(.init(id: firstID, extensionID: Self.widget, value: self == .show))]
         }

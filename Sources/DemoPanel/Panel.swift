@@ -70,7 +70,8 @@ struct Panel {
             try refresh()
         // The panel performs no actions, is no app, manages nothing and shows no images.
         case .completed, .defaultsResult, .reloadResult, .enableResult, .addInstanceResult, .removeInstanceResult, .arrangeResult,
-             .assetResult: break
+            .assetResult:
+            break
         }
     }
 
@@ -78,7 +79,8 @@ struct Panel {
     /// containing app, which the daemon launches if needed; the widget is not launched.
     private mutating func tapOnce(_ snapshot: SupervisorToHost.Snapshot) throws(HostConnectionError) {
         guard !tapped.contains(snapshot.extensionID), case .object(let fields)? = try? snapshot.snapshot?.decoded(),
-              case .string(let link)? = fields["link"] else { return }
+            case .string(let link)? = fields["link"]
+        else { return }
         tapped.insert(snapshot.extensionID)
         Console.line(NoticeText.tap(snapshot.extensionID, link))
         try connection.send(.open(.init(id: takeID(), extensionID: snapshot.extensionID, url: link)))

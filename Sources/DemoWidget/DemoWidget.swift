@@ -1,7 +1,8 @@
+import ExtensionSDK
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import ExtensionSDK
 
 /// Content that changes on every update: the local time, the 1-minute load average and a
 /// counter of updates kept in the shared defaults of `group.demo` (or in the process when
@@ -26,8 +27,9 @@ struct DemoWidget: Widget {
         let load = LoadAverage.read()
         let timeline = (1...Self.timelineSeconds).map { offset in
             let seconds = now + time_t(offset)
-            return TimelineItem(date: UnixTime(secondsSince1970: Double(seconds)),
-                                snapshot: snapshot(at: LocalTime.at(seconds), mode: mode, load: load, reason: reason))
+            return TimelineItem(
+                date: UnixTime(secondsSince1970: Double(seconds)),
+                snapshot: snapshot(at: LocalTime.at(seconds), mode: mode, load: load, reason: reason))
         }
         return .newData(snapshot(at: LocalTime.at(now), mode: mode, load: load, reason: reason), timeline: timeline)
     }

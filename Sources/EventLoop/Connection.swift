@@ -106,7 +106,7 @@ public final class Connection {
     private func write(_ bytes: UnsafeRawBufferPointer) -> Int? {
         do {
             return try systemCall("send to fd \(fd)") { Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-        } catch where error.errno == EAGAIN {
+        } catch  where error.errno == EAGAIN {
             return 0
         } catch {
             return nil
@@ -220,7 +220,7 @@ public final class Connection {
             let count: Int
             do {
                 count = try systemCall("read fd \(fd)") { Connection.readBuffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, wanted) } }
-            } catch where error.errno == EAGAIN {
+            } catch  where error.errno == EAGAIN {
                 return
             } catch {
                 return close()

@@ -69,7 +69,8 @@ extension EventLoop {
         for info in infos.prefix(bytes / MemoryLayout<signalfd_siginfo>.size) where exitCode == nil {
             let signal = Int32(info.ssi_signo)
             guard let token = signalSources[signal], let source = source(for: token),
-                  case .signal(_, let handler) = source.role else { continue }
+                case .signal(_, let handler) = source.role
+            else { continue }
             handler(signal)
         }
     }

@@ -150,7 +150,8 @@ public final class EventLoop {
         }
         for (token, generation) in due where exitCode == nil {
             guard let timer = source(for: token), timer.generation == generation,
-                  case .timer(_, let handler) = timer.role else { continue }
+                case .timer(_, let handler) = timer.role
+            else { continue }
             handler()
         }
     }

@@ -83,9 +83,9 @@ public final class Listener {
                 // One thread: no fork can come between accept() and FD_CLOEXEC.
                 _ = infallibleSystemCall("FD_CLOEXEC of fd \(client)") { fcntl(client, F_SETFD, FD_CLOEXEC) }
                 onAccept(client)
-            } catch where error.errno == ECONNABORTED {
+            } catch  where error.errno == ECONNABORTED {
                 continue
-            } catch where error.errno == EMFILE || error.errno == ENFILE {
+            } catch  where error.errno == EMFILE || error.errno == ENFILE {
                 guard let refused = refuseOne() else { return pause() }
                 if !refused { return }
             } catch {

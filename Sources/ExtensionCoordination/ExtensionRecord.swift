@@ -1,5 +1,5 @@
-import DaemonSupport
 import ControlProtocol
+import DaemonSupport
 import EventLoop
 import ExtensiondConfig
 import ExtensiondPolicy
@@ -190,9 +190,10 @@ package struct PullOutcome {
 
 extension PullOutcome {
     init(_ answer: PullAnswer<EncodedJSON>, slot: ModeSlot, versionOffset: UInt64) {
-        self.init(result: SnapshotResult(rawValue: answer.result.rawValue) ?? .failed, delivery: answer.delivery,
-                  state: answer.state, versionOffset: versionOffset, expired: answer.isRevalidating,
-                  mode: slot.mode, preferredSize: slot.preferredSize, instance: slot.instance)
+        self.init(
+            result: SnapshotResult(rawValue: answer.result.rawValue) ?? .failed, delivery: answer.delivery,
+            state: answer.state, versionOffset: versionOffset, expired: answer.isRevalidating,
+            mode: slot.mode, preferredSize: slot.preferredSize, instance: slot.instance)
     }
 }
 

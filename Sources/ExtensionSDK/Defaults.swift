@@ -57,12 +57,48 @@ public struct Defaults {
     }
 }
 
-/// Why a shared-defaults call failed.
-public enum DefaultsError: Error, Hashable, Sendable {
-    /// The supervisor refused the request (for example a group of another app); the message says why.
-    case rejected(String)
+/// Why a shared-defaults call failed: compare ``code`` with the codes you handle. A struct
+/// rather than an enum, so that a code added in a later version does not break a widget's
+/// `switch`.
+public struct DefaultsError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The kind of failure; later versions may add codes.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Kind: String, Hashable, Sendable {
+            case rejected, disconnected, unexpectedReply
+        }
+        private let kind: Kind
+
+        /// The supervisor refused the request (for example a group of another app);
+        /// ``DefaultsError/reason`` says why.
+        public static let rejected = Code(kind: .rejected)
+        /// The supervisor could not be reached.
+        public static let disconnected = Code(kind: .disconnected)
+        /// The supervisor's answer did not have the documented shape.
+        public static let unexpectedReply = Code(kind: .unexpectedReply)
+
+        /// The code's name, as in `rejected`.
+        public var description: String { kind.rawValue }
+    }
+
+    /// What failed.
+    public let code: Code
+    /// The supervisor's words for a ``Code/rejected`` request; `nil` for the other codes.
+    public let reason: String?
+
+    public var description: String {
+        switch code {
+        case .rejected: "the supervisor refused the shared-defaults request: \(reason ?? "")"
+        case .disconnected: "the supervisor could not be reached"
+        default: "the supervisor's answer to a shared-defaults request did not have the documented shape"
+        }
+    }
+
+    // The errors by code, for test doubles of a store.
+
+    /// The supervisor refused the request for `reason`.
+    public static func rejected(_ reason: String) -> DefaultsError { DefaultsError(code: .rejected, reason: reason) }
     /// The supervisor could not be reached.
-    case disconnected
+    public static let disconnected = DefaultsError(code: .disconnected, reason: nil)
     /// The supervisor's answer did not have the documented shape.
-    case unexpectedReply
+    public static let unexpectedReply = DefaultsError(code: .unexpectedReply, reason: nil)
 }

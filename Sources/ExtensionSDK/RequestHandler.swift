@@ -51,8 +51,9 @@ struct WidgetHandler<W: Widget>: RequestHandler {
             }
             do {
                 let entries = try timeline.map { TimelineEntry(date: $0.date, snapshot: try JSONValue(encoding: $0.snapshot)) }
-                return .init(id: id, result: .newData, snapshot: try JSONValue(encoding: snapshot), reload: reload,
-                             preferredSize: preferredSize, timeline: entries.isEmpty ? nil : entries)
+                return .init(
+                    id: id, result: .newData, snapshot: try JSONValue(encoding: snapshot), reload: reload,
+                    preferredSize: preferredSize, timeline: entries.isEmpty ? nil : entries)
             } catch {
                 return .init(id: id, result: .failed, error: "snapshot cannot be encoded as JSON: \(error)")
             }

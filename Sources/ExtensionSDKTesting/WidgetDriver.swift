@@ -12,6 +12,7 @@
 /// `defaults`, `openURL` and `setHasContent` from the properties below.
 @_exported import ExtensionSDK
 import WireProtocol
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -42,11 +43,15 @@ public final class WidgetDriver {
         }
         descriptor = pair[0]
         let serve = Unmanaged.passRetained(Serving(widget: widget, descriptor: pair[1]))
-        guard pthread_create(&thread, nil, { context in
-            let serving = Unmanaged<Serving>.fromOpaque(context!).takeRetainedValue()
-            serving.run()
-            return nil
-        }, serve.toOpaque()) == 0 else {
+        guard
+            pthread_create(
+                &thread, nil,
+                { context in
+                    let serving = Unmanaged<Serving>.fromOpaque(context!).takeRetainedValue()
+                    serving.run()
+                    return nil
+                }, serve.toOpaque()) == 0
+        else {
             serve.release()
             throw WidgetDriverError("pthread_create failed")
         }
@@ -61,8 +66,10 @@ public final class WidgetDriver {
     }
 
     /// Sends an `update` and returns the widget's `result`.
-    public func update(mode: DisplayMode = .compact, maxSize: Size = Size(width: 320, height: 120),
-                       reason: UpdateReason = .manual, instance: String? = nil, params: JSONValue? = nil)
+    public func update(
+        mode: DisplayMode = .compact, maxSize: Size = Size(width: 320, height: 120),
+        reason: UpdateReason = .manual, instance: String? = nil, params: JSONValue? = nil
+    )
         throws(WidgetDriverError) -> ExtensionToSupervisor.Result
     {
         let id = nextID

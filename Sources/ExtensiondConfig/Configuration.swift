@@ -147,8 +147,10 @@ public struct ResourceLimits: Sendable, Equatable {
     public static let extensionDefaults = ResourceLimits(cpuMax: CPUQuota(percent: 50), cpuWeight: 50)
 
     /// Limits; `nil` leaves a limit unset.
-    public init(memoryMax: ByteSize? = nil, memoryHigh: ByteSize? = nil, memoryLow: ByteSize? = nil, pidsMax: Int? = nil,
-                cpuMax: CPUQuota? = nil, cpuWeight: Int? = nil) {
+    public init(
+        memoryMax: ByteSize? = nil, memoryHigh: ByteSize? = nil, memoryLow: ByteSize? = nil, pidsMax: Int? = nil,
+        cpuMax: CPUQuota? = nil, cpuWeight: Int? = nil
+    ) {
         self.memoryMax = memoryMax
         self.memoryHigh = memoryHigh
         self.memoryLow = memoryLow

@@ -188,8 +188,9 @@ public struct PressureEpisode: Sendable {
         }
         killedIDs.insert(victim.id)
         let decision = max(now, trigger)
-        let kill = Kill(victim: victim, level: level, isFirst: isFirst, treeUsageBytes: usage, trigger: trigger,
-                        decision: decision, signal: decision, empty: nil)
+        let kill = Kill(
+            victim: victim, level: level, isFirst: isFirst, treeUsageBytes: usage, trigger: trigger,
+            decision: decision, signal: decision, empty: nil)
         pending = .signal(kill)
         return [.kill(victim, level: level)]
     }

@@ -75,8 +75,10 @@ public struct PullAnswer<Payload: Sendable>: Sendable {
     public var isRevalidating: Bool
 
     /// An answer to `pulls`.
-    public init(pulls: [PullToken], delivery: PullDelivery, result: PullResult, state: SnapshotState<Payload>,
-                isRevalidating: Bool = false) {
+    public init(
+        pulls: [PullToken], delivery: PullDelivery, result: PullResult, state: SnapshotState<Payload>,
+        isRevalidating: Bool = false
+    ) {
         self.pulls = pulls
         self.delivery = delivery
         self.result = result

@@ -113,10 +113,12 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
         // A fired timer is spent: re-arm it whenever there is a next wake-up.
         let armed: Instant? = if case .timerFired = event { nil } else { wakeTime }
         let scheduleBefore = record.schedule
-        let versionBefore = record.snapshot?.version
 
-        // Entries due by now are current before anything else looks at the snapshot.
+        // Entries due by now are current before anything else looks at the snapshot. That
+        // alone is no write: a restored record makes them current again from its timeline
+        // (a write per entry, two fsyncs on the loop, held up every push behind it).
         var actions = advanceTimeline(at: now)
+        let versionBefore = record.snapshot?.version
         switch event {
         case .pull(let token, let waits):
             actions += pull(token, waits: waits, at: now)

@@ -32,9 +32,13 @@ public final class CgroupSandbox {
         let memoryParent = try Self.ownDirectory(controller: "memory")
         let pidsParent = try? Self.ownDirectory(controller: "pids")
         // Resolved: where cpu and cpuacct share a hierarchy, both names lead to it.
-        let cpuParents = Set(["cpu", "cpuacct"].compactMap { try? Self.ownDirectory(controller: $0) }.compactMap { path in
-            realpath(path, nil).map { resolved in defer { free(resolved) }; return String(cString: resolved) }
-        }).sorted()
+        let cpuParents = Set(
+            ["cpu", "cpuacct"].compactMap { try? Self.ownDirectory(controller: $0) }.compactMap { path in
+                realpath(path, nil).map { resolved in
+                    defer { free(resolved) }; return String(cString: resolved)
+                }
+            }
+        ).sorted()
         let freezerParent = try? Self.ownDirectory(controller: "freezer")
         Self.removeAbandonedSandboxes(in: [memoryParent, pidsParent, freezerParent].compactMap { $0 } + cpuParents)
 
@@ -64,7 +68,6 @@ public final class CgroupSandbox {
             Self.destroy(directory)
         }
     }
-
 
     deinit {
         remove()

@@ -9,21 +9,21 @@ public enum EchoExtension {
         let blob = padding > 0 ? #", "blob": "x" * \#(padding)"# : ""
         let hint = reload.map { #", "reload": "\#($0)""# } ?? ""
         return #"""
-        import json, os, socket
-        connection = socket.socket(fileno=int(os.environ["EXTENSIOND_FD"]))
-        connection.sendall(b'{"type":"ready","protocol":1}\n')
-        \#(ScriptedExtension.messagesFunction)
-        n = 0
-        for message in messages():
-            if message["type"] == "terminate":
-                raise SystemExit(0)
-            if message["type"] == "update":
-                n += 1
-                connection.sendall(json.dumps({"type": "result", "id": message["id"], "result": "newData",
-                    "snapshot": {"n": n\#(blob)}\#(hint)}).encode() + b"\n")
-            if message["type"] == "begin":
-                connection.sendall(json.dumps({"type": "complete", "id": message["id"], "items": message["items"]}).encode() + b"\n")
-        """#
+            import json, os, socket
+            connection = socket.socket(fileno=int(os.environ["EXTENSIOND_FD"]))
+            connection.sendall(b'{"type":"ready","protocol":1}\n')
+            \#(ScriptedExtension.messagesFunction)
+            n = 0
+            for message in messages():
+                if message["type"] == "terminate":
+                    raise SystemExit(0)
+                if message["type"] == "update":
+                    n += 1
+                    connection.sendall(json.dumps({"type": "result", "id": message["id"], "result": "newData",
+                        "snapshot": {"n": n\#(blob)}\#(hint)}).encode() + b"\n")
+                if message["type"] == "begin":
+                    connection.sendall(json.dumps({"type": "complete", "id": message["id"], "items": message["items"]}).encode() + b"\n")
+            """#
     }
 
     /// Writes the script into `directory` as `name` and returns the command that runs it,

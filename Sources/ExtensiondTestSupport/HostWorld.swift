@@ -44,8 +44,10 @@ public struct TestExtension: Sendable {
     public var settings: String
     public var refresh: String
 
-    public init(_ id: String, _ behaviour: ScriptedExtension.Behaviour = .answer, point: String = "widget", delay: Duration = .zero,
-                reload: String = "atEnd", settings: String = "", refresh: String = "") {
+    public init(
+        _ id: String, _ behaviour: ScriptedExtension.Behaviour = .answer, point: String = "widget", delay: Duration = .zero,
+        reload: String = "atEnd", settings: String = "", refresh: String = ""
+    ) {
         self.id = id
         self.point = point
         self.behaviour = behaviour
@@ -64,17 +66,17 @@ public struct TestExtension: Sendable {
             let command = try ScriptedExtension.command(
                 spec.behaviour, in: directory, countFile: shared + "/" + spec.id + ".updates", delay: seconds, reload: spec.reload)
             text += """
-            [extensions."\(spec.id)"]
-            app = "\(app)"
-            point = "\(spec.point)"
-            command = \(command)
-            \(spec.settings)
+                [extensions."\(spec.id)"]
+                app = "\(app)"
+                point = "\(spec.point)"
+                command = \(command)
+                \(spec.settings)
 
-            [extensions."\(spec.id)".refresh]
-            \(spec.refresh)
+                [extensions."\(spec.id)".refresh]
+                \(spec.refresh)
 
 
-            """
+                """
         }
         return text + more
     }
@@ -119,11 +121,15 @@ extension HostWorld {
     }
 
     /// `pull` of widget `id` in compact mode; the `snapshot` answering it, else throws.
-    public func pull(_ id: String, on host: TestHost, request: RequestID, instance: String? = nil, params: JSONValue? = nil,
-                     wait: Bool? = nil) throws -> SupervisorToHost.Snapshot {
-        let answer = try self.request(.pull(.init(
-            id: request, extensionID: id, mode: .compact, maxSize: Size(width: 320, height: 160), wait: wait, instance: instance,
-            params: params)), on: host)
+    public func pull(
+        _ id: String, on host: TestHost, request: RequestID, instance: String? = nil, params: JSONValue? = nil,
+        wait: Bool? = nil
+    ) throws -> SupervisorToHost.Snapshot {
+        let answer = try self.request(
+            .pull(
+                .init(
+                    id: request, extensionID: id, mode: .compact, maxSize: Size(width: 320, height: 160), wait: wait, instance: instance,
+                    params: params)), on: host)
         guard case .snapshot(let snapshot) = answer else { throw TestSupportError("pull \(id) was answered by \(answer)") }
         return snapshot
     }
@@ -135,8 +141,10 @@ extension HostWorld {
     }
 
     /// The next push (a snapshot without id) on `host` that `matching` accepts.
-    public func push(on host: TestHost, within limit: Duration = .seconds(5),
-                     matching: (SupervisorToHost.Snapshot) -> Bool = { _ in true }) throws -> SupervisorToHost.Snapshot {
+    public func push(
+        on host: TestHost, within limit: Duration = .seconds(5),
+        matching: (SupervisorToHost.Snapshot) -> Bool = { _ in true }
+    ) throws -> SupervisorToHost.Snapshot {
         let message = try receive(on: host, within: limit) {
             if case .snapshot(let pushed) = $0 { pushed.id == nil && matching(pushed) } else { false }
         }

@@ -38,8 +38,10 @@ final class InProcessHostWorld: HostWorld {
         directory = try TemporaryDirectory(prefix: "world")
         let state = directory.file("state"), shared = directory.file("shared")
         for path in [state, shared] { mkdir(path, 0o755) }
-        try directory.write("extensiond.toml", "[supervisor]\nruntime_dir = \"\(directory.file("run"))\"\nstate_dir = \"\(state)\"\n\n"
-            + TestExtension.config(extensions, more: more, scriptsIn: directory, shared: shared))
+        try directory.write(
+            "extensiond.toml",
+            "[supervisor]\nruntime_dir = \"\(directory.file("run"))\"\nstate_dir = \"\(state)\"\n\n"
+                + TestExtension.config(extensions, more: more, scriptsIn: directory, shared: shared))
         let configuration = try ConfigurationLoader.load(path: directory.file("extensiond.toml"))
 
         let loop = try EventLoop()
@@ -48,18 +50,20 @@ final class InProcessHostWorld: HostWorld {
         let store = ExtensionStore(stateDirectory: state)
         try store.createDirectories()
         processes = SimulatedExtensions(clock: clock)
-        coordinator = ExtensionCoordinator(clock: clock, processes: processes, events: events, store: store,
-                                           groups: GroupStore(stateDirectory: state, events: events, clock: clock))
+        coordinator = ExtensionCoordinator(
+            clock: clock, processes: processes, events: events, store: store,
+            groups: GroupStore(stateDirectory: state, events: events, clock: clock))
         processes.coordinator = coordinator
         coordinator.configure(configuration.extensions, apps: configuration.apps, types: configuration.types)
         hostSocket = directory.file("host.sock")
         // Every connection is the test process: an external host (apps and extensions are
         // told apart by their cgroups, which only `.live` has).
-        hosts = try HostServer(loop: loop, path: hostSocket, extensions: coordinator, events: events,
-                               openInApp: { _, app, _ throws(OpenURLError) in
-                                   throw .launchFailed(app: app, reason: "no app runs in process (a .live test opens URLs)")
-                               },
-                               identify: { .external($0) })
+        hosts = try HostServer(
+            loop: loop, path: hostSocket, extensions: coordinator, events: events,
+            openInApp: { _, app, _ throws(OpenURLError) in
+                throw .launchFailed(app: app, reason: "no app runs in process (a .live test opens URLs)")
+            },
+            identify: { .external($0) })
         hosts.dataRoot = state + "/data"
         hosts.followCoordinator()
         hosts.configure(configuration)
@@ -187,8 +191,10 @@ final class InProcessHostWorld: HostWorld {
         var result = ExtensionToSupervisor.Result(id: update.id, result: .newData, snapshot: nil, reload: reload)
         switch widget.behaviour {
         case .params:
-            result.snapshot = ["n": .number(Double(count)), "instance": update.instance.map(JSONValue.string) ?? .null,
-                               "params": update.params ?? .null]
+            result.snapshot = [
+                "n": .number(Double(count)), "instance": update.instance.map(JSONValue.string) ?? .null,
+                "params": update.params ?? .null,
+            ]
         case .timeline:
             result.snapshot = ["n": .number(Double(count)), "pid": .number(Double(run))]
             let now = UnixTime(secondsSince1970: Double(clock.wallMilliseconds) / 1000)

@@ -4,8 +4,9 @@ import Foundation
 /// the process is gone or the line is missing.
 public func residentBytes(of pid: pid_t) -> UInt64? {
     guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-          let kibibytes = UInt64(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") else { return nil }
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+        let kibibytes = UInt64(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+    else { return nil }
     return kibibytes * 1024
 }
 

@@ -73,98 +73,98 @@ public enum ScriptedExtension {
 
     /// Python: `messages()` yields each message the daemon sends on `connection`, decoded.
     public static let messagesFunction = #"""
-    def messages():
-        buffer = b""
-        while True:
-            chunk = connection.recv(65536)
-            if not chunk:
-                return
-            buffer += chunk
-            while b"\n" in buffer:
-                line, buffer = buffer.split(b"\n", 1)
-                yield json.loads(line)
-    """#
+        def messages():
+            buffer = b""
+            while True:
+                chunk = connection.recv(65536)
+                if not chunk:
+                    return
+                buffer += chunk
+                while b"\n" in buffer:
+                    line, buffer = buffer.split(b"\n", 1)
+                    yield json.loads(line)
+        """#
 
     private static let source = #"""
-    import datetime, json, os, socket, sys, time
+        import datetime, json, os, socket, sys, time
 
-    behaviour, count_file, delay, reload = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
-    connection = socket.socket(fileno=int(os.environ["EXTENSIOND_FD"]))
+        behaviour, count_file, delay, reload = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
+        connection = socket.socket(fileno=int(os.environ["EXTENSIOND_FD"]))
 
-    def send(message):
-        connection.sendall(json.dumps(message).encode() + b"\n")
+        def send(message):
+            connection.sendall(json.dumps(message).encode() + b"\n")
 
-    \#(messagesFunction)
+        \#(messagesFunction)
 
-    def count(line):
-        if count_file:
-            with open(count_file, "a") as counts:
-                counts.write(line + "\n")
+        def count(line):
+            if count_file:
+                with open(count_file, "a") as counts:
+                    counts.write(line + "\n")
 
-    send({"type": "ready", "protocol": 1})
-    if behaviour == "ticking":
-        import threading
-        def tick():
-            while True:
-                time.sleep(0.001)
-        threading.Thread(target=tick, daemon=True).start()
-    if behaviour == "no-content":
-        send({"type": "setHasContent", "value": False})
-    answered = 0
-    for message in messages():
-        kind = message["type"]
-        if kind == "terminate":
-            count("terminate")
-            if behaviour == "linger-on-terminate":
-                time.sleep(1)
-            break
-        if kind == "begin" and behaviour == "hanging-action":
-            continue
-        if kind == "begin" and any(item.get("value") == "cancel" for item in message["items"]):
-            send({"type": "cancel", "id": message["id"], "error": "the user canceled"})
-            continue
-        if kind == "begin":
-            items = [{"type": "public.text", "value": "handled " + item["type"]} for item in message["items"]]
-            send({"type": "complete", "id": message["id"], "items": items})
-            continue
-        if kind != "update":
-            continue
-        count(message["reason"] + (" " + message["instance"] if message.get("instance") else ""))
-        time.sleep(delay)
-        if answered >= 1 and behaviour == "hang-after-first":
-            continue
-        if answered >= 1 and behaviour == "crash-on-second":
-            os._exit(3)
-        if behaviour == "garbage":
-            connection.sendall(b"this is not json\n")
-        elif behaviour == "oversized":
-            connection.sendall(b'{"type":"result","id":%d,"result":"newData","snapshot":"' % message["id"] + b"x" * (2 << 20) + b'"}\n')
-        elif behaviour == "unknown-id":
-            send({"type": "result", "id": message["id"] + 1000, "result": "noData"})
-        elif behaviour == "timeline":
-            answered += 1
-            start = datetime.datetime.now(datetime.timezone.utc)
-            def rfc3339(i):
-                return (start + datetime.timedelta(seconds=i)).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-            timeline = [{"date": rfc3339(i), "snapshot": {"entry": i}} for i in range(1, 61)]
-            send({"type": "result", "id": message["id"], "result": "newData", "snapshot": {"n": answered, "pid": os.getpid()}, "reload": reload, "timeline": timeline})
-        elif behaviour == "gallery":
-            answered += 1
-            snapshot = {"n": answered, "instance": message.get("instance"), "params": message.get("params"),
-                        "mode": message["mode"], "maxSize": message["maxSize"], "reason": message["reason"]}
-            send({"type": "result", "id": message["id"], "result": "newData", "snapshot": snapshot, "reload": reload,
-                  "preferredSize": {"width": 9999, "height": 9999}, "largestMode": "compact"})
-        elif behaviour == "params":
-            answered += 1
-            snapshot = {"n": answered, "instance": message.get("instance"), "params": message.get("params")}
-            send({"type": "result", "id": message["id"], "result": "newData", "snapshot": snapshot, "reload": reload})
-        elif behaviour == "modes":
-            answered += 1
-            size = {"width": 100, "height": 40} if message["mode"] == "compact" else {"width": 300, "height": 200}
-            snapshot = {"n": answered, "pid": os.getpid(), "mode": message["mode"]}
-            send({"type": "result", "id": message["id"], "result": "newData", "snapshot": snapshot, "reload": reload, "preferredSize": size})
-        else:
-            answered += 1
-            send({"type": "result", "id": message["id"], "result": "newData", "snapshot": {"n": answered, "pid": os.getpid()}, "reload": reload})
-    """#
+        send({"type": "ready", "protocol": 1})
+        if behaviour == "ticking":
+            import threading
+            def tick():
+                while True:
+                    time.sleep(0.001)
+            threading.Thread(target=tick, daemon=True).start()
+        if behaviour == "no-content":
+            send({"type": "setHasContent", "value": False})
+        answered = 0
+        for message in messages():
+            kind = message["type"]
+            if kind == "terminate":
+                count("terminate")
+                if behaviour == "linger-on-terminate":
+                    time.sleep(1)
+                break
+            if kind == "begin" and behaviour == "hanging-action":
+                continue
+            if kind == "begin" and any(item.get("value") == "cancel" for item in message["items"]):
+                send({"type": "cancel", "id": message["id"], "error": "the user canceled"})
+                continue
+            if kind == "begin":
+                items = [{"type": "public.text", "value": "handled " + item["type"]} for item in message["items"]]
+                send({"type": "complete", "id": message["id"], "items": items})
+                continue
+            if kind != "update":
+                continue
+            count(message["reason"] + (" " + message["instance"] if message.get("instance") else ""))
+            time.sleep(delay)
+            if answered >= 1 and behaviour == "hang-after-first":
+                continue
+            if answered >= 1 and behaviour == "crash-on-second":
+                os._exit(3)
+            if behaviour == "garbage":
+                connection.sendall(b"this is not json\n")
+            elif behaviour == "oversized":
+                connection.sendall(b'{"type":"result","id":%d,"result":"newData","snapshot":"' % message["id"] + b"x" * (2 << 20) + b'"}\n')
+            elif behaviour == "unknown-id":
+                send({"type": "result", "id": message["id"] + 1000, "result": "noData"})
+            elif behaviour == "timeline":
+                answered += 1
+                start = datetime.datetime.now(datetime.timezone.utc)
+                def rfc3339(i):
+                    return (start + datetime.timedelta(seconds=i)).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+                timeline = [{"date": rfc3339(i), "snapshot": {"entry": i}} for i in range(1, 61)]
+                send({"type": "result", "id": message["id"], "result": "newData", "snapshot": {"n": answered, "pid": os.getpid()}, "reload": reload, "timeline": timeline})
+            elif behaviour == "gallery":
+                answered += 1
+                snapshot = {"n": answered, "instance": message.get("instance"), "params": message.get("params"),
+                            "mode": message["mode"], "maxSize": message["maxSize"], "reason": message["reason"]}
+                send({"type": "result", "id": message["id"], "result": "newData", "snapshot": snapshot, "reload": reload,
+                      "preferredSize": {"width": 9999, "height": 9999}, "largestMode": "compact"})
+            elif behaviour == "params":
+                answered += 1
+                snapshot = {"n": answered, "instance": message.get("instance"), "params": message.get("params")}
+                send({"type": "result", "id": message["id"], "result": "newData", "snapshot": snapshot, "reload": reload})
+            elif behaviour == "modes":
+                answered += 1
+                size = {"width": 100, "height": 40} if message["mode"] == "compact" else {"width": 300, "height": 200}
+                snapshot = {"n": answered, "pid": os.getpid(), "mode": message["mode"]}
+                send({"type": "result", "id": message["id"], "result": "newData", "snapshot": snapshot, "reload": reload, "preferredSize": size})
+            else:
+                answered += 1
+                send({"type": "result", "id": message["id"], "result": "newData", "snapshot": {"n": answered, "pid": os.getpid()}, "reload": reload})
+        """#
 }

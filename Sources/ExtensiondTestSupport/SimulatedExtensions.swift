@@ -1,7 +1,7 @@
 import DaemonSupport
 import EventLoop
-import ExtensiondPolicy
 import ExtensionCoordination
+import ExtensiondPolicy
 import WireProtocol
 
 /// Extension processes in virtual time for the ``ExtensionCoordinator``: a launch sends
@@ -148,13 +148,15 @@ package final class SimulatedExtensions: ExtensionProcesses {
     }
 
     private func end(_ id: String, after delay: Duration, reason: StopReason) {
-        deliveries[id] = [clock.timer(after: delay) { [unowned self] in
-            self.phases[id] = nil
-            self.suspended.remove(id)
-            self.deliveries[id] = nil
-            self.unread[id] = nil
-            self.coordinator?.runEnded(id, reason: reason)
-        }!]
+        deliveries[id] = [
+            clock.timer(after: delay) { [unowned self] in
+                self.phases[id] = nil
+                self.suspended.remove(id)
+                self.deliveries[id] = nil
+                self.unread[id] = nil
+                self.coordinator?.runEnded(id, reason: reason)
+            }!
+        ]
     }
 
     private func deliver(after delay: Duration, to id: String, _ message: ExtensionToSupervisor) {

@@ -61,13 +61,13 @@ public final class TestDaemon: @unchecked Sendable {
     public func writeConfig(_ body: String, supervisor: String = "") throws {
         let cgroup = supervisor.contains("cgroup") || !sandboxIsRoot ? "" : "cgroup = \"\(sandbox.memoryDirectory)\""
         let header = """
-        [supervisor]
-        runtime_dir = "\(runtimeDirectory)"
-        state_dir = "\(stateDirectory)"
-        \(cgroup)
-        \(supervisor)
+            [supervisor]
+            runtime_dir = "\(runtimeDirectory)"
+            state_dir = "\(stateDirectory)"
+            \(cgroup)
+            \(supervisor)
 
-        """
+            """
         try directory.write("extensiond.toml", header + body)
     }
 
@@ -180,7 +180,9 @@ public struct CommandResult: Sendable {
 }
 
 /// Runs a command to completion (at most `timeout` seconds) and returns its output.
-public func runCommand(_ executable: String, _ arguments: [String], environment: [String: String] = [:], in directory: TemporaryDirectory, timeout: Double = 30) throws -> CommandResult {
+public func runCommand(_ executable: String, _ arguments: [String], environment: [String: String] = [:], in directory: TemporaryDirectory, timeout: Double = 30)
+    throws -> CommandResult
+{
     let name = "cmd-\(UInt32.random(in: 0 ... .max))"
     let process = try TestProcess(executable, arguments, environment: environment, outputIn: directory.path, name: name)
     guard let code = process.wait(timeout: timeout) else {

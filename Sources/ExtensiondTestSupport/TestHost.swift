@@ -65,8 +65,10 @@ public final class TestHost: @unchecked Sendable {
 
     /// Sends `pull` and returns the `snapshot` or `error` answering it. `wait: true`: an
     /// expired snapshot is answered by its update rather than at once.
-    public func pull(_ extensionID: String, id: RequestID, mode: DisplayMode = .compact, wait: Bool? = nil,
-                     timeout: Double = 5) throws -> SupervisorToHost {
+    public func pull(
+        _ extensionID: String, id: RequestID, mode: DisplayMode = .compact, wait: Bool? = nil,
+        timeout: Double = 5
+    ) throws -> SupervisorToHost {
         try send(.pull(.init(id: id, extensionID: extensionID, mode: mode, maxSize: Size(width: 320, height: 160), wait: wait)))
         return try receive(timeout: timeout) { $0.answerID == id }
     }

@@ -10,8 +10,10 @@ public final class TestProcess: @unchecked Sendable {
 
     /// Starts `executable` with `arguments`; `environment` is added to this process's.
     /// `passing` descriptors become the child's 3, 4, … (as systemd passes sockets).
-    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], removing: [String] = [],
-                passing descriptors: [Int32] = [], outputIn directory: String, name: String) throws {
+    public init(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:], removing: [String] = [],
+        passing descriptors: [Int32] = [], outputIn directory: String, name: String
+    ) throws {
         stdoutPath = directory + "/\(name).stdout"
         stderrPath = directory + "/\(name).stderr"
         var env = ProcessInfo.processInfo.environment

@@ -32,8 +32,10 @@ public final class HTTPExchange {
     /// Answers with `body` and closes once it is written. `omitBody` answers a `HEAD`.
     public func respond(status: HTTPStatus, type: String, body: [UInt8], headers: [(String, String)] = [], omitBody: Bool = false) {
         guard begin() else { return }
-        let head = Self.head(status: status, headers: [("Content-Type", type), ("Content-Length", String(body.count))] + headers
-                                 + [("Connection", "close")])
+        let head = Self.head(
+            status: status,
+            headers: [("Content-Type", type), ("Content-Length", String(body.count))] + headers
+                + [("Connection", "close")])
         guard let connection else { return }
         connection.send(omitBody ? head : head + body)
         connection.closeWhenFlushed()
@@ -49,8 +51,11 @@ public final class HTTPExchange {
     /// ``send(_:)`` until ``close()``.
     public func beginStream(type: String, headers: [(String, String)] = []) {
         guard begin() else { return }
-        connection?.send(Self.head(status: .ok, headers: [("Content-Type", type), ("Cache-Control", "no-store")] + headers
-                                       + [("Connection", "close")]))
+        connection?.send(
+            Self.head(
+                status: .ok,
+                headers: [("Content-Type", type), ("Cache-Control", "no-store")] + headers
+                    + [("Connection", "close")]))
     }
 
     /// Writes more of a stream; a peer that stops reading is dropped past the queue limit.

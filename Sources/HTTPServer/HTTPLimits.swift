@@ -20,9 +20,11 @@ public struct HTTPLimits: Sendable {
     public var maxQueuedBytes: Int
 
     /// Creates limits; the defaults suit a local endpoint without bodies.
-    public init(maxClients: Int = 16, maxClientsPerPeer: Int = 8, maxHeadBytes: Int = 8192, maxHeaderLines: Int = 64,
-                maxBodyBytes: Int = 0, requestTimeout: Duration = .seconds(2), answerTimeout: Duration = .seconds(10),
-                maxQueuedBytes: Int = 64 << 20) {
+    public init(
+        maxClients: Int = 16, maxClientsPerPeer: Int = 8, maxHeadBytes: Int = 8192, maxHeaderLines: Int = 64,
+        maxBodyBytes: Int = 0, requestTimeout: Duration = .seconds(2), answerTimeout: Duration = .seconds(10),
+        maxQueuedBytes: Int = 64 << 20
+    ) {
         self.maxClients = maxClients
         self.maxClientsPerPeer = maxClientsPerPeer
         self.maxHeadBytes = maxHeadBytes

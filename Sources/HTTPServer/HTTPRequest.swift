@@ -35,7 +35,8 @@ public struct HTTPRequest: Sendable {
             if byte == UInt8(ascii: "+") {
                 bytes.append(UInt8(ascii: " "))
             } else if byte == UInt8(ascii: "%"), utf8.count >= 2,
-                      let high = hexValue(utf8[utf8.startIndex]), let low = hexValue(utf8[utf8.index(after: utf8.startIndex)]) {
+                let high = hexValue(utf8[utf8.startIndex]), let low = hexValue(utf8[utf8.index(after: utf8.startIndex)])
+            {
                 bytes.append(high << 4 | low)
                 utf8 = utf8.dropFirst(2)
             } else {

@@ -33,8 +33,9 @@ struct RequestReader {
         done = true
         let pathEnd = head.target.firstIndex(of: "?") ?? head.target.endIndex
         let query = pathEnd < head.target.endIndex ? head.target[head.target.index(after: pathEnd)...] : ""
-        let request = HTTPRequest(method: head.method, path: String(head.target[..<pathEnd]), query: HTTPRequest.parseQuery(query),
-                                  headers: head.headers, body: Array(bytes[head.bodyStart..<(head.bodyStart + head.length)]))
+        let request = HTTPRequest(
+            method: head.method, path: String(head.target[..<pathEnd]), query: HTTPRequest.parseQuery(query),
+            headers: head.headers, body: Array(bytes[head.bodyStart..<(head.bodyStart + head.length)]))
         bytes = []
         return .request(request)
     }

@@ -19,8 +19,10 @@ extension HostConnection {
 
     /// Adds instance `instance` of a widget with `params` (or gives an added one new params),
     /// shown in `place`; kept across restarts.
-    public func addInstance(_ extensionID: String, instance: String, params: JSONValue, place: String? = nil,
-                            id: RequestID) throws(HostConnectionError) -> SupervisorToHost.ManageResult {
+    public func addInstance(
+        _ extensionID: String, instance: String, params: JSONValue, place: String? = nil,
+        id: RequestID
+    ) throws(HostConnectionError) -> SupervisorToHost.ManageResult {
         try manage(.addInstance(.init(id: id, extensionID: extensionID, instance: instance, params: params, place: place)))
     }
 

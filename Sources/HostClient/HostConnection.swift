@@ -1,7 +1,8 @@
+import HostProtocol
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import HostProtocol
 
 /// A host's connection to `host.sock`: blocking writes, and reads that the caller can
 /// multiplex with poll(2) on ``descriptor``; ``request(_:)`` waits for one answer.
@@ -70,7 +71,7 @@ public final class HostConnection {
     /// Sends a request that carries an `id` and reads until the message answering it (its
     /// answer or an `error` with that `id`). What arrives before it (pushes, other answers)
     /// is returned by the next ``receive()``, in order. A request without `id` throws
-    /// ``HostConnectionError/unanswerable(_:)`` and is not sent.
+    /// ``HostConnectionError/Code/unanswerable`` and is not sent.
     public func request(_ message: HostToSupervisor) throws(HostConnectionError) -> SupervisorToHost {
         guard let id = message.requestID else { throw .unanswerable(message.type) }
         try send(message)

@@ -21,8 +21,10 @@ extension HostToSupervisor {
         public var scale: Double?
 
         /// Creates the value from its fields.
-        public init(id: RequestID, extensionID: String, verb: String, data: JSONValue? = nil, mode: DisplayMode, maxSize: Size,
-                    instance: String? = nil, environment: RenderEnvironment = RenderEnvironment()) {
+        public init(
+            id: RequestID, extensionID: String, verb: String, data: JSONValue? = nil, mode: DisplayMode, maxSize: Size,
+            instance: String? = nil, environment: RenderEnvironment = RenderEnvironment()
+        ) {
             self.id = id
             self.extensionID = extensionID
             self.verb = verb

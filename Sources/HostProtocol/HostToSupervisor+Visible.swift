@@ -16,8 +16,10 @@ extension HostToSupervisor {
         public var place: String?
 
         /// Creates the value from its fields.
-        public init(id: RequestID? = nil, extensions: [Shown], visible: Bool, place: String? = nil,
-                    environment: RenderEnvironment = RenderEnvironment()) {
+        public init(
+            id: RequestID? = nil, extensions: [Shown], visible: Bool, place: String? = nil,
+            environment: RenderEnvironment = RenderEnvironment()
+        ) {
             self.id = id
             self.extensions = extensions
             self.visible = visible

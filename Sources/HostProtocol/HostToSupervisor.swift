@@ -79,9 +79,11 @@ public enum HostToSupervisor: Hashable, Sendable {
         public var place: String?
 
         /// Creates the value from its fields.
-        public init(id: RequestID, extensionID: String, mode: DisplayMode, maxSize: Size, wait: Bool? = nil,
-                    instance: String? = nil, params: JSONValue? = nil, place: String? = nil,
-                    environment: RenderEnvironment = RenderEnvironment()) {
+        public init(
+            id: RequestID, extensionID: String, mode: DisplayMode, maxSize: Size, wait: Bool? = nil,
+            instance: String? = nil, params: JSONValue? = nil, place: String? = nil,
+            environment: RenderEnvironment = RenderEnvironment()
+        ) {
             self.id = id
             self.extensionID = extensionID
             self.mode = mode
@@ -128,9 +130,11 @@ public enum HostToSupervisor: Hashable, Sendable {
         public var place: String?
 
         /// Creates the value from its fields.
-        public init(id: RequestID? = nil, extensions: [String], instance: String? = nil, params: JSONValue? = nil,
-                    place: String? = nil,
-                    environment: RenderEnvironment = RenderEnvironment()) {
+        public init(
+            id: RequestID? = nil, extensions: [String], instance: String? = nil, params: JSONValue? = nil,
+            place: String? = nil,
+            environment: RenderEnvironment = RenderEnvironment()
+        ) {
             self.id = id
             self.extensions = extensions
             self.instance = instance

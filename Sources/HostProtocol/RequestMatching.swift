@@ -37,7 +37,7 @@ extension SupervisorToHost {
         case .reloadResult(let message): message.id
         case .assetResult(let message): message.id
         case .enableResult(let message), .addInstanceResult(let message), .removeInstanceResult(let message),
-             .arrangeResult(let message):
+            .arrangeResult(let message):
             message.id
         case .extensionTerminated, .openURL, .hasContentChanged: nil
         }

@@ -22,8 +22,10 @@ extension SupervisorToHost {
         public var maxLength: Int?
 
         /// Creates the value from its fields.
-        public init(name: String, type: String, displayName: String? = nil, defaultValue: JSONValue, choices: [String]? = nil,
-                    min: Double? = nil, max: Double? = nil, step: Double? = nil, maxLength: Int? = nil) {
+        public init(
+            name: String, type: String, displayName: String? = nil, defaultValue: JSONValue, choices: [String]? = nil,
+            min: Double? = nil, max: Double? = nil, step: Double? = nil, maxLength: Int? = nil
+        ) {
             self.name = name
             self.type = type
             self.displayName = displayName

@@ -72,10 +72,12 @@ public enum SupervisorToHost: Hashable, Sendable {
         public var largestMode: DisplayMode?
 
         /// Creates the value from its fields.
-        public init(id: String, app: String, point: String, enabled: Bool, hasContent: Bool, modes: [DisplayMode]? = nil,
-                    displayName: String? = nil, description: String? = nil, preview: JSONValue? = nil,
-                    parameters: [ParameterInfo]? = nil, instances: [InstanceInfo]? = nil, largestMode: DisplayMode? = nil,
-                    cardTemplate: EncodedJSON? = nil) {
+        public init(
+            id: String, app: String, point: String, enabled: Bool, hasContent: Bool, modes: [DisplayMode]? = nil,
+            displayName: String? = nil, description: String? = nil, preview: JSONValue? = nil,
+            parameters: [ParameterInfo]? = nil, instances: [InstanceInfo]? = nil, largestMode: DisplayMode? = nil,
+            cardTemplate: EncodedJSON? = nil
+        ) {
             self.id = id
             self.app = app
             self.point = point
@@ -146,7 +148,7 @@ public enum SupervisorToHost: Hashable, Sendable {
 
         private enum CodingKeys: String, CodingKey {
             case id, extensionID = "extension", result, snapshot, version, ageMs, stale, expired, error, mode, preferredSize, date,
-                 instance
+                instance
         }
 
         public init(from decoder: any Decoder) throws {
@@ -327,7 +329,7 @@ extension SupervisorToHost: WireMessageGroup {
         case .hasContentChanged(let fields): try fields.encode(to: encoder)
         case .assetResult(let fields): try fields.encode(to: encoder)
         case .enableResult(let fields), .addInstanceResult(let fields), .removeInstanceResult(let fields),
-             .arrangeResult(let fields):
+            .arrangeResult(let fields):
             try fields.encode(to: encoder)
         }
     }

@@ -5,12 +5,15 @@ import WireProtocol
 
 /// What the user chose in a gallery, kept in `<state_dir>/gallery.json` across restarts:
 /// the instances added to each widget (their params and place) and the order of the widgets
-/// of each managing host's place. Every change is written at once, atomically.
+/// of each managing host's place, and the extensions of the last configuration applied.
+/// Every change is written at once, atomically.
 final class Gallery {
     private let store: ExtensionStore
     private(set) var saved: SavedGallery
-    /// The extensions of the configuration in force; `nil` before the first.
-    var configured: Set<String>?
+
+    /// The extensions of the last configuration applied, by this run or an earlier one;
+    /// `nil` before the first start that kept them.
+    var configured: Set<String>? { saved.configured.map(Set.init) }
 
     /// Instances a widget may have added (apart from the ones hosts use without adding them).
     static let maxAddedInstances = 64
@@ -58,12 +61,15 @@ final class Gallery {
         try change { $0.arrangements[Self.key(host, place)] = widgets }
     }
 
-    /// Forgets everything about extensions that are not configured any more (an app removed).
+    /// Keeps `configured` as the configuration applied, and forgets everything about
+    /// extensions that are not configured any more (an app removed).
     func keepOnly(_ configured: Set<String>) throws(RequestRejection) {
         let stale = Set(saved.instances.keys).subtracting(configured)
         let arranged = saved.arrangements.values.contains { $0.contains { !configured.contains($0.extensionID) } }
-        guard !stale.isEmpty || arranged else { return }
+        let sorted = configured.sorted()
+        guard !stale.isEmpty || arranged || saved.configured != sorted else { return }
         try change { saved in
+            saved.configured = sorted
             for id in stale { saved.instances[id] = nil }
             for key in saved.arrangements.keys { saved.arrangements[key]?.removeAll { !configured.contains($0.extensionID) } }
         }

@@ -36,8 +36,12 @@ extension HostServer {
     /// The app on the other end; `nil` once a peer that is not an app was told why.
     private func app(of host: ConnectedHost, sending type: String, id: RequestID?) -> String? {
         guard case .app(let app) = host.peer else {
-            host.send(.error(.init(id: id, error:
-                "\(type) is for containing apps, on their own groups and extensions; \(host.peer) is not an app")))
+            host.send(
+                .error(
+                    .init(
+                        id: id,
+                        error:
+                            "\(type) is for containing apps, on their own groups and extensions; \(host.peer) is not an app")))
             return nil
         }
         return app

@@ -8,9 +8,11 @@ extension HostServer {
     /// An `Action.Execute`: the widget's new card answers it as a `snapshot` with its id.
     func execute(_ request: HostToSupervisor.Execute, from host: ConnectedHost) {
         do throws(RequestRejection) {
-            try extensions.execute(request.extensionID, verb: request.verb, data: request.data ?? .null, mode: request.mode,
-                                   maxSize: request.maxSize, instance: request.instance,
-                                   environment: request.environment) { [weak self, weak host] outcome in
+            try extensions.execute(
+                request.extensionID, verb: request.verb, data: request.data ?? .null, mode: request.mode,
+                maxSize: request.maxSize, instance: request.instance,
+                environment: request.environment
+            ) { [weak self, weak host] outcome in
                 self?.answerLater(host, .snapshot(outcome.snapshot(id: request.id, extensionID: request.extensionID)))
             }
             host.pulled(request.extensionID, SlotKey(mode: request.mode, instance: request.instance))

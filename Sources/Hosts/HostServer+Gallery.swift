@@ -60,8 +60,12 @@ extension HostServer {
     func placeLimits(_ place: String?, for host: ConnectedHost, id: RequestID?) -> [DisplayMode: Size]? {
         if let limits = places(place) { return limits }
         let declared = places.keys.sorted().joined(separator: ", ")
-        host.send(.error(.init(id: id, error: RequestRejection.unknownPlace(place ?? "").description
-                                   + (declared.isEmpty ? "; no place is declared" : "; places: \(declared)"))))
+        host.send(
+            .error(
+                .init(
+                    id: id,
+                    error: RequestRejection.unknownPlace(place ?? "").description
+                        + (declared.isEmpty ? "; no place is declared" : "; places: \(declared)"))))
         return nil
     }
 
@@ -69,18 +73,21 @@ extension HostServer {
     private func places(_ place: String?) -> [DisplayMode: Size]? {
         guard let place else { return [:] }
         return places[place].map { spec in
-            Dictionary(uniqueKeysWithValues: spec.maxSizes.compactMap { mode, size in
-                DisplayMode(rawValue: mode.rawValue).map { ($0, Size(width: size.width, height: size.height)) }
-            })
+            Dictionary(
+                uniqueKeysWithValues: spec.maxSizes.compactMap { mode, size in
+                    DisplayMode(rawValue: mode.rawValue).map { ($0, Size(width: size.width, height: size.height)) }
+                })
         }
     }
 
     // MARK: Configuration
 
     /// A new configuration (at start and at every reload, after the extensions'): widgets
-    /// installed since (an app's drop-in added) start disabled on a device with a managing
-    /// host, until the user adds them; what users added to removed extensions is forgotten,
-    /// the rest restored; hosts that listed get their new list.
+    /// not in the last configuration applied, by this run or the one before a restart (an
+    /// app's drop-in added while running or stopped), start disabled on a device with a
+    /// managing host, until the user adds them, even if an earlier install of the same id was
+    /// enabled; at the very first start every widget keeps its `enabled`. What users added to removed extensions is forgotten, the rest
+    /// restored; hosts that listed get their new list.
     package func configure(_ configuration: Configuration) {
         hosts = Dictionary(configuration.hosts.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         externalHosts = configuration.supervisor.externalHosts
@@ -88,11 +95,10 @@ extension HostServer {
         let ids = Set(configuration.extensions.map(\.id))
         if let known = gallery.configured, configuration.hosts.contains(where: \.manage) {
             let installed = configuration.extensions.filter {
-                $0.point == .widget && !known.contains($0.id) && extensions.enabledChoices[$0.id] == nil
+                $0.point == .widget && !known.contains($0.id)
             }
             reportFailure { () throws(RequestRejection) in try extensions.setEnabled(false, for: installed.map(\.id)) }
         }
-        gallery.configured = ids
         reportFailure { () throws(RequestRejection) in try gallery.keepOnly(ids) }
         for (id, added) in gallery.saved.instances where extensions.records[id]?.spec.point == .widget {
             for (name, instance) in added where !extensions.hasInstance(id, name) {
@@ -135,7 +141,8 @@ extension HostServer {
     func freeUnusedInstances(of host: ConnectedHost) {
         for widget in host.shownOrUsed {
             guard let name = widget.instance, !gallery.isAdded(widget.extensionID, name),
-                  !connections.values.contains(where: { $0.uses(widget) }) else { continue }
+                !connections.values.contains(where: { $0.uses(widget) })
+            else { continue }
             extensions.removeInstance(widget.extensionID, name, because: "no connected host uses instance \"\(name)\" any more")
         }
     }
@@ -177,7 +184,8 @@ extension HostServer {
 
     func arrange(_ request: HostToSupervisor.Arrange, from host: ConnectedHost) {
         let ids = request.widgets.map(\.extensionID)
-        manage(request.id, ids.first, "arrange", from: host, others: ids.dropFirst(), answer: SupervisorToHost.arrangeResult) { manager throws(RequestRejection) in
+        manage(request.id, ids.first, "arrange", from: host, others: ids.dropFirst(), answer: SupervisorToHost.arrangeResult) {
+            manager throws(RequestRejection) in
             guard places(request.place) != nil else { throw .unknownPlace(request.place ?? "") }
             try gallery.arrange(host: manager, place: request.place, request.widgets)
         }
@@ -185,22 +193,26 @@ extension HostServer {
 
     /// Checks that `host` manages and may use `id` (and `others`), runs `change` with the
     /// managing host's id, answers with `answer`, and tells the hosts that listed.
-    private func manage(_ requestID: RequestID, _ id: String?, _ type: String, from host: ConnectedHost, others: some Sequence<String> = [],
-                        answer: (SupervisorToHost.ManageResult) -> SupervisorToHost,
-                        _ change: (String) throws(RequestRejection) -> Void) {
+    private func manage(
+        _ requestID: RequestID, _ id: String?, _ type: String, from host: ConnectedHost, others: some Sequence<String> = [],
+        answer: (SupervisorToHost.ManageResult) -> SupervisorToHost,
+        _ change: (String) throws(RequestRejection) -> Void
+    ) {
         let refusal: String?
         if let manager = manager(host) {
-            refusal = ([id].compactMap { $0 } + others).lazy.compactMap { extensionID -> String? in
-                guard let record = self.extensions.records[extensionID] else { return RequestRejection.unknown(extensionID).description }
-                return host.peer.refusal(of: extensionID, ownedBy: record.spec.app, hosts: self.hosts)
-            }.first ?? {
-                do throws(RequestRejection) {
-                    try change(manager)
-                    return nil
-                } catch {
-                    return error.description
-                }
-            }()
+            refusal =
+                ([id].compactMap { $0 } + others).lazy.compactMap { extensionID -> String? in
+                    guard let record = self.extensions.records[extensionID] else { return RequestRejection.unknown(extensionID).description }
+                    return host.peer.refusal(of: extensionID, ownedBy: record.spec.app, hosts: self.hosts)
+                }.first
+                ?? {
+                    do throws(RequestRejection) {
+                        try change(manager)
+                        return nil
+                    } catch {
+                        return error.description
+                    }
+                }()
         } else {
             refusal = "\(type) is for hosts with manage = true in their [hosts.ID] table (a gallery); \(host.peer) is not one"
         }
@@ -227,8 +239,9 @@ struct ListedState {
 extension WidgetParameter {
     /// As `list` tells it, in `locale`.
     func info(locale: String?) -> SupervisorToHost.ParameterInfo {
-        var info = SupervisorToHost.ParameterInfo(name: name, type: kind.name, displayName: displayName?.text(for: locale),
-                                                  defaultValue: defaultValue.json)
+        var info = SupervisorToHost.ParameterInfo(
+            name: name, type: kind.name, displayName: displayName?.text(for: locale),
+            defaultValue: defaultValue.json)
         switch kind {
         case .text(let maxLength): info.maxLength = maxLength
         case .choice(let choices): info.choices = choices

@@ -52,9 +52,11 @@ package final class HostServer {
     /// Binds `path` with mode 0666: apps run under uids of their own, and every peer is told
     /// apart by its cgroup instead.
     /// `inherited`: the socket systemd passed for `path` (socket activation).
-    package init(loop: EventLoop, path: String, inherited: Int32? = nil, extensions: ExtensionCoordinator, events: EventLog,
-         openInApp: @escaping (_ url: String, _ app: String, _ source: String) throws(OpenURLError) -> Void,
-         identify: @escaping (pid_t) -> HostPeer) throws(SystemError) {
+    package init(
+        loop: EventLoop, path: String, inherited: Int32? = nil, extensions: ExtensionCoordinator, events: EventLog,
+        openInApp: @escaping (_ url: String, _ app: String, _ source: String) throws(OpenURLError) -> Void,
+        identify: @escaping (pid_t) -> HostPeer
+    ) throws(SystemError) {
         self.loop = loop
         self.openInApp = openInApp
         self.extensions = extensions
@@ -275,16 +277,22 @@ package final class HostServer {
         case .pull(let request):
             noteEnvironment(request.environment, of: [request.extensionID])
             guard let limits = placeLimits(request.place, for: host, id: request.id),
-                  admitsInstance(request.instance, of: request.extensionID, for: host, id: request.id) else { return }
+                admitsInstance(request.instance, of: request.extensionID, for: host, id: request.id)
+            else { return }
             // Unless it waits, an expired snapshot is answered at once; the update's outcome
             // follows as a push (a subscriber gets a newData push anyway, once).
-            let revalidated: ((PullOutcome) -> Void)? = request.wait == true ? nil : { [weak self, weak host] outcome in
-                guard let host, outcome.result != .newData || !host.subscriptions.contains(request.extensionID) else { return }
-                self?.answerLater(host, .snapshot(outcome.snapshot(id: nil, extensionID: request.extensionID)))
-            }
+            let revalidated: ((PullOutcome) -> Void)? =
+                request.wait == true
+                ? nil
+                : { [weak self, weak host] outcome in
+                    guard let host, outcome.result != .newData || !host.subscriptions.contains(request.extensionID) else { return }
+                    self?.answerLater(host, .snapshot(outcome.snapshot(id: nil, extensionID: request.extensionID)))
+                }
             do {
-                try extensions.pull(request.extensionID, mode: request.mode, maxSize: request.maxSize,
-                                    placeLimit: limits[request.mode], instance: request.instance, params: request.params, revalidated: revalidated) { [weak self, weak host] outcome in
+                try extensions.pull(
+                    request.extensionID, mode: request.mode, maxSize: request.maxSize,
+                    placeLimit: limits[request.mode], instance: request.instance, params: request.params, revalidated: revalidated
+                ) { [weak self, weak host] outcome in
                     self?.answerLater(host, .snapshot(outcome.snapshot(id: request.id, extensionID: request.extensionID)))
                 }
                 // Once accepted: the extension exists and the instance is within its limit.
@@ -303,7 +311,8 @@ package final class HostServer {
             noteEnvironment(request.environment, of: request.extensions)
             if let instance = request.instance {
                 guard placeLimits(request.place, for: host, id: request.id) != nil,
-                      request.extensions.allSatisfy({ admitsInstance(instance, of: $0, for: host, id: request.id) }) else { return }
+                    request.extensions.allSatisfy({ admitsInstance(instance, of: $0, for: host, id: request.id) })
+                else { return }
                 do {
                     // All checked before any is subscribed.
                     for id in request.extensions { _ = try extensions.usableRecord(id, point: .widget) }

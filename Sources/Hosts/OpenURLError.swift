@@ -3,7 +3,7 @@ package func URLScheme(of url: String) -> String? {
     guard let colon = url.firstIndex(of: ":") else { return nil }
     let scheme = url[..<colon]
     guard let first = scheme.first, first.isASCII, first.isLetter,
-          scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+        scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
     else { return nil }
     return scheme.lowercased()
 }

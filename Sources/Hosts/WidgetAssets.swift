@@ -12,8 +12,10 @@ struct WidgetAssets {
     static let maxBytes = 512 * 1024
 
     /// The content type of each accepted file name extension.
-    static let contentTypes = ["png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif",
-                               "webp": "image/webp", "svg": "image/svg+xml"]
+    static let contentTypes = [
+        "png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif",
+        "webp": "image/webp", "svg": "image/svg+xml",
+    ]
 
     enum Failure: Error, CustomStringConvertible {
         case badName(String)
@@ -63,8 +65,13 @@ struct WidgetAssets {
     static func contentType(of name: String) -> String? {
         let bytes = Array(name.utf8)
         guard (1...128).contains(bytes.count), bytes[0] != UInt8(ascii: "."),
-              bytes.allSatisfy({ $0 < 0x80 && (Character(Unicode.Scalar($0)).isLetter || Character(Unicode.Scalar($0)).isNumber || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")) }),
-              let dot = name.lastIndex(of: ".") else { return nil }
+            bytes.allSatisfy({
+                $0 < 0x80
+                    && (Character(Unicode.Scalar($0)).isLetter || Character(Unicode.Scalar($0)).isNumber || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_")
+                        || $0 == UInt8(ascii: "-"))
+            }),
+            let dot = name.lastIndex(of: ".")
+        else { return nil }
         return contentTypes[name[name.index(after: dot)...].lowercased()]
     }
 }

@@ -26,7 +26,7 @@ public final class CounterFile {
         let value: UInt64? = withUnsafeBytes(of: &buffer) { raw in
             let fields = raw[..<count].split(whereSeparator: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\n") })
             guard index < fields.count, !fields[index].isEmpty, fields[index].count <= 19,
-                  fields[index].allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+                fields[index].allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
             else { return nil }
             return fields[index].reduce(0) { $0 &* 10 &+ UInt64($1 - UInt8(ascii: "0")) }
         }

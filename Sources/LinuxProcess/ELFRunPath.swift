@@ -17,7 +17,8 @@ public enum ELFRunPath {
         let entrySize = Int(header.integer(at: 54, size: 2))
         let entryCount = Int(header.integer(at: 56, size: 2))
         guard entrySize >= 56, entryCount <= 64,
-              let table = read(fd, at: programHeaders, count: entrySize * entryCount) else { return [] }
+            let table = read(fd, at: programHeaders, count: entrySize * entryCount)
+        else { return [] }
         // Virtual address ranges of the loaded segments (to find the string table) and the dynamic section.
         var loads: [(address: UInt64, offset: UInt64, size: UInt64)] = []
         var dynamic: (offset: Int, size: Int)?
@@ -47,8 +48,8 @@ public enum ELFRunPath {
             if tag == 0 { break }
         }
         guard let stringTable, let pathOffset = runPath ?? rPath,
-              let segment = loads.first(where: { stringTable >= $0.address && stringTable < $0.address + $0.size }),
-              let text = read(fd, at: Int(segment.offset + (stringTable - segment.address) + pathOffset), count: 4096)
+            let segment = loads.first(where: { stringTable >= $0.address && stringTable < $0.address + $0.size }),
+            let text = read(fd, at: Int(segment.offset + (stringTable - segment.address) + pathOffset), count: 4096)
         else { return [] }
         let origin = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         return String(decoding: text.prefix { $0 != 0 }, as: UTF8.self)

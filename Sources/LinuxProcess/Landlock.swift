@@ -1,7 +1,8 @@
+import CLinux
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CLinux
 
 /// The kernel's Landlock file-system sandbox: which ABI it offers, and rulesets built
 /// once in the parent and applied by the spawner between clone and exec.

@@ -1,7 +1,8 @@
+import CLinux
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CLinux
 
 /// An owned pidfd: a race-free handle on one process (signals never reach a
 /// recycled pid). Readable when the process exits, so the event loop can watch

@@ -54,7 +54,7 @@ public struct ProcessMemory: Equatable, Sendable {
     private static func kibibytes(_ field: Substring.UTF8View.SubSequence) -> UInt64? {
         let parts = field.split(whereSeparator: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") })
         guard parts.count == 2, parts[1].elementsEqual("kB".utf8), !parts[0].isEmpty,
-              parts[0].allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), parts[0].count <= 18
+            parts[0].allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), parts[0].count <= 18
         else { return nil }
         return parts[0].reduce(0) { $0 * 10 + UInt64($1 - UInt8(ascii: "0")) } * 1024
     }

@@ -1,7 +1,8 @@
+import CLinux
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CLinux
 
 /// Starts processes with the C spawner: the child is set up entirely in C
 /// between fork and exec, and any failure up to exec comes back as a
@@ -95,29 +96,30 @@ public enum Spawner {
     /// Names the failed step with what it acted on.
     private static func failure(of result: ext_spawn_result, request: SpawnRequest, executablePath: String) -> SpawnError {
         let child = executablePath
-        let subject: (SpawnError.Step, String) = switch result.failed_step {
-        case EXT_SPAWN_STEP_PIPE: (.reportPipe, "for \(child)")
-        case EXT_SPAWN_STEP_SLOTS: (.descriptorSlots, child)
-        case EXT_SPAWN_STEP_CLONE: (.clone, cloneSubject(request.cgroup, child: child))
-        case EXT_SPAWN_STEP_PIDFD: (.processDescriptor, child)
-        case EXT_SPAWN_STEP_SIGNALS: (.resetSignals, result.detail > 0 ? "\(child) (signal \(result.detail))" : child)
-        case EXT_SPAWN_STEP_SETSID: (.newSession, child)
-        case EXT_SPAWN_STEP_PARENT_DEATH: (.parentDeathSignal, child)
-        case EXT_SPAWN_STEP_CGROUP: (.joinCgroup, procsFile(request.cgroup, index: Int(result.detail)))
-        case EXT_SPAWN_STEP_OOM_SCORE_ADJ: (.oomScoreAdjustment, "\(request.oomScoreAdjustment ?? 0)")
-        case EXT_SPAWN_STEP_SETGROUPS: (.supplementaryGroups, "of user \(request.user ?? "\(getuid())")")
-        case EXT_SPAWN_STEP_SETGID: (.groupID, request.group ?? request.user ?? "")
-        case EXT_SPAWN_STEP_SETUID: (.userID, request.user ?? "")
-        case EXT_SPAWN_STEP_CHDIR: (.workingDirectory, request.workingDirectory ?? "")
-        case EXT_SPAWN_STEP_STDIO: (.standardIO, child)
-        case EXT_SPAWN_STEP_EXTENSION_FD: (.extensionSocket, child)
-        case EXT_SPAWN_STEP_CLOSE_FDS: (.closeDescriptors, child)
-        case EXT_SPAWN_STEP_NETWORK: (.isolateNetwork, child)
-        case EXT_SPAWN_STEP_NO_NEW_PRIVS: (.noNewPrivileges, child)
-        case EXT_SPAWN_STEP_LANDLOCK: (.landlock, "\(child) (ABI \(request.sandbox?.fileSystem?.abi ?? 0))")
-        case EXT_SPAWN_STEP_SECCOMP: (.seccomp, child)
-        default: (.exec, child)
-        }
+        let subject: (SpawnError.Step, String) =
+            switch result.failed_step {
+            case EXT_SPAWN_STEP_PIPE: (.reportPipe, "for \(child)")
+            case EXT_SPAWN_STEP_SLOTS: (.descriptorSlots, child)
+            case EXT_SPAWN_STEP_CLONE: (.clone, cloneSubject(request.cgroup, child: child))
+            case EXT_SPAWN_STEP_PIDFD: (.processDescriptor, child)
+            case EXT_SPAWN_STEP_SIGNALS: (.resetSignals, result.detail > 0 ? "\(child) (signal \(result.detail))" : child)
+            case EXT_SPAWN_STEP_SETSID: (.newSession, child)
+            case EXT_SPAWN_STEP_PARENT_DEATH: (.parentDeathSignal, child)
+            case EXT_SPAWN_STEP_CGROUP: (.joinCgroup, procsFile(request.cgroup, index: Int(result.detail)))
+            case EXT_SPAWN_STEP_OOM_SCORE_ADJ: (.oomScoreAdjustment, "\(request.oomScoreAdjustment ?? 0)")
+            case EXT_SPAWN_STEP_SETGROUPS: (.supplementaryGroups, "of user \(request.user ?? "\(getuid())")")
+            case EXT_SPAWN_STEP_SETGID: (.groupID, request.group ?? request.user ?? "")
+            case EXT_SPAWN_STEP_SETUID: (.userID, request.user ?? "")
+            case EXT_SPAWN_STEP_CHDIR: (.workingDirectory, request.workingDirectory ?? "")
+            case EXT_SPAWN_STEP_STDIO: (.standardIO, child)
+            case EXT_SPAWN_STEP_EXTENSION_FD: (.extensionSocket, child)
+            case EXT_SPAWN_STEP_CLOSE_FDS: (.closeDescriptors, child)
+            case EXT_SPAWN_STEP_NETWORK: (.isolateNetwork, child)
+            case EXT_SPAWN_STEP_NO_NEW_PRIVS: (.noNewPrivileges, child)
+            case EXT_SPAWN_STEP_LANDLOCK: (.landlock, "\(child) (ABI \(request.sandbox?.fileSystem?.abi ?? 0))")
+            case EXT_SPAWN_STEP_SECCOMP: (.seccomp, child)
+            default: (.exec, child)
+            }
         return SpawnError(subject.0, subject.1, errno: result.error)
     }
 

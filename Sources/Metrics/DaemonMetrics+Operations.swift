@@ -25,8 +25,9 @@ extension DaemonMetrics {
     func operationFamilies() -> [MetricFamily] {
         var exits = MetricFamily("extensiond_process_exits_total", .counter, help: "Runs that ended, whatever the reason.")
         var restarts = MetricFamily("extensiond_process_restarts_total", .counter, help: "Restarts scheduled after a host or app exited.")
-        var warnings = MetricFamily("extensiond_memory_warnings_total", .counter,
-                                    help: "memoryWarning messages sent, by level: high (its memory_high), warn (the tree's pressure.warn).")
+        var warnings = MetricFamily(
+            "extensiond_memory_warnings_total", .counter,
+            help: "memoryWarning messages sent, by level: high (its memory_high), warn (the tree's pressure.warn).")
         var capacity = MetricFamily("extensiond_refresh_budget_tokens", .gauge, help: "Refresh tokens an extension's budget holds when full (refresh.burst).")
         for process in registry.ordered {
             let labels: MetricLabels = [("kind", process.kind.rawValue), ("name", process.name)]
@@ -52,8 +53,9 @@ extension DaemonMetrics {
 
         var connected = MetricFamily("extensiond_hosts_connected", .gauge, help: "Host connections open now.")
         var accepted = MetricFamily("extensiond_host_connections_total", .counter, help: "Host connections accepted.")
-        var dropped = MetricFamily("extensiond_hosts_dropped_total", .counter,
-                                   help: "Host connections closed by the daemon, by reason: behind (did not read in time), limit (one too many), refused (not allowed).")
+        var dropped = MetricFamily(
+            "extensiond_hosts_dropped_total", .counter,
+            help: "Host connections closed by the daemon, by reason: behind (did not read in time), limit (one too many), refused (not allowed).")
         connected.add([], Double(figures.hostsConnected))
         accepted.add([], Double(figures.hostsAccepted))
         for (reason, count) in figures.hostsDropped.sorted(by: { $0.key < $1.key }) {

@@ -18,8 +18,10 @@ package final class DaemonMetrics {
     let events: EventLog
     let operations: () -> OperationFigures
 
-    package init(loop: EventLoop, registry: ProcessRegistry, cgroups: CgroupRoot, extensions: ExtensionCoordinator, pressure: MemoryPressure,
-                 events: EventLog, operations: @escaping () -> OperationFigures) {
+    package init(
+        loop: EventLoop, registry: ProcessRegistry, cgroups: CgroupRoot, extensions: ExtensionCoordinator, pressure: MemoryPressure,
+        events: EventLog, operations: @escaping () -> OperationFigures
+    ) {
         self.loop = loop
         self.registry = registry
         self.cgroups = cgroups
@@ -46,10 +48,12 @@ package final class DaemonMetrics {
         var launches = MetricFamily("extensiond_process_launches_total", .counter, help: "Processes spawned for it.")
         var suspensions = MetricFamily("extensiond_process_suspensions_total", .counter, help: "Times an idle extension was frozen (suspend_after).")
         var kills = MetricFamily("extensiond_process_kills_total", .counter, help: "Runs killed by the daemon or the kernel, by reason.")
-        var dropped = MetricFamily("extensiond_process_output_dropped_bytes_total", .counter,
-                                   help: "Output bytes not captured: past the capture rate, or not writable.")
-        var launchSeconds = MetricFamily("extensiond_launch_duration_seconds", .histogram,
-                                         help: "Spawn until running (hosts, apps) or until ready (extensions).")
+        var dropped = MetricFamily(
+            "extensiond_process_output_dropped_bytes_total", .counter,
+            help: "Output bytes not captured: past the capture rate, or not writable.")
+        var launchSeconds = MetricFamily(
+            "extensiond_launch_duration_seconds", .histogram,
+            help: "Spawn until running (hosts, apps) or until ready (extensions).")
         var pulls = MetricFamily("extensiond_pulls_total", .counter, help: "Host pulls of an extension, by how they were answered.")
         var pullSeconds = MetricFamily("extensiond_pull_duration_seconds", .histogram, help: "A host's pull until its snapshot was sent.")
         var results = MetricFamily("extensiond_update_results_total", .counter, help: "Update results of an extension, by result.")
@@ -103,10 +107,12 @@ package final class DaemonMetrics {
         if let bytes = report.criticalBytes { critical.add([], Double(bytes)) }
         var level = MetricFamily("extensiond_pressure_level", .gauge, help: "Memory pressure as the daemon sees it: 0 none, 1 low, 2 critical.")
         level.add([], Double(["none": 0, "low": 1, "critical": 2][report.level] ?? 0))
-        var waiting = MetricFamily("extensiond_pressure_memory_waiting_seconds_total", .counter,
-                                   help: "PSI 'some' total: time at least one task stalled on memory, system-wide or in the daemon's subtree.")
-        var stalled = MetricFamily("extensiond_pressure_memory_stalled_seconds_total", .counter,
-                                   help: "PSI 'full' total: time all non-idle tasks stalled on memory, system-wide or in the daemon's subtree.")
+        var waiting = MetricFamily(
+            "extensiond_pressure_memory_waiting_seconds_total", .counter,
+            help: "PSI 'some' total: time at least one task stalled on memory, system-wide or in the daemon's subtree.")
+        var stalled = MetricFamily(
+            "extensiond_pressure_memory_stalled_seconds_total", .counter,
+            help: "PSI 'full' total: time all non-idle tasks stalled on memory, system-wide or in the daemon's subtree.")
         for (scope, path) in pressure.stallFiles {
             guard let totals = PressureStallAverages.read(path)?.totalMicroseconds else { continue }
             if let some = totals["some"] { waiting.add([("scope", scope)], Double(some) / 1_000_000) }

@@ -34,10 +34,11 @@ public struct JournalLogHandler: LogHandler {
         text = DaemonLogRing.bounded(text)
         let stamped = "\(WallClock.iso8601()) \(event.level) " + text
         ring?.append(stamped)
-        var line = switch format {
-        case .journald: "<\(Self.priority(event.level))>" + text
-        case .terminal: stamped
-        }
+        var line =
+            switch format {
+            case .journald: "<\(Self.priority(event.level))>" + text
+            case .terminal: stamped
+            }
         line += "\n"
         _ = line.utf8.withContiguousStorageIfAvailable { write(STDERR_FILENO, $0.baseAddress, $0.count) }
     }

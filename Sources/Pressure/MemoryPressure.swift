@@ -25,13 +25,16 @@ package final class MemoryPressure {
 
     /// `throttle`: who sets the v2 `memory.high` of the tree's root.
     /// `lastUsed`: when a process last served a request, if it has.
-    package init(loop: EventLoop, tree: CgroupTree, throttle: RootThrottle, registry: ProcessRegistry, supervisor: ProcessSupervisor,
-         events: EventLog, lastUsed: @escaping (SupervisedProcess) -> MonotonicInstant?) {
+    package init(
+        loop: EventLoop, tree: CgroupTree, throttle: RootThrottle, registry: ProcessRegistry, supervisor: ProcessSupervisor,
+        events: EventLog, lastUsed: @escaping (SupervisedProcess) -> MonotonicInstant?
+    ) {
         self.tree = tree
         monitor = PressureMonitor(loop: loop, tree: tree, throttle: throttle, events: events)
         warnings = MemoryWarnings(loop: loop, events: events)
-        responder = PressureResponder(loop: loop, registry: registry, supervisor: supervisor, events: events, tree: tree, warnings: warnings,
-                                      lastUsed: lastUsed)
+        responder = PressureResponder(
+            loop: loop, registry: registry, supervisor: supervisor, events: events, tree: tree, warnings: warnings,
+            lastUsed: lastUsed)
         admission = AdmissionGate(loop: loop, tree: tree, registry: registry)
         monitor.onTrigger = { [unowned self] trigger in
             self.responder.respond(to: trigger, watermarks: self.monitor.watermarks)
@@ -80,7 +83,9 @@ package final class MemoryPressure {
             cgroupBackend: tree.version.rawValue, budgetBytes: watermarks?.budgetBytes, usageBytes: usage,
             warnBytes: watermarks?.thresholds.warnBytes, lowBytes: watermarks?.thresholds.lowBytes, criticalBytes: watermarks?.thresholds.criticalBytes,
             level: "\(watermarks?.thresholds.level(forUsage: usage) ?? .none)", psi: psi,
-            mechanisms: monitor.mechanisms + ["kernel OOM kills attributed per process (\(tree.version == .v1 ? "memory.oom_control eventfd" : "memory.events watch"))"]
+            mechanisms: monitor.mechanisms + [
+                "kernel OOM kills attributed per process (\(tree.version == .v1 ? "memory.oom_control eventfd" : "memory.events watch"))"
+            ]
         )
     }
 }

@@ -78,8 +78,9 @@ final class MemoryWarnings {
             warned.append((process.name, run, (try? run.group.memoryUsage()) ?? 0))
         }
         let holdings = warned.map { "\($0.name) \($0.before >> 20)M" }.joined(separator: ", ")
-        events.record(.memoryWarning, nil, reason: "warn",
-                      "tree at \(workingSet >> 20)M crossed pressure.warn \(watermark >> 20)M: warned \(warned.count) extensions (\(holdings))")
+        events.record(
+            .memoryWarning, nil, reason: "warn",
+            "tree at \(workingSet >> 20)M crossed pressure.warn \(watermark >> 20)M: warned \(warned.count) extensions (\(holdings))")
         guard !warned.isEmpty else { return }
         freedCheck = loop.addTimer(after: Self.freeingTime) { [unowned self] in
             self.freedCheck = nil
@@ -89,8 +90,9 @@ final class MemoryWarnings {
                 total += before - min(before, after)
                 return "\(name) \(before >> 20)M→\(after >> 20)M"
             }
-            self.events.record(.memoryWarning, nil, reason: "warn",
-                               "\(Self.freeingTime.formatted) after the pressure.warn warning the extensions had freed \(total >> 20)M (\(changes.joined(separator: ", ")))")
+            self.events.record(
+                .memoryWarning, nil, reason: "warn",
+                "\(Self.freeingTime.formatted) after the pressure.warn warning the extensions had freed \(total >> 20)M (\(changes.joined(separator: ", ")))")
         }
     }
 

@@ -41,10 +41,15 @@ package final class PressureMonitor {
 
     /// What is armed, for `supervisorctl pressure`.
     var mechanisms: [String] {
-        let thresholds = usageThresholds.isEmpty ? [] : [
-            "v1 usage threshold eventfds at warn, at low less its re-check band and at critical, plus the unmapped file cache (\(thresholdOffset) bytes)",
-        ]
-        let rechecks = watermarks.map { ["re-checks every \(Self.recheckInterval.formatted) while the working set is at or above \($0.thresholds.recheckBytes) bytes"] } ?? []
+        let thresholds =
+            usageThresholds.isEmpty
+            ? []
+            : [
+                "v1 usage threshold eventfds at warn, at low less its re-check band and at critical, plus the unmapped file cache (\(thresholdOffset) bytes)"
+            ]
+        let rechecks =
+            watermarks.map { ["re-checks every \(Self.recheckInterval.formatted) while the working set is at or above \($0.thresholds.recheckBytes) bytes"] }
+            ?? []
         return thresholds + otherMechanisms + rechecks
     }
 
@@ -79,8 +84,11 @@ package final class PressureMonitor {
         usageThresholds.removeAll()
         otherMechanisms.removeAll()
         watermarks = configuration.supervisor.memoryBudget.map { budget in
-            PressureWatermarks(budgetBytes: budget.bytes, thresholds: PressureThresholds(
-                budget: budget.bytes, warn: configuration.pressure.warn?.fraction, low: configuration.pressure.low.fraction, critical: configuration.pressure.critical.fraction))
+            PressureWatermarks(
+                budgetBytes: budget.bytes,
+                thresholds: PressureThresholds(
+                    budget: budget.bytes, warn: configuration.pressure.warn?.fraction, low: configuration.pressure.low.fraction,
+                    critical: configuration.pressure.critical.fraction))
         }
         defer { onTrigger?(PressureTrigger(cause: .armed, time: .current())) }
         if tree.version == .v2 { shapeReclaim(configuration, warnBytes: watermarks?.thresholds.warnBytes) }
@@ -209,8 +217,8 @@ package final class PressureMonitor {
     /// the new ones cannot be set.
     private func follow(unmappedCache: UInt64) {
         guard !usageThresholds.isEmpty, let thresholds = watermarks?.thresholds,
-              max(unmappedCache, thresholdOffset) - min(unmappedCache, thresholdOffset) > Self.thresholdSlack,
-              let moved = try? usageThresholds(thresholds, offset: unmappedCache)
+            max(unmappedCache, thresholdOffset) - min(unmappedCache, thresholdOffset) > Self.thresholdSlack,
+            let moved = try? usageThresholds(thresholds, offset: unmappedCache)
         else { return }
         usageThresholds = moved
         thresholdOffset = unmappedCache

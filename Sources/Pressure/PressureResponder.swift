@@ -5,6 +5,7 @@ import EventLoop
 import ExtensiondPolicy
 import LinuxProcess
 import Processes
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -50,8 +51,10 @@ final class PressureResponder {
     /// When a process last served a request; the policy spares the most recently used.
     private let lastUsed: (SupervisedProcess) -> MonotonicInstant?
 
-    init(loop: EventLoop, registry: ProcessRegistry, supervisor: ProcessSupervisor, events: EventLog, tree: CgroupTree, warnings: MemoryWarnings,
-         lastUsed: @escaping (SupervisedProcess) -> MonotonicInstant?) {
+    init(
+        loop: EventLoop, registry: ProcessRegistry, supervisor: ProcessSupervisor, events: EventLog, tree: CgroupTree, warnings: MemoryWarnings,
+        lastUsed: @escaping (SupervisedProcess) -> MonotonicInstant?
+    ) {
         self.loop = loop
         self.registry = registry
         self.warnings = warnings
@@ -69,8 +72,9 @@ final class PressureResponder {
     /// its victim is gone.
     func respond(to trigger: PressureTrigger, watermarks: PressureWatermarks?) {
         guard episode == nil else { return }
-        let steps = PressureEpisode(triggeredAt: trigger.time.policyInstant, byStall: trigger.cause == .stall, thresholds: watermarks?.thresholds,
-                                    warning: warning, emptyTimeout: Self.emptyTimeout, reclaimFirst: tree.root.canReclaim)
+        let steps = PressureEpisode(
+            triggeredAt: trigger.time.policyInstant, byStall: trigger.cause == .stall, thresholds: watermarks?.thresholds,
+            warning: warning, emptyTimeout: Self.emptyTimeout, reclaimFirst: tree.root.canReclaim)
         episode = (steps, trigger.cause, watermarks)
         perform(steps.start())
     }
@@ -187,8 +191,9 @@ final class PressureResponder {
     }
 
     private func record(_ kill: PressureKill, watermarks: PressureWatermarks?) {
-        var record = KillRecord(band: "\(kill.victim.band)", triggerUs: kill.trigger.microseconds, decisionUs: kill.decision.microseconds,
-                                signalUs: kill.signal.microseconds, emptyUs: kill.empty?.microseconds)
+        var record = KillRecord(
+            band: "\(kill.victim.band)", triggerUs: kill.trigger.microseconds, decisionUs: kill.decision.microseconds,
+            signalUs: kill.signal.microseconds, emptyUs: kill.empty?.microseconds)
         record.lastBelowLowUs = kill.lastBelowLow?.microseconds
         record.rssBytes = kill.victim.residentBytes
         record.growthBytes = kill.victim.growthBytes
@@ -197,10 +202,11 @@ final class PressureResponder {
         record.psiSomeAvg10 = PressureStallAverages.read(PressureStallAverages.systemFile)?.someAverage10
         record.memoryRelease = kill.memoryRelease?.description
         let budget = watermarks.map { " of \(Self.mebibytes($0.budgetBytes))" } ?? ""
-        events.record(.kill, kill.victim.id, reason: kill.reason.rawValue,
-                      "\(kill.level) memory pressure (\(kill.cause.map { "\($0.rawValue) trigger" } ?? "still, after the previous kill")), "
-                          + "tree at \(Self.mebibytes(kill.treeUsageBytes))\(budget): killed \(kill.victim.band) holding \(Self.mebibytes(kill.victim.residentBytes)) (grew \(Self.mebibytes(kill.victim.growthBytes)))",
-                      kill: record)
+        events.record(
+            .kill, kill.victim.id, reason: kill.reason.rawValue,
+            "\(kill.level) memory pressure (\(kill.cause.map { "\($0.rawValue) trigger" } ?? "still, after the previous kill")), "
+                + "tree at \(Self.mebibytes(kill.treeUsageBytes))\(budget): killed \(kill.victim.band) holding \(Self.mebibytes(kill.victim.residentBytes)) (grew \(Self.mebibytes(kill.victim.growthBytes)))",
+            kill: record)
     }
 
     private static func mebibytes(_ bytes: UInt64) -> String {

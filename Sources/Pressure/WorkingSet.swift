@@ -28,7 +28,9 @@ enum WorkingSet {
     /// read); `nil` when even the usage cannot be read.
     static func read(_ group: ControlGroup) -> Reading? {
         guard let usage = try? group.memoryUsage() else { return nil }
-        guard let stat = FileSystem.read(group.description + "/memory.stat").map({ String(decoding: $0, as: UTF8.self) }) else { return Reading(usage: usage, workingSet: usage) }
+        guard let stat = FileSystem.read(group.description + "/memory.stat").map({ String(decoding: $0, as: UTF8.self) }) else {
+            return Reading(usage: usage, workingSet: usage)
+        }
         return Reading(usage: usage, workingSet: bytes(usage: usage, stat: stat, version: group.version))
     }
 
@@ -36,7 +38,8 @@ enum WorkingSet {
     static func bytes(usage: UInt64, stat: some StringProtocol, version: CgroupVersion) -> UInt64 {
         let fields = values(inStat: stat)
         // v1 reports the hierarchy's totals under `total_`; v2's figures are hierarchical.
-        let names = version == .v1
+        let names =
+            version == .v1
             ? (cache: "total_cache", shared: "total_shmem", mapped: "total_mapped_file")
             : (cache: "file", shared: "shmem", mapped: "file_mapped")
         let cache = fields[names.cache] ?? 0

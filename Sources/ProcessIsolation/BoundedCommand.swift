@@ -1,5 +1,5 @@
-import Glibc
 import EventLoop
+import Glibc
 import LinuxProcess
 import Sockets
 
@@ -37,8 +37,10 @@ enum BoundedCommand {
             let left = deadline.since(.current())
             guard left > .zero else { break }
             // A negative fd is skipped: stderr at its end would wake poll at once.
-            var watched = [pollfd(fd: child.descriptor.fileDescriptor, events: Int16(POLLIN), revents: 0),
-                           pollfd(fd: stderrOpen ? ends[0] : -1, events: Int16(POLLIN), revents: 0)]
+            var watched = [
+                pollfd(fd: child.descriptor.fileDescriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: stderrOpen ? ends[0] : -1, events: Int16(POLLIN), revents: 0),
+            ]
             _ = poll(&watched, 2, Int32(left.wholeMicroseconds / 1000 + 1))
             if stderrOpen { stderrOpen = read(ends[0], into: &output) }
             exit = try? child.descriptor.exitStatusIfExited()

@@ -37,9 +37,13 @@ package final class DiskVolumes {
     init(stateDirectory: String, runsAsRoot: Bool) {
         self.stateDirectory = stateDirectory
         mkfs = Self.mkfsCandidates.first { access($0, X_OK) == 0 }
-        if !runsAsRoot { unavailable = "the daemon is not root (mounting a file system needs it)" }
-        else if access("/dev/loop-control", R_OK | W_OK) != 0 { unavailable = "there is no /dev/loop-control" }
-        else if mkfs == nil { unavailable = "mkfs.ext4 is not installed (e2fsprogs)" }
+        if !runsAsRoot {
+            unavailable = "the daemon is not root (mounting a file system needs it)"
+        } else if access("/dev/loop-control", R_OK | W_OK) != 0 {
+            unavailable = "there is no /dev/loop-control"
+        } else if mkfs == nil {
+            unavailable = "mkfs.ext4 is not installed (e2fsprogs)"
+        }
     }
 
     /// Mounts the volume `name` of `size` bytes on `directory` (made before, empty or
@@ -47,8 +51,10 @@ package final class DiskVolumes {
     /// directory is bounded, else why it is not: volumes are unavailable, `directory` holds
     /// files from before it was bounded, or `state_dir` has no room for the volume now (a
     /// later launch tries again).
-    func bound(_ directory: String, name: String, size: UInt64, owner: (uid: uid_t, gid: gid_t)?,
-               reserve: UInt64) throws(SystemError) -> String? {
+    func bound(
+        _ directory: String, name: String, size: UInt64, owner: (uid: uid_t, gid: gid_t)?,
+        reserve: UInt64
+    ) throws(SystemError) -> String? {
         if let unavailable { return unavailable }
         let image = stateDirectory + "/volumes/" + name + ".img"
         // Checked each time: an operator may have unmounted it.

@@ -17,8 +17,10 @@ package struct GroupAccess {
 
     /// Answers a `defaults` request of `writer`, the app `app` or one of its extensions;
     /// a write is answered once it is saved.
-    package func perform(_ request: ExtensionToSupervisor.Defaults, forAppOf app: String, by writer: DefaultsWriter,
-                 reply: @escaping (SupervisorToExtension.DefaultsResult.Outcome) -> Void) {
+    package func perform(
+        _ request: ExtensionToSupervisor.Defaults, forAppOf app: String, by writer: DefaultsWriter,
+        reply: @escaping (SupervisorToExtension.DefaultsResult.Outcome) -> Void
+    ) {
         guard let groups = groupsOfApp[app], groups.contains(request.group) else {
             return reply(.error("group \"\(request.group)\" does not belong to app \"\(app)\""))
         }

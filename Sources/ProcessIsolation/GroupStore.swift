@@ -52,8 +52,10 @@ package final class GroupStore {
 
     /// Runs one `defaults` request of `writer` on `group`; `reply` is called once, at once
     /// for a read or a refusal, after the save for a write.
-    package func perform(_ operation: DefaultsOperation, group: String, key: String?, value: JSONValue?,
-                 by writer: DefaultsWriter, reply: @escaping Reply) {
+    package func perform(
+        _ operation: DefaultsOperation, group: String, key: String?, value: JSONValue?,
+        by writer: DefaultsWriter, reply: @escaping Reply
+    ) {
         do throws(GroupStoreError) {
             let current = try load(group)
             switch operation {
@@ -85,8 +87,10 @@ package final class GroupStore {
         }
     }
 
-    private func write(_ value: JSONValue?, at key: String, of group: String, by writer: DefaultsWriter,
-                       reply: @escaping Reply) throws(GroupStoreError) {
+    private func write(
+        _ value: JSONValue?, at key: String, of group: String, by writer: DefaultsWriter,
+        reply: @escaping Reply
+    ) throws(GroupStoreError) {
         var write: (content: DefaultsContent, waiting: [Reply])
         if let accepted = pending[group] { write = accepted } else { write = (try load(group), []) }
         if value == nil && write.content[key] == nil && write.waiting.isEmpty { return reply(.success(.null)) }

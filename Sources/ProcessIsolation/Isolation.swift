@@ -48,7 +48,8 @@ package final class Isolation {
         stateDirectory = configuration.supervisor.stateDirectory
         volumes = DiskVolumes(stateDirectory: stateDirectory, runsAsRoot: runsAsRoot)
         settings = configuration.supervisor
-        identities = runsAsRoot
+        identities =
+            runsAsRoot
             ? IdentityBook(stateDirectory: stateDirectory, range: settings.userRange) { events.record(.error, nil, $0) }
             : nil
         let requested = getenv(Self.landlockOverrideVariable).flatMap { Int(String(cString: $0)) }
@@ -190,7 +191,8 @@ package final class Isolation {
 
     /// Who processes run as and what sandbox is available, in words (start-up log, `version`).
     package var summary: String {
-        let users = identities == nil
+        let users =
+            identities == nil
             ? "not root: every process runs as the daemon's uid \(geteuid()), without per-app users or group walls"
             : "per-app users from \(settings.userRange.lowerBound)-\(settings.userRange.upperBound)"
         let landlock = landlockABI > 0 ? "Landlock ABI \(landlockABI)" : "no Landlock (sandbox_required = \(settings.sandboxRequired))"

@@ -49,9 +49,10 @@ package final class RemovedApps {
 
     /// The apps `configuration` declares, with what each owns.
     static func ownership(_ configuration: Configuration) -> [String: Ownership] {
-        Dictionary(uniqueKeysWithValues: configuration.apps.map { app in
-            (app.id, Ownership(extensions: configuration.extensions.filter { $0.app == app.id }.map(\.id), groups: app.groups))
-        })
+        Dictionary(
+            uniqueKeysWithValues: configuration.apps.map { app in
+                (app.id, Ownership(extensions: configuration.extensions.filter { $0.app == app.id }.map(\.id), groups: app.groups))
+            })
     }
 
     /// At start and after each reload: sets aside what the apps of the last config

@@ -33,15 +33,21 @@ package struct CgroupRoot {
         try tree.claim()
         for stale in try tree.removeStaleGroups() {
             let outcome = stale.failure.map { "could not be removed: \($0)" } ?? "removed"
-            events.record(.cleanup, stale.id, "stale \(stale.kind.rawValue) cgroup from a previous run: killed \(stale.killedProcesses.count) process(es), \(outcome)")
+            events.record(
+                .cleanup, stale.id, "stale \(stale.kind.rawValue) cgroup from a previous run: killed \(stale.killedProcesses.count) process(es), \(outcome)")
         }
         let shared = try tree.root.processes().contains { $0 != getpid() }
         isOwned = settings.cgroup != nil || (!shared && !systemdOwnsRoot)
-        throttle = isOwned ? .cgroupFile
-            : systemdOwnsRoot ? .systemdUnit(SystemdUnitProperties(unit: String(tree.root.description.split(separator: "/").last ?? "")))
-            : .none
+        throttle =
+            isOwned
+            ? .cgroupFile
+            : systemdOwnsRoot
+                ? .systemdUnit(SystemdUnitProperties(unit: String(tree.root.description.split(separator: "/").last ?? "")))
+                : .none
         if !isOwned, settings.memoryBudget != nil {
-            let reason = systemdOwnsRoot ? "systemd owns the service's cgroup (set MemoryMax= in a drop-in)"
+            let reason =
+                systemdOwnsRoot
+                ? "systemd owns the service's cgroup (set MemoryMax= in a drop-in)"
                 : "\(tree.root) is shared with other processes (set supervisor.cgroup to give extensiond its own)"
             logger.notice("no hard limit set at memory_budget: \(reason)")
         }

@@ -26,23 +26,28 @@ package final class EmptyGroupWait {
 
     /// Starts waiting for `group`; `onEnd` runs once, on the loop, with whether the group
     /// emptied and when. When it is empty already, `onEnd` runs before this returns.
-    package init(loop: EventLoop, group: ControlGroup, until deadline: MonotonicInstant,
-         onEnd: @escaping (_ emptied: Bool, _ at: MonotonicInstant) -> Void) {
+    package init(
+        loop: EventLoop, group: ControlGroup, until deadline: MonotonicInstant,
+        onEnd: @escaping (_ emptied: Bool, _ at: MonotonicInstant) -> Void
+    ) {
         self.group = group
         self.onEnd = onEnd
         guard !check() else { return }
         // A process that is gone already cannot be opened; the next reading drops it.
         for pid in (try? group.processes()) ?? [] {
             guard let descriptor = try? ProcessDescriptor.open(pid: pid),
-                  let source = try? loop.addIO(fd: descriptor.fileDescriptor, events: .readable, handler: { [unowned self] _ in self.exited(pid) })
+                let source = try? loop.addIO(fd: descriptor.fileDescriptor, events: .readable, handler: { [unowned self] _ in self.exited(pid) })
             else { continue }
             exits.append((descriptor, source))
         }
         if let watch = try? group.populationWatch(),
-           let source = try? loop.addIO(fd: watch.fileDescriptor, events: .readable, handler: { [unowned self] _ in
-               _ = try? self.population?.watch.acknowledge()
-               self.check()
-           }) {
+            let source = try? loop.addIO(
+                fd: watch.fileDescriptor, events: .readable,
+                handler: { [unowned self] _ in
+                    _ = try? self.population?.watch.acknowledge()
+                    self.check()
+                })
+        {
             population = (watch, source)
         }
         reread = try? loop.addTimer(after: Self.rereadInterval) { [unowned self] in

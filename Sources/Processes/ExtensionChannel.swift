@@ -21,10 +21,12 @@ package final class ExtensionChannel {
 
     /// Takes ownership of `fd`. `onEndOfFile` runs when the extension closed its end (or it
     /// failed), not when the daemon closes the channel.
-    init(loop: EventLoop, fd: Int32,
-         onMessage: @escaping (ExtensionToSupervisor) -> Void,
-         onViolation: @escaping (ProtocolError) -> Void,
-         onEndOfFile: @escaping () -> Void) throws(SystemError) {
+    init(
+        loop: EventLoop, fd: Int32,
+        onMessage: @escaping (ExtensionToSupervisor) -> Void,
+        onViolation: @escaping (ProtocolError) -> Void,
+        onEndOfFile: @escaping () -> Void
+    ) throws(SystemError) {
         self.onMessage = onMessage
         self.onViolation = onViolation
         self.onEndOfFile = onEndOfFile

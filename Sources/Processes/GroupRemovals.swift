@@ -59,9 +59,12 @@ package final class GroupRemovals {
                 events.record(.error, name, "remove \(group): \(error)")
                 return settle(group)
             }
-            pending[group.name] = (nil, try? loop.addTimer(after: Self.retryInterval) { [unowned self] in
-                self.attemptRemoval(group, of: name, until: deadline)
-            })
+            pending[group.name] = (
+                nil,
+                try? loop.addTimer(after: Self.retryInterval) { [unowned self] in
+                    self.attemptRemoval(group, of: name, until: deadline)
+                }
+            )
         }
     }
 

@@ -1,7 +1,7 @@
 import Cgroup
 import EventLoop
-import Glibc
 import ExtensiondPolicy
+import Glibc
 import LinuxProcess
 
 /// One run of a supervised process: its pid and pidfd, its cgroup, and the event

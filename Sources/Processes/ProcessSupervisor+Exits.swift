@@ -48,8 +48,9 @@ extension ProcessSupervisor {
         if let peak = try? run.group.memoryPeak() { process.statistics.peakMemoryBytes = max(process.statistics.peakMemoryBytes, peak) }
         retire(run, of: process, mainReaped: how.mainReaped)
         let reason = run.stopReason ?? .exited
-        events.record(.exit, process.name, reason: reason.rawValue, "pid \(run.pid) \(how.description) after \(ranFor.formatted)",
-                      figures: [("PID", "\(run.pid)")] + how.figures + [("RUN_US", "\(ranFor.wholeMicroseconds)")])
+        events.record(
+            .exit, process.name, reason: reason.rawValue, "pid \(run.pid) \(how.description) after \(ranFor.formatted)",
+            figures: [("PID", "\(run.pid)")] + how.figures + [("RUN_US", "\(ranFor.wholeMicroseconds)")])
         if run.stopReason == nil && !how.isClean {
             process.lastError = how.description
         }
@@ -99,7 +100,8 @@ extension ProcessSupervisor {
             }
         case .fatal:
             process.state = .fatal
-            events.record(.fatal, process.name, reason: reason.rawValue, "failed to start \(process.restartPolicy.maxRetries + 1) times in a row; start it by hand")
+            events.record(
+                .fatal, process.name, reason: reason.rawValue, "failed to start \(process.restartPolicy.maxRetries + 1) times in a row; start it by hand")
         }
     }
 }

@@ -165,7 +165,8 @@ package final class ProcessSupervisor {
             run.exitWatch = try loop.addChildExit(pidfd: spawned.descriptor.fileDescriptor) { [unowned self, unowned process] exit in
                 self.runExited(process, exit)
             }
-            let capture = process.capture.flatMap { $0.bytesPerSecond == process.outputRate ? $0 : nil }
+            let capture =
+                process.capture.flatMap { $0.bytesPerSecond == process.outputRate ? $0 : nil }
                 ?? OutputCapture(loop: loop, log: process.output, bytesPerSecond: process.outputRate)
             process.capture = capture
             run.output = [
@@ -189,18 +190,21 @@ package final class ProcessSupervisor {
         }
         watchOOM(process, run)
         if !isExtension { process.statistics.recordLaunch(MonotonicInstant.current().since(launchedAt)) }
-        events.record(.launch, process.name, "launched pid \(spawned.pid) in \(group)",
-                      figures: [("PID", "\(spawned.pid)"), ("CGROUP", "\(group)"), ("KIND", definition.kind.rawValue)])
+        events.record(
+            .launch, process.name, "launched pid \(spawned.pid) in \(group)",
+            figures: [("PID", "\(spawned.pid)"), ("CGROUP", "\(group)"), ("KIND", definition.kind.rawValue)])
         onLaunched?(process)
     }
 
     private func watchOOM(_ process: SupervisedProcess, _ run: ProcessRun) {
         run.oomKillsAtLaunch = run.group.isNew ? 0 : (try? run.group.memoryEvents().oomKills) ?? 0
         guard let source = try? run.group.oomEvents(),
-              let watch = try? loop.addIO(fd: source.fileDescriptor, events: source.readiness == .priority ? .priority : .readable, priority: .high, handler: { [unowned self, unowned process] _ in
-                  _ = try? source.acknowledge()
-                  self.oomNoticed(process)
-              })
+            let watch = try? loop.addIO(
+                fd: source.fileDescriptor, events: source.readiness == .priority ? .priority : .readable, priority: .high,
+                handler: { [unowned self, unowned process] _ in
+                    _ = try? source.acknowledge()
+                    self.oomNoticed(process)
+                })
         else { return }
         run.oomWatch = (source, watch)
     }
@@ -212,8 +216,11 @@ package final class ProcessSupervisor {
         run.oomKillsAtLaunch = kills
         process.statistics.kills[.oom, default: 0] += 1
         run.stopReason = run.stopReason ?? .oom
-        events.record(.oom, process.name, reason: StopReason.oom.rawValue, "the kernel OOM-killed a process in \(run.group) (memory_max \(process.definition.limits.memoryMax?.description ?? "none"))",
-                      figures: [("CGROUP", "\(run.group)"), ("OOM_KILLS", "\(kills)")] + (process.definition.limits.memoryMax.map { [("MEMORY_MAX_BYTES", "\($0.bytes)")] } ?? []))
+        events.record(
+            .oom, process.name, reason: StopReason.oom.rawValue,
+            "the kernel OOM-killed a process in \(run.group) (memory_max \(process.definition.limits.memoryMax?.description ?? "none"))",
+            figures: [("CGROUP", "\(run.group)"), ("OOM_KILLS", "\(kills)")]
+                + (process.definition.limits.memoryMax.map { [("MEMORY_MAX_BYTES", "\($0.bytes)")] } ?? []))
     }
 
     // MARK: Readiness and signals
@@ -322,7 +329,8 @@ package final class ProcessSupervisor {
         let family = roots.union(escaped)
         let outsiders = escaped.subtracting([run.pid]).sorted().compactMap { pid -> ProcessDescriptor? in
             guard let descriptor = try? ProcessDescriptor.open(pid: pid),
-                  let parent = ProcessTree.entry(of: pid)?.parent, family.contains(parent) else { return nil }
+                let parent = ProcessTree.entry(of: pid)?.parent, family.contains(parent)
+            else { return nil }
             return descriptor
         }
 
@@ -338,8 +346,9 @@ package final class ProcessSupervisor {
         }
         if !escaped.isEmpty {
             let pids = escaped.sorted().map { $0 == run.pid ? "\($0) (the main process)" : "\($0)" }.joined(separator: ", ")
-            events.record(.kill, process.name, reason: (run.stopReason ?? .exited).rawValue,
-                          "pid \(pids) had left \(run.group): killed through pidfd")
+            events.record(
+                .kill, process.name, reason: (run.stopReason ?? .exited).rawValue,
+                "pid \(pids) had left \(run.group): killed through pidfd")
         }
         return signalled
     }
@@ -376,8 +385,10 @@ package final class ProcessSupervisor {
     }
 
     /// A connection that logs what the child writes to `stream`.
-    private func outputConnection(_ fd: Int32, _ stream: StandardStream, capture: OutputCapture,
-                                  of process: SupervisedProcess) throws(SystemError) -> Connection {
+    private func outputConnection(
+        _ fd: Int32, _ stream: StandardStream, capture: OutputCapture,
+        of process: SupervisedProcess
+    ) throws(SystemError) -> Connection {
         try Connection(
             loop: loop, fd: fd,
             onData: { connection, bytes in capture.take(bytes, from: stream, on: connection) },
@@ -398,8 +409,10 @@ package final class ProcessSupervisor {
 
     /// Children get the daemon's environment without what systemd meant for the daemon.
     private static func inheritedEnvironment() -> [String: String] {
-        let daemonOnly: Set<String> = ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID",
-                                       "LISTEN_FDNAMES", "EXTENSIOND_SOCKET", "INVOCATION_ID", "JOURNAL_STREAM"]
+        let daemonOnly: Set<String> = [
+            "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID",
+            "LISTEN_FDNAMES", "EXTENSIOND_SOCKET", "INVOCATION_ID", "JOURNAL_STREAM",
+        ]
         var environment: [String: String] = [:]
         var entry = environ
         while let pointer = entry.pointee {

@@ -30,7 +30,8 @@ public enum UnixSocket {
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             raw.baseAddress!.advanced(by: abstract ? 1 : 0).copyMemory(from: bytes, byteCount: bytes.count)
         }
-        let length = abstract
+        let length =
+            abstract
             ? MemoryLayout<sockaddr_un>.offset(of: \.sun_path)! + 1 + bytes.count
             : MemoryLayout<sockaddr_un>.size
         return try withUnsafePointer(to: &address) { (pointer) throws(SystemError) -> R in

@@ -64,8 +64,10 @@ public final class Daemon: ControlledDaemon {
     /// `logRing` is where `logger`'s handler keeps the last lines; `echoOutput` copies the
     /// supervised processes' output to stderr as well; `systemdService` sends output and
     /// events to `journal` (the system's by default).
-    public init(configuration: Configuration, configPath: String, logger: Logger, logRing: DaemonLogRing = DaemonLogRing(),
-                echoOutput: Bool = false, systemdService: Bool = false, journal: JournalWriting = SystemdJournal()) throws(SupervisorError) {
+    public init(
+        configuration: Configuration, configPath: String, logger: Logger, logRing: DaemonLogRing = DaemonLogRing(),
+        echoOutput: Bool = false, systemdService: Bool = false, journal: JournalWriting = SystemdJournal()
+    ) throws(SupervisorError) {
         Self.raiseFileLimit()
         Self.raiseSchedulingPriority(logger: logger)
         let settings = configuration.supervisor
@@ -96,15 +98,18 @@ public final class Daemon: ControlledDaemon {
         } catch {
             throw .cgroup(error)
         }
-        let isolation = Isolation(configuration: configuration, groups: GroupStore(stateDirectory: settings.stateDirectory, events: events, clock: loop),
-                                  runsAsRoot: geteuid() == 0, events: events)
+        let isolation = Isolation(
+            configuration: configuration, groups: GroupStore(stateDirectory: settings.stateDirectory, events: events, clock: loop),
+            runsAsRoot: geteuid() == 0, events: events)
         removedApps = RemovedApps(stateDirectory: settings.stateDirectory, isolation: isolation)
-        supervisor = ProcessSupervisor(loop: loop, tree: cgroups.tree, events: events, isolation: isolation,
-                                       hostSocket: settings.runtimeDirectory + "/host.sock")
-        extensions = ExtensionCoordinator(clock: loop, processes: SupervisedExtensions(supervisor: supervisor, registry: registry),
-                                          events: events, store: store, groups: isolation.groups)
-        pressure = MemoryPressure(loop: loop, tree: cgroups.tree, throttle: cgroups.throttle, registry: registry, supervisor: supervisor, events: events,
-                                  lastUsed: { [extensions] process in extensions.records[process.name]?.lastUsed })
+        supervisor = ProcessSupervisor(
+            loop: loop, tree: cgroups.tree, events: events, isolation: isolation,
+            hostSocket: settings.runtimeDirectory + "/host.sock")
+        extensions = ExtensionCoordinator(
+            clock: loop, processes: SupervisedExtensions(supervisor: supervisor, registry: registry), events: events, store: store, groups: isolation.groups)
+        pressure = MemoryPressure(
+            loop: loop, tree: cgroups.tree, throttle: cgroups.throttle, registry: registry, supervisor: supervisor, events: events,
+            lastUsed: { [extensions] process in extensions.records[process.name]?.lastUsed })
         settleRemovedApps()
         connectComponents()
     }
@@ -122,8 +127,9 @@ public final class Daemon: ControlledDaemon {
     }
 
     /// The answers to `supervisorctl`.
-    private lazy var commands = ControlCommands(loop: loop, events: events, registry: registry, cgroups: cgroups, supervisor: supervisor,
-                                                extensions: extensions, pressure: pressure, logRing: logRing, daemon: self)
+    private lazy var commands = ControlCommands(
+        loop: loop, events: events, registry: registry, cgroups: cgroups, supervisor: supervisor,
+        extensions: extensions, pressure: pressure, logRing: logRing, daemon: self)
 
     /// Who tells whom: launches, exits and messages flow from the supervisor to the
     /// extension coordinator, the pressure response and the hosts.
@@ -193,28 +199,30 @@ public final class Daemon: ControlledDaemon {
         let controlPath = settings.runtimeDirectory + "/control.sock", hostPath = settings.runtimeDirectory + "/host.sock"
         var activated = ActivatedSockets()
         do {
-            control = try ControlServer(loop: loop, path: controlPath, inherited: activated.take(path: controlPath),
-                                        access: ControlAccess(settings)) { [commands] request, session in
+            control = try ControlServer(
+                loop: loop, path: controlPath, inherited: activated.take(path: controlPath), access: ControlAccess(settings)
+            ) { [commands] request, session in
                 commands.handle(request, session)
             }
             control?.onRefused = { [unowned self] _, refusal in self.events.record(.error, nil, "control.sock: \(refusal)") }
             control?.isSupervised = { [unowned self] pid in self.supervisedProcess(pid, among: ProcessKind.allCases) != nil }
-            hosts = try HostServer(loop: loop, path: hostPath, inherited: activated.take(path: hostPath), extensions: extensions, events: events,
-                                   openInApp: { [unowned self] url, app, source throws(OpenURLError) in
-                                       try self.open(url, from: source, onlyIn: app)
-                                   }) { [unowned self] pid in
-                self.hostPeer(pid)
-            }
+            hosts = try HostServer(
+                loop: loop, path: hostPath, inherited: activated.take(path: hostPath), extensions: extensions, events: events,
+                openInApp: { [unowned self] url, app, source throws(OpenURLError) in
+                    try self.open(url, from: source, onlyIn: app)
+                }
+            ) { [unowned self] pid in self.hostPeer(pid) }
             hosts?.dataRoot = settings.stateDirectory + "/data"
             hosts?.followCoordinator()
             applyHostRules()
             watchDropIns()
             if let address = settings.metricsListen {
-                let figures = DaemonMetrics(loop: loop, registry: registry, cgroups: cgroups, extensions: extensions, pressure: pressure,
-                                            events: events) { [unowned self] in
-                    OperationFigures(reloads: self.reloads, hostsConnected: self.hosts?.connectedCount ?? 0,
-                                     hostsAccepted: self.hosts?.accepted ?? 0,
-                                     hostsDropped: self.hosts?.dropped ?? ["behind": 0, "limit": 0, "refused": 0])
+                let figures = DaemonMetrics(
+                    loop: loop, registry: registry, cgroups: cgroups, extensions: extensions, pressure: pressure, events: events
+                ) { [unowned self] in
+                    OperationFigures(
+                        reloads: self.reloads, hostsConnected: self.hosts?.connectedCount ?? 0, hostsAccepted: self.hosts?.accepted ?? 0,
+                        hostsDropped: self.hosts?.dropped ?? ["behind": 0, "limit": 0, "refused": 0])
                 }
                 metrics = try MetricsServer(loop: loop, address: address) {
                     ExpositionText.render(figures.metricFamilies())
@@ -240,9 +248,10 @@ public final class Daemon: ControlledDaemon {
         }
         watchdog = Watchdog(loop: loop)
         defer { watchdog = nil }
-        logger.info("extensiond \(extensiondVersion) serving \(settings.runtimeDirectory)/control.sock", metadata: [
+        let metadata: Logger.Metadata = [
             "config": "\(configPath)", "cgroup": "\(cgroups.tree.root)", "backend": "\(cgroups.tree.version)", "watchdog": "\(watchdog != nil)",
-        ])
+        ]
+        logger.info("extensiond \(extensiondVersion) serving \(settings.runtimeDirectory)/control.sock", metadata: metadata)
         if geteuid() != 0 || supervisor.isolation.landlockABI == 0 {
             logger.warning("isolation: \(supervisor.isolation.summary)")
         }
@@ -429,10 +438,11 @@ public final class Daemon: ControlledDaemon {
             }
         }
         startAutostarted()
-        let counts = [("HOSTS", next.hosts.count), ("APPS", next.apps.count), ("EXTENSIONS", next.extensions.count),
-                      ("ADDED", changes.added.count), ("CHANGED", changes.changed.count), ("REMOVED", changes.removed.count)]
-        events.record(.reload, nil, "reloaded \(configPath): \(summary); added \(changes.added.count), changed \(changes.changed.count), removed \(changes.removed.count)\(ControlCommands.restartNote(changes))",
-                      figures: [("CONFIG", configPath)] + counts.map { ($0.0, "\($0.1)") })
+        let sizes = [("HOSTS", next.hosts.count), ("APPS", next.apps.count), ("EXTENSIONS", next.extensions.count)]
+        let counts = sizes + [("ADDED", changes.added.count), ("CHANGED", changes.changed.count), ("REMOVED", changes.removed.count)]
+        let added = "added \(changes.added.count), changed \(changes.changed.count), removed \(changes.removed.count)"
+        let message = "reloaded \(configPath): \(summary); \(added)\(ControlCommands.restartNote(changes))"
+        events.record(.reload, nil, message, figures: [("CONFIG", configPath)] + counts.map { ($0.0, "\($0.1)") })
         return changes
     }
 }

@@ -12,7 +12,8 @@ extension Daemon {
         guard url.utf8.count <= OpenURLError.maxURLBytes else { throw .tooLong(url.utf8.count) }
         guard let scheme = URLScheme(of: url) else { throw .notAURL(url) }
         guard let app = configuration.apps.first(where: { $0.urlSchemes.contains(scheme) }),
-              let process = registry[app.id] else { throw .noApp(scheme: scheme) }
+            let process = registry[app.id]
+        else { throw .noApp(scheme: scheme) }
         if let allowedApp, app.id != allowedApp { throw .otherApp(scheme: scheme, owner: app.id, allowed: allowedApp) }
         let launched = !process.isAlive
         if launched {

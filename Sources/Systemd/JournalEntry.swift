@@ -33,7 +33,9 @@ public struct JournalEntry: Sendable, Equatable {
 
     public static func isValidName(_ name: String) -> Bool {
         guard let first = name.utf8.first, first != UInt8(ascii: "_"), name.utf8.count <= 64 else { return false }
-        return name.utf8.allSatisfy { ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z")) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: "_") }
+        return name.utf8.allSatisfy {
+            ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z")) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: "_")
+        }
     }
 
     public static func == (left: JournalEntry, right: JournalEntry) -> Bool {

@@ -32,7 +32,8 @@ final class ReceiverQueue {
             guard fd >= 0 else { return false }
         }
         let connect = { (address: UnsafePointer<sockaddr>, length: socklen_t) in Glibc.connect(self.fd, address, length) == 0 }
-        let connected = address.hasPrefix("@")
+        let connected =
+            address.hasPrefix("@")
             ? (try? UnixSocket.withAbstractAddress(String(address.dropFirst()), connect)) ?? false
             : (try? UnixSocket.withAddress(address, connect)) ?? false
         guard connected else { return false }

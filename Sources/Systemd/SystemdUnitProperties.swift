@@ -21,8 +21,10 @@ public struct SystemdUnitProperties: Sendable {
         let bus = try connect()
         defer { sd_bus_flush_close_unref(bus) }
         var message: OpaquePointer?
-        try check("SetUnitProperties", sd_bus_message_new_method_call(
-            bus, &message, "org.freedesktop.systemd1", "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager", "SetUnitProperties"))
+        try check(
+            "SetUnitProperties",
+            sd_bus_message_new_method_call(
+                bus, &message, "org.freedesktop.systemd1", "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager", "SetUnitProperties"))
         defer { sd_bus_message_unref(message) }
         var runtime: Int32 = 1
         var value = bytes ?? UInt64.max
@@ -38,8 +40,9 @@ public struct SystemdUnitProperties: Sendable {
         defer { sd_bus_error_free(&error) }
         let status = sd_bus_call(bus, message, Self.timeoutMicroseconds, &error, nil)
         guard status >= 0 else {
-            throw BusError(operation: "SetUnitProperties(\(unit), MemoryHigh=\(bytes.map(String.init) ?? "infinity"))",
-                           name: error.name.map { String(cString: $0) }, message: error.message.map { String(cString: $0) }, errno: -status)
+            throw BusError(
+                operation: "SetUnitProperties(\(unit), MemoryHigh=\(bytes.map(String.init) ?? "infinity"))",
+                name: error.name.map { String(cString: $0) }, message: error.message.map { String(cString: $0) }, errno: -status)
         }
     }
 
@@ -55,7 +58,9 @@ public struct SystemdUnitProperties: Sendable {
         }
         bus = nil
         let status = sd_bus_open_system(&bus)
-        guard status >= 0, let bus else { throw BusError(operation: "connect to systemd (/run/systemd/private, then the system bus)", name: nil, message: nil, errno: -status) }
+        guard status >= 0, let bus else {
+            throw BusError(operation: "connect to systemd (/run/systemd/private, then the system bus)", name: nil, message: nil, errno: -status)
+        }
         return bus
     }
 

@@ -22,7 +22,8 @@ extension TOMLParser {
             value = try array(depth: depth)
         case UInt8(ascii: "{")?:
             value = try inlineTable(depth: depth)
-        case let byte? where Self.isDigit(byte) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
+        case let byte?
+        where Self.isDigit(byte) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
             || byte == UInt8(ascii: "i") || byte == UInt8(ascii: "n"):
             value = try numberOrDateTime()
         default:

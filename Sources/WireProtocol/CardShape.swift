@@ -20,7 +20,8 @@ public enum CardShape {
     /// What is wrong with the card, or `nil` when it keeps every bound.
     public static func problem(with card: JSONValue) -> String? {
         guard case .object(let fields) = card else { return "a card is a JSON object" }
-        if let version = fields["version"], case .string = version {} else if fields["version"] != nil {
+        if let version = fields["version"], case .string = version {
+        } else if fields["version"] != nil {
             return "version is not a string"
         }
         for list in ["body", "actions"] {
@@ -48,7 +49,8 @@ public enum CardShape {
             for key in fields.keys.sorted() {
                 let child = fields[key]!
                 if elementLists.contains(key), case .array(let items) = child,
-                   let index = items.firstIndex(where: { !isElement($0, in: key) }) {
+                    let index = items.firstIndex(where: { !isElement($0, in: key) })
+                {
                     return "\(path).\(key)[\(index)]: an element is an object with a string type"
                 }
                 if let problem = check(child, path: "\(path).\(key)", depth: depth + 1, objects: &objects) { return problem }

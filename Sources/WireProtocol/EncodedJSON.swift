@@ -1,3 +1,5 @@
+import JSON
+
 /// One JSON value that has already been encoded, so that messages can carry it without
 /// re-encoding: the daemon keeps each snapshot in this form and serves every cached pull
 /// from the same bytes.
@@ -34,9 +36,18 @@ extension EncodedJSON: Codable {
 
 /// With the project's own coder the bytes are copied, not re-encoded.
 extension EncodedJSON: JSONNodeDecodable, JSONNodeEncodable {
-    init(node: JSONNode, codingPath: [any CodingKey]) throws {
+    package init(node: JSONNode, codingPath: [any CodingKey]) throws {
         self = try JSONValue(node: node, codingPath: codingPath).encoded()
     }
 
-    var outputNode: JSONOutputNode { .raw(bytes) }
+    package var outputNode: JSONOutputNode { .raw(bytes) }
+}
+
+extension JSONValue {
+    /// This value as compact JSON bytes, ready to be embedded with ``EncodedJSON``.
+    public func encoded() -> EncodedJSON {
+        var bytes: [UInt8] = []
+        write(to: &bytes)
+        return EncodedJSON(trustedBytes: bytes)
+    }
 }

@@ -161,7 +161,8 @@ public enum ExtensionToSupervisor: Hashable, Sendable {
             id = try container.decode(RequestID.self, forKey: .id)
             group = try container.decodeBoundedString(forKey: .group, maxBytes: WireLimits.maxIdentifierBytes)
             op = try container.decode(DefaultsOperation.self, forKey: .op)
-            key = op == .list
+            key =
+                op == .list
                 ? try container.decodeBoundedStringIfPresent(forKey: .key, maxBytes: WireLimits.maxDefaultsKeyBytes)
                 : try container.decodeBoundedString(forKey: .key, maxBytes: WireLimits.maxDefaultsKeyBytes)
             if op == .set {

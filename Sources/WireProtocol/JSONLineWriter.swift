@@ -1,3 +1,5 @@
+import JSON
+
 /// Writes one message line by hand, for the hot paths where going through the general
 /// encoder would cost more than the work itself (cached `snapshot` answers, `update`s).
 /// Inlinable: HostProtocol writes cached pull answers with it from another module.

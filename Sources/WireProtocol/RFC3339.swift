@@ -20,14 +20,14 @@ public enum RFC3339 {
     public static func date(from text: String) -> UnixTime? {
         var scanner = DigitScanner(Array(text.utf8))
         guard let year = scanner.number(digits: 4), scanner.skip("-"),
-              let month = scanner.number(digits: 2), scanner.skip("-"),
-              let day = scanner.number(digits: 2), scanner.skip(oneOf: "Tt "),
-              let hour = scanner.number(digits: 2), scanner.skip(":"),
-              let minute = scanner.number(digits: 2), scanner.skip(":"),
-              let second = scanner.number(digits: 2)
+            let month = scanner.number(digits: 2), scanner.skip("-"),
+            let day = scanner.number(digits: 2), scanner.skip(oneOf: "Tt "),
+            let hour = scanner.number(digits: 2), scanner.skip(":"),
+            let minute = scanner.number(digits: 2), scanner.skip(":"),
+            let second = scanner.number(digits: 2)
         else { return nil }
         guard (1...12).contains(month), (1...CivilDate.daysIn(month: month, year: year)).contains(day),
-              hour < 24, minute < 60, second <= 60
+            hour < 24, minute < 60, second <= 60
         else { return nil }
 
         var fraction = 0.0
@@ -39,7 +39,8 @@ public enum RFC3339 {
         if scanner.skip(oneOf: "Zz") {
             offsetSeconds = 0
         } else if let sign = scanner.sign(), let offsetHours = scanner.number(digits: 2), scanner.skip(":"),
-                  let offsetMinutes = scanner.number(digits: 2), offsetHours < 24, offsetMinutes < 60 {
+            let offsetMinutes = scanner.number(digits: 2), offsetHours < 24, offsetMinutes < 60
+        {
             offsetSeconds = sign * (offsetHours * 3600 + offsetMinutes * 60)
         } else {
             return nil

@@ -39,7 +39,14 @@ extension KeyedDecodingContainer {
     /// only, at most ``RenderEnvironment/maxLocaleBytes``; `scale` in ``RenderEnvironment/scales``.
     package func decodeRenderEnvironment(colorScheme: Key, locale: Key, scale: Key) throws -> RenderEnvironment {
         let tag = try decodeBoundedStringIfPresent(forKey: locale, maxBytes: RenderEnvironment.maxLocaleBytes)
-        if let tag, tag.isEmpty || !tag.utf8.allSatisfy({ $0 < 0x80 && ($0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || Character(Unicode.Scalar($0)).isLetter || Character(Unicode.Scalar($0)).isNumber) }) {
+        if let tag,
+            tag.isEmpty
+                || !tag.utf8.allSatisfy({
+                    $0 < 0x80
+                        && ($0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || Character(Unicode.Scalar($0)).isLetter
+                            || Character(Unicode.Scalar($0)).isNumber)
+                })
+        {
             throw DecodingError.dataCorruptedError(forKey: locale, in: self, debugDescription: "not a locale tag (letters, digits, '-')")
         }
         let factor = try decodeIfPresent(Double.self, forKey: scale)

@@ -1,3 +1,5 @@
+import JSON
+
 /// Decodes the common shape of a `result` from its parsed tree without the `Decodable`
 /// containers: every update ends with one, and the containers (existential boxes, coding
 /// paths, generic metadata) cost more than the rest of reading it.
@@ -53,7 +55,7 @@ enum ResultFastPath {
         case .string(let text) where text == "never": return .never
         case .object(let members):
             guard members.count == 1, members[0].key == "after", case .string(let text) = members[0].value,
-                  let date = RFC3339.date(from: text)
+                let date = RFC3339.date(from: text)
             else { return nil }
             return .after(date)
         default: return nil

@@ -18,8 +18,10 @@ extension SupervisorToExtension {
         public var scale: Double?
 
         /// Creates the value from its fields.
-        public init(id: RequestID, verb: String, data: JSONValue, mode: DisplayMode, maxSize: Size, instance: String? = nil,
-                    params: JSONValue? = nil, environment: RenderEnvironment = RenderEnvironment()) {
+        public init(
+            id: RequestID, verb: String, data: JSONValue, mode: DisplayMode, maxSize: Size, instance: String? = nil,
+            params: JSONValue? = nil, environment: RenderEnvironment = RenderEnvironment()
+        ) {
             self.id = id
             self.verb = verb
             self.data = data

@@ -35,9 +35,11 @@ public enum SupervisorToExtension: Hashable, Sendable {
         public var modeChanged = false
 
         /// Creates the value from its fields.
-        public init(id: RequestID, mode: DisplayMode, maxSize: Size, reason: UpdateReason,
-                    instance: String? = nil, params: JSONValue? = nil, modeChanged: Bool = false,
-                    environment: RenderEnvironment = RenderEnvironment()) {
+        public init(
+            id: RequestID, mode: DisplayMode, maxSize: Size, reason: UpdateReason,
+            instance: String? = nil, params: JSONValue? = nil, modeChanged: Bool = false,
+            environment: RenderEnvironment = RenderEnvironment()
+        ) {
             self.id = id
             self.mode = mode
             self.maxSize = maxSize

@@ -1,3 +1,5 @@
+import JSON
+
 /// The shared machinery of the four message groups: one line of JSON in, one message out
 /// (with errors that name the message type and field), and back.
 package enum WireCoding {

@@ -37,8 +37,12 @@ private func reportingInteger<Integer>(_: Integer.Type, _ decode: () throws -> D
 
 private func wireIntegerProblem<Integer: FixedWidthInteger>(_ number: Double, range: ClosedRange<Integer>) -> String {
     let expected =
-        if range != .min ... .max { "an integer in \(range.lowerBound)...\(range.upperBound)" }
-        else if Integer.isSigned { "an integer" }
-        else { "a non-negative integer" }
+        if range != .min ... .max {
+            "an integer in \(range.lowerBound)...\(range.upperBound)"
+        } else if Integer.isSigned {
+            "an integer"
+        } else {
+            "a non-negative integer"
+        }
     return "expected \(expected), got \(number)"
 }

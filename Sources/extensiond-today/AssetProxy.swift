@@ -65,7 +65,8 @@ final class AssetProxy {
 
     private func answer(_ line: ArraySlice<UInt8>) {
         guard case .object(let fields)? = try? EncodedJSON(trustedBytes: Array(line)).decoded(),
-              case .number(let number)? = fields["id"], let waiting = pending.removeValue(forKey: UInt64(number)) else { return }
+            case .number(let number)? = fields["id"], let waiting = pending.removeValue(forKey: UInt64(number))
+        else { return }
         waiting.exchange.onClose = nil
         if case .string(let type)? = fields["contentType"], case .string(let data)? = fields["data"], let body = Base64.decode(data) {
             waiting.exchange.respond(status: .ok, type: type, body: body, headers: Self.headers)

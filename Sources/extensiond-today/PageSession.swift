@@ -29,9 +29,9 @@ final class PageSession {
         stream.send(Array("event: session\ndata: {\"session\":\"\(token)\"}\n\n".utf8))
     }
 
-    /// A message from the page (checked by ``PageMessage``), as one line.
-    func send(_ message: [UInt8]) {
-        host?.send(message + [UInt8(ascii: "\n")])
+    /// Messages from the page (checked by ``PageMessage``), one line each, in one write.
+    func send(_ lines: [[UInt8]]) {
+        host?.send(lines.flatMap { $0 + [UInt8(ascii: "\n")] })
     }
 
     func close() {

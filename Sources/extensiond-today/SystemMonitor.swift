@@ -122,12 +122,16 @@ final class SystemMonitor {
         samplesLeft = Self.keptSamples
         func number(_ value: UInt64?) -> JSONValue { value.map { .number(Double($0)) } ?? .null }
         let points: [JSONValue] = samples.map { sample in
-            .object(["t": .number(Double(sample.timeMs)), "tree": number(sample.treeBytes),
-                     "processes": .object(sample.processBytes.mapValues { .number(Double($0)) })])
+            .object([
+                "t": .number(Double(sample.timeMs)), "tree": number(sample.treeBytes),
+                "processes": .object(sample.processBytes.mapValues { .number(Double($0)) }),
+            ])
         }
         let killList: [JSONValue] = kills.map { event in
-            .object(["t": .number(Double(event.timeMs)), "name": event.name.map(JSONValue.string) ?? .null,
-                     "reason": event.reason.map(JSONValue.string) ?? .null, "message": .string(event.message)])
+            .object([
+                "t": .number(Double(event.timeMs)), "name": event.name.map(JSONValue.string) ?? .null,
+                "reason": event.reason.map(JSONValue.string) ?? .null, "message": .string(event.message),
+            ])
         }
         let report: JSONValue = .object([
             "now": .number(Double(Self.wallMilliseconds())), "error": lastError.map(JSONValue.string) ?? .null,

@@ -32,8 +32,9 @@ struct TodayArguments {
                 }
             case "--instance":
                 guard let value = rest.popFirst(), let equals = value.firstIndex(of: "="),
-                      equals != value.startIndex, value.index(after: equals) != value.endIndex,
-                      value.utf8.count <= 511 else { return .invalid("--instance needs EXTENSION=INSTANCE") }
+                    equals != value.startIndex, value.index(after: equals) != value.endIndex,
+                    value.utf8.count <= 511
+                else { return .invalid("--instance needs EXTENSION=INSTANCE") }
                 instances[String(value[..<equals]), default: []].append(String(value[value.index(after: equals)...]))
             default: return .invalid("unknown argument '\(word)'")
             }

@@ -17,7 +17,7 @@ final class TodayServer {
 
     /// Pages open at once (each holds a host connection); one more gets 503.
     static let maxSessions = 32
-    /// The longest message a page may send (the daemon's own bound on a pull's params is 4 KiB).
+    /// The longest request a page may send (the daemon's own bound on a pull's params is 4 KiB).
     static let maxMessageBytes = 64 * 1024
 
     init(loop: EventLoop, address: String, hostSocket: String, controlSocket: String, instances: [String: [String]]) throws(SystemError) {
@@ -30,8 +30,9 @@ final class TodayServer {
         // The page's browser is usually the one local peer, opening several connections at
         // once: no per-peer share, or its own parallel requests would drop each other.
         let maxClients = 2 * Self.maxSessions + 32
-        let limits = HTTPLimits(maxClients: maxClients, maxClientsPerPeer: maxClients, maxBodyBytes: Self.maxMessageBytes,
-                                requestTimeout: .seconds(10), maxQueuedBytes: 8 << 20)
+        let limits = HTTPLimits(
+            maxClients: maxClients, maxClientsPerPeer: maxClients, maxBodyBytes: Self.maxMessageBytes,
+            requestTimeout: .seconds(10), maxQueuedBytes: 8 << 20)
         http = try HTTPServer(loop: loop, address: address, limits: limits) { [unowned self] request, exchange in
             self.route(request, exchange)
         }
@@ -57,8 +58,9 @@ final class TodayServer {
         case ("GET", _), ("HEAD", _):
             guard let file = WebFiles.file(at: request.path) else { return exchange.respond(status: .notFound, text: "no page at \(request.path)") }
             let host = request.headers["host"] ?? "127.0.0.1"
-            exchange.respond(status: .ok, type: file.type, body: file.bytes, headers: WebFiles.securityHeaders(for: file, host: host),
-                             omitBody: request.method == "HEAD")
+            exchange.respond(
+                status: .ok, type: file.type, body: file.bytes, headers: WebFiles.securityHeaders(for: file, host: host),
+                omitBody: request.method == "HEAD")
         default:
             exchange.respond(status: .methodNotAllowed, text: "\(request.method) \(request.path) is not served", headers: [("Allow", "GET, HEAD, POST")])
         }
@@ -92,10 +94,10 @@ final class TodayServer {
         guard let token = request.query["session"], let session = sessions[token] else {
             return exchange.respond(status: .forbidden, text: "unknown session: open /events first")
         }
-        switch PageMessage.check(request.body) {
+        switch PageMessage.lines(of: request.body) {
         case .failure(let reason): exchange.respond(status: .badRequest, text: reason.description)
-        case .success:
-            session.send(request.body)
+        case .success(let lines):
+            session.send(lines)
             exchange.respond(status: .noContent, type: "text/plain", body: [])
         }
     }

@@ -27,11 +27,14 @@ struct WebFiles {
     /// only `/frame` (whose navigations it thereby confines too); the widget frame runs its
     /// inline scripts and reaches nothing, the network included.
     static func securityHeaders(for file: WebFiles, host: String) -> [(String, String)] {
-        let policy = file.isWidgetFrame
+        let policy =
+            file.isWidgetFrame
             ? "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'self'"
             : "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
                 + "frame-src http://\(host.filter { $0.isASCII && $0 != ";" && $0 != " " })/frame; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-        return [("Content-Security-Policy", policy), ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer"),
-                ("Cache-Control", "no-cache")]
+        return [
+            ("Content-Security-Policy", policy), ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer"),
+            ("Cache-Control", "no-cache"),
+        ]
     }
 }

@@ -6,8 +6,8 @@
 /// nor decide what to refresh (the daemon does). docs/HOSTS.md describes it.
 import EventLoop
 import Glibc
-import HostClient
 import HTTPServer
+import HostClient
 
 let usage = """
     usage: extensiond-today [--listen ADDR:PORT] [--socket PATH] [--control PATH] [--instance EXTENSION=INSTANCE]...
@@ -38,7 +38,8 @@ case .invalid(let reason): fail("\(reason)\n\(usage)")
 
 do {
     let loop = try EventLoop()
-    let today = try TodayServer(loop: loop, address: arguments.listen, hostSocket: arguments.socket, controlSocket: arguments.controlSocket, instances: arguments.instances)
+    let today = try TodayServer(
+        loop: loop, address: arguments.listen, hostSocket: arguments.socket, controlSocket: arguments.controlSocket, instances: arguments.instances)
     _ = try loop.addSignal(SIGTERM) { _ in loop.exit() }
     _ = try loop.addSignal(SIGINT) { _ in loop.exit() }
     say("extensiond-today: serving http://\(arguments.listen)/ for \(arguments.socket)")

@@ -2,10 +2,10 @@ import ControlProtocol
 import DaemonSupport
 import ExtensiondConfig
 import Glibc
-import Systemd
 import Logging
 import Output
 import Supervisor
+import Systemd
 
 /// `extensiond`: the daemon's command line.
 @main
@@ -27,12 +27,11 @@ struct Extensiond {
         switch request {
         case .help: print(DaemonUsage.help, terminator: "")
         case .version: print(extensiondVersion)
-        case .dumpHelp:
-            guard let json = try? DaemonUsage.dumpHelp() else { Glibc.exit(1) }
-            print(String(decoding: json, as: UTF8.self))
+        case .manPage: print(DaemonManPage.text, terminator: "")
         case .run(let arguments):
-            let command = Extensiond(config: arguments.config, checkConfig: arguments.checkConfig,
-                                     foreground: arguments.foreground, verbose: arguments.verbose)
+            let command = Extensiond(
+                config: arguments.config, checkConfig: arguments.checkConfig,
+                foreground: arguments.foreground, verbose: arguments.verbose)
             do {
                 try command.run()
             } catch let exit as DaemonExit {
@@ -75,8 +74,9 @@ struct Extensiond {
         }
         let logger = Logger(label: "extensiond")
         do {
-            let daemon = try Daemon(configuration: configuration, configPath: config, logger: logger, logRing: ring,
-                                    echoOutput: foreground && !service, systemdService: service)
+            let daemon = try Daemon(
+                configuration: configuration, configPath: config, logger: logger, logRing: ring,
+                echoOutput: foreground && !service, systemdService: service)
             let code = try daemon.run()
             if code != 0 { throw DaemonExit(code: code) }
         } catch let error as SupervisorError {

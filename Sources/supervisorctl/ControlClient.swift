@@ -38,7 +38,8 @@ struct ControlClient {
             do {
                 try framer.append(chunk[..<count])
             } catch {
-                throw ClientError.protocolViolation("an answer longer than \(ControlLimits.answerBytes) bytes, the control protocol's limit; ask for fewer lines or names")
+                throw ClientError.protocolViolation(
+                    "an answer longer than \(ControlLimits.answerBytes) bytes, the control protocol's limit; ask for fewer lines or names")
             }
         }
     }

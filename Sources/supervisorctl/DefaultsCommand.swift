@@ -1,11 +1,12 @@
+import ArgumentParser
+import ControlProtocol
+import WireProtocol
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ArgumentParser
-import ControlProtocol
-import WireProtocol
 
 struct DefaultsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

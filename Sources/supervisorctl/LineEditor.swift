@@ -12,8 +12,10 @@ struct LineEditor {
     /// Lines kept for ↑.
     static let historyLimit = 1000
 
-    init(prompt: String, history: [String] = [], completions: @escaping ([String]) -> [String] = { _ in [] },
-         remember: @escaping (String) -> Void = { _ in }) {
+    init(
+        prompt: String, history: [String] = [], completions: @escaping ([String]) -> [String] = { _ in [] },
+        remember: @escaping (String) -> Void = { _ in }
+    ) {
         self.prompt = prompt
         self.history = Array(history.suffix(Self.historyLimit))
         self.completions = completions

@@ -20,7 +20,8 @@ enum PressureFormat {
     static func text(_ report: PressureReport) -> String {
         var lines: [String] = []
         if let budget = report.budgetBytes, budget > 0 {
-            lines.append("usage      \(Format.bytes(report.usageBytes)) of \(Format.bytes(budget)) (\(report.usageBytes * 100 / budget)%), level \(report.level)")
+            lines.append(
+                "usage      \(Format.bytes(report.usageBytes)) of \(Format.bytes(budget)) (\(report.usageBytes * 100 / budget)%), level \(report.level)")
         } else {
             lines.append("usage      \(Format.bytes(report.usageBytes)), no memory_budget")
         }

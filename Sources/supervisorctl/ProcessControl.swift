@@ -113,9 +113,11 @@ struct Avail: ParsableCommand {
     func run() throws {
         let response = try global.call(.avail)
         global.show(response) { response in
-            Table.render(header: ["NAME", "KIND", "CONFIG", "AUTOSTART"], rows: (response.available ?? []).map {
-                [$0.name, $0.kind.rawValue, $0.inUse ? "in use" : "avail", $0.autostart ? "auto" : "manual"]
-            })
+            Table.render(
+                header: ["NAME", "KIND", "CONFIG", "AUTOSTART"],
+                rows: (response.available ?? []).map {
+                    [$0.name, $0.kind.rawValue, $0.inUse ? "in use" : "avail", $0.autostart ? "auto" : "manual"]
+                })
         }
     }
 }

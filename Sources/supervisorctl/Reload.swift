@@ -25,7 +25,8 @@ struct Reread: ParsableCommand {
         let response = try global.call(.reread)
         global.show(response) { response in
             guard let changes = response.changes else { return nil }
-            let lines = changes.added.map { "\($0): available" } + changes.changed.map { "\($0): changed" }
+            let lines =
+                changes.added.map { "\($0): available" } + changes.changed.map { "\($0): changed" }
                 + changes.removed.map { "\($0): disappeared" }
             return lines.isEmpty ? "No config updates to processes" : lines.joined(separator: "\n")
         }
@@ -45,7 +46,8 @@ struct Update: ParsableCommand {
         let response = try global.call(.update)
         global.show(response) { response in
             guard let changes = response.changes else { return response.message }
-            let lines = changes.added.map { "\($0): added" } + changes.changed.map { "\($0): updated" }
+            let lines =
+                changes.added.map { "\($0): added" } + changes.changed.map { "\($0): updated" }
                 + changes.removed.map { "\($0): removed" }
             return lines.isEmpty ? "No config updates to processes" : lines.joined(separator: "\n")
         }

@@ -18,8 +18,9 @@ struct Shell {
         var status = CLIExitCode.success
         if !first.isEmpty { status = execute(first) }
         let interactive = Terminal.isCapable(STDIN_FILENO) && isatty(STDOUT_FILENO) == 1
-        var editor = LineEditor(prompt: Self.prompt, history: interactive ? ShellHistory.load() : [],
-                                completions: completions, remember: ShellHistory.append)
+        var editor = LineEditor(
+            prompt: Self.prompt, history: interactive ? ShellHistory.load() : [],
+            completions: completions, remember: ShellHistory.append)
         while let line = interactive ? editor.readLine() : Swift.readLine() {
             let words: [String]
             do {

@@ -7,8 +7,10 @@ import Glibc
 enum ShellHistory {
     static var path: String? {
         if let explicit = environment("EXTENSIOND_HISTORY") { return explicit.isEmpty ? nil : explicit }
-        guard let state = environment("XDG_STATE_HOME").flatMap({ $0.isEmpty ? nil : $0 })
-                ?? environment("HOME").map({ $0 + "/.local/state" }) else { return nil }
+        guard
+            let state = environment("XDG_STATE_HOME").flatMap({ $0.isEmpty ? nil : $0 })
+                ?? environment("HOME").map({ $0 + "/.local/state" })
+        else { return nil }
         return state + "/extensiond/supervisorctl_history"
     }
 

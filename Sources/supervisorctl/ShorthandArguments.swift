@@ -3,10 +3,11 @@
 enum ShorthandArguments {
     static func expand(_ arguments: [String]) -> [String] {
         guard let command = arguments.firstIndex(where: { $0 == "tail" || $0 == "maintail" }) else { return arguments }
-        return Array(arguments[...command]) + arguments[(command + 1)...].flatMap { argument -> [String] in
-            let digits = argument.dropFirst()
-            guard argument.hasPrefix("-"), !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) else { return [argument] }
-            return ["-n", String(digits)]
-        }
+        return Array(arguments[...command])
+            + arguments[(command + 1)...].flatMap { argument -> [String] in
+                let digits = argument.dropFirst()
+                guard argument.hasPrefix("-"), !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) else { return [argument] }
+                return ["-n", String(digits)]
+            }
     }
 }

@@ -40,9 +40,10 @@ enum StatusColumns {
     static func row(_ entry: ProcessStatus) -> [String] {
         let memory = entry.memoryCurrentBytes.map { Format.bytes($0) + "/" + (entry.memoryLimitBytes.map(Format.bytes) ?? "max") } ?? "-"
         let update = entry.lastResult.map { result in result + (entry.lastUpdateAgeMs.map { " " + Format.milliseconds($0) + " ago" } ?? "") } ?? "-"
-        let latency = entry.updateLatencyP50Us.map { p50 in
-            Format.microseconds(p50) + "/" + (entry.updateLatencyP99Us.map(Format.microseconds) ?? "-")
-        } ?? "-"
+        let latency =
+            entry.updateLatencyP50Us.map { p50 in
+                Format.microseconds(p50) + "/" + (entry.updateLatencyP99Us.map(Format.microseconds) ?? "-")
+            } ?? "-"
         var state = entry.state
         if let visible = entry.visible { state += visible ? ", visible" : ", hidden" }
         if let error = entry.error { state += " (\(error))" }

@@ -83,9 +83,9 @@ extension Supervisorctl {
     static func parseDirectly(_ arguments: [String]) -> (any ParsableCommand)? {
         let (global, line) = GlobalOptions.split(arguments)
         guard let name = line.first,
-              let type = configuration.subcommands.first(where: { $0._commandName == name }),
-              type.configuration.subcommands.isEmpty,
-              !arguments.contains(where: needsTheRoot)
+            let type = configuration.subcommands.first(where: { $0._commandName == name }),
+            type.configuration.subcommands.isEmpty,
+            !arguments.contains(where: needsTheRoot)
         else { return nil }
         return try? type.parse(Array(line.dropFirst()) + global)
     }

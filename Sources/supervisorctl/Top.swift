@@ -36,7 +36,14 @@ struct Top: ParsableCommand {
                 let size = Terminal.size()
                 let text = response.stats.map { TopScreen.fit(StatsFormat.rows($0), columns: size.columns, rows: size.rows) } ?? ""
                 Terminal.write("\u{1B}[H\u{1B}[2J" + text.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\r\n"))
-                if keys ? TopScreen.quitRequested(within: interval) : { usleep(useconds_t(interval * 1_000_000)); return false }() { return }
+                if keys
+                    ? TopScreen.quitRequested(within: interval)
+                    : {
+                        usleep(useconds_t(interval * 1_000_000)); return false
+                    }()
+                {
+                    return
+                }
             }
         }
     }

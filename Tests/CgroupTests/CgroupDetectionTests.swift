@@ -1,7 +1,8 @@
 import Glibc
-@testable import Cgroup
 import LinuxProcess
 import Testing
+
+@testable import Cgroup
 
 /// Backend choice from /proc/self/cgroup and /proc/self/mountinfo texts.
 @Suite struct CgroupDetectionTests {
@@ -62,13 +63,19 @@ import Testing
     @Test func theV1FreezerHierarchyIsUsedLikeThePidsOne() throws {
         let mounts = Self.hybridMounts + "\n40 31 0:37 / /sys/fs/cgroup/freezer rw,relatime - cgroup cgroup rw,freezer"
         let memberships = "6:freezer:/f\n" + Self.hybridMemberships
-        #expect(try locate(mounts, memberships) == .legacy(
-            memoryRoot: "/sys/fs/cgroup/memory/process_api/abc", pidsRoot: "/sys/fs/cgroup/pids", freezerRoot: "/sys/fs/cgroup/freezer/f"))
-        #expect(try locate(mounts, memberships, ownChild: "extensiond@run-a") == .legacy(
-            memoryRoot: "/sys/fs/cgroup/memory/process_api/abc/extensiond@run-a", pidsRoot: "/sys/fs/cgroup/pids/extensiond@run-a",
-            freezerRoot: "/sys/fs/cgroup/freezer/f/extensiond@run-a"))
-        #expect(try locate(mounts, memberships, configuredRoot: "/sys/fs/cgroup/memory/x") == .legacy(
-            memoryRoot: "/sys/fs/cgroup/memory/x", pidsRoot: "/sys/fs/cgroup/pids/x", freezerRoot: "/sys/fs/cgroup/freezer/f/x"))
+        #expect(
+            try locate(mounts, memberships)
+                == .legacy(
+                    memoryRoot: "/sys/fs/cgroup/memory/process_api/abc", pidsRoot: "/sys/fs/cgroup/pids", freezerRoot: "/sys/fs/cgroup/freezer/f"))
+        #expect(
+            try locate(mounts, memberships, ownChild: "extensiond@run-a")
+                == .legacy(
+                    memoryRoot: "/sys/fs/cgroup/memory/process_api/abc/extensiond@run-a", pidsRoot: "/sys/fs/cgroup/pids/extensiond@run-a",
+                    freezerRoot: "/sys/fs/cgroup/freezer/f/extensiond@run-a"))
+        #expect(
+            try locate(mounts, memberships, configuredRoot: "/sys/fs/cgroup/memory/x")
+                == .legacy(
+                    memoryRoot: "/sys/fs/cgroup/memory/x", pidsRoot: "/sys/fs/cgroup/pids/x", freezerRoot: "/sys/fs/cgroup/freezer/f/x"))
     }
 
     @Test func childNamesAreOneDirectoryNamePerRuntimeDirectory() {

@@ -1,6 +1,7 @@
 import Cgroup
 import ExtensiondTestSupport
 import LinuxProcess
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,10 +20,11 @@ struct LegacyFixture {
 
 /// Starts `/bin/sh -c script` in `group`, with an extension-like oom_score_adj.
 func spawnShell(_ script: String, in group: ControlGroup, output: Int32? = nil) throws -> SpawnedProcess {
-    try Spawner.spawn(SpawnRequest(
-        executable: "/bin/sh", arguments: ["-c", script],
-        cgroup: group.spawnPlacement, oomScoreAdjustment: 1000, standardOutput: output
-    ))
+    try Spawner.spawn(
+        SpawnRequest(
+            executable: "/bin/sh", arguments: ["-c", script],
+            cgroup: group.spawnPlacement, oomScoreAdjustment: 1000, standardOutput: output
+        ))
 }
 
 /// Kills and reaps a child the test started, whatever state it is in.

@@ -2,6 +2,7 @@ import Cgroup
 import ExtensiondTestSupport
 import LinuxProcess
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -94,8 +95,11 @@ import Glibc
         let fixture = try LegacyFixture()
         let group = try fixture.tree.group(.extensions, id: "reclaim")
         #expect(!group.canReclaim)
-        #expect(throws: CgroupError.unsupported("memory.reclaim", version: .v1,
-                                                alternative: "nothing: v1 has no proactive reclaim; the pressure episode kills without it")) {
+        #expect(
+            throws: CgroupError.unsupported(
+                "memory.reclaim", version: .v1,
+                alternative: "nothing: v1 has no proactive reclaim; the pressure episode kills without it")
+        ) {
             try group.reclaim(1 << 20)
         }
     }

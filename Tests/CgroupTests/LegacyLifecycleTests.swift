@@ -1,7 +1,8 @@
-import ExtensiondTestSupport
 import Cgroup
+import ExtensiondTestSupport
 import LinuxProcess
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -46,11 +47,12 @@ import Glibc
         #expect(try threshold.acknowledge() == 0)
 
         let output = DescriptorPair.socketPair()
-        let grower = try Spawner.spawn(SpawnRequest(
-            executable: "/usr/bin/python3",
-            arguments: ["-c", "import time\nb=bytearray(32<<20)\nprint('grown',flush=True)\ntime.sleep(30)"],
-            cgroup: group.spawnPlacement, standardOutput: output.childEnd
-        ))
+        let grower = try Spawner.spawn(
+            SpawnRequest(
+                executable: "/usr/bin/python3",
+                arguments: ["-c", "import time\nb=bytearray(32<<20)\nprint('grown',flush=True)\ntime.sleep(30)"],
+                cgroup: group.spawnPlacement, standardOutput: output.childEnd
+            ))
         defer { reap(grower) }
         #expect(try threshold.wait(timeout: .seconds(10)))
         #expect(try threshold.acknowledge() >= 1)
@@ -108,9 +110,10 @@ import Glibc
             """
         for _ in 0..<3 {
             let output = DescriptorPair.socketPair()
-            let holder = try Spawner.spawn(SpawnRequest(
-                executable: "/usr/bin/python3", arguments: ["-c", script], cgroup: group.spawnPlacement, standardOutput: output.childEnd
-            ))
+            let holder = try Spawner.spawn(
+                SpawnRequest(
+                    executable: "/usr/bin/python3", arguments: ["-c", script], cgroup: group.spawnPlacement, standardOutput: output.childEnd
+                ))
             defer { reap(holder) }
             #expect(output.readLines(1) == ["holding"])
             #expect(try group.memoryUsage() >= 96 << 20)
@@ -143,13 +146,15 @@ import Glibc
         defer { reap(orphan) }
 
         // A new daemon finds the tree as the crashed one left it.
-        let restarted = CgroupTree(memoryRoot: fixture.sandbox.memoryDirectory, pidsRoot: fixture.sandbox.pidsDirectory, freezerRoot: fixture.sandbox.freezerDirectory)
+        let restarted = CgroupTree(
+            memoryRoot: fixture.sandbox.memoryDirectory, pidsRoot: fixture.sandbox.pidsDirectory, freezerRoot: fixture.sandbox.freezerDirectory)
         let cleaned = try restarted.removeStaleGroups()
 
-        #expect(cleaned == [
-            StaleGroup(kind: .apps, id: "empty", killedProcesses: [], failure: nil),
-            StaleGroup(kind: .extensions, id: "leftover", killedProcesses: [orphan.pid], failure: nil),
-        ])
+        #expect(
+            cleaned == [
+                StaleGroup(kind: .apps, id: "empty", killedProcesses: [], failure: nil),
+                StaleGroup(kind: .extensions, id: "leftover", killedProcesses: [orphan.pid], failure: nil),
+            ])
         #expect(try orphan.descriptor.waitForExit() == .killed(signal: SIGKILL, dumpedCore: false))
         #expect((leftover.directories + empty.directories).allSatisfy { !directoryExists($0) })
         #expect(directoryExists("\(fixture.sandbox.memoryDirectory)/extensions"))

@@ -1,6 +1,7 @@
-import ExtensiondTestSupport
 import Cgroup
+import ExtensiondTestSupport
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,7 +1,7 @@
-@testable import Cgroup
 import ExtensiondTestSupport
 import Testing
 
+@testable import Cgroup
 
 /// mountinfo parsing over many random inputs.
 @Suite struct MountParsingPropertyTests {
@@ -29,7 +29,8 @@ import Testing
             }
             let text = mounts.enumerated().map { index, mount in
                 let type = mount.isUnified ? "cgroup2" : "cgroup"
-                return "\(30 + index) 23 0:\(index) \(mount.root) \(escape(mount.mountPoint)) rw,relatime shared:\(index) - \(type) \(type) \(mount.controllers.joined(separator: ","))"
+                return
+                    "\(30 + index) 23 0:\(index) \(mount.root) \(escape(mount.mountPoint)) rw,relatime shared:\(index) - \(type) \(type) \(mount.controllers.joined(separator: ","))"
             }.joined(separator: "\n")
             let noise = "25 1 0:5 / /proc rw - proc proc rw\n"
             #expect(CgroupDetection.parseMounts(noise + text) == mounts)

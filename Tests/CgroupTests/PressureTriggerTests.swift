@@ -1,5 +1,6 @@
 import Cgroup
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -2,6 +2,7 @@ import Cgroup
 import ExtensiondTestSupport
 import LinuxProcess
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -37,8 +38,10 @@ import Glibc
         let group = try tree.group(.extensions, id: "w")
         #expect(group.spawnPlacement == .cloneInto(directory: "\(fake.root)/extensions/w"))
 
-        try group.apply(CgroupLimits(memoryMax: 32 << 20, memoryHigh: 24 << 20, memoryLow: 8 << 20, pidsMax: 8,
-                                     cpuQuota: .init(microseconds: 20_000, periodMicroseconds: 100_000), cpuWeight: 50))
+        try group.apply(
+            CgroupLimits(
+                memoryMax: 32 << 20, memoryHigh: 24 << 20, memoryLow: 8 << 20, pidsMax: 8,
+                cpuQuota: .init(microseconds: 20_000, periodMicroseconds: 100_000), cpuWeight: 50))
         #expect(fake.read("extensions/w/cpu.max") == "20000 100000")
         #expect(fake.read("extensions/w/cpu.weight") == "50")
         #expect(fake.read("extensions/w/memory.max") == "33554432")
@@ -109,7 +112,9 @@ import Glibc
         let fake = try FakeCgroupTree()
         let root = CgroupTree(unifiedRoot: fake.root).root
         let threshold = try #require(throws: CgroupError.self) { try root.usageThreshold(1 << 20) }
-        #expect(threshold.description == "a usage threshold (1048576 bytes) is not available with cgroup v2; set memory_high and watch memory.events, or use a PSI trigger")
+        #expect(
+            threshold.description
+                == "a usage threshold (1048576 bytes) is not available with cgroup v2; set memory_high and watch memory.events, or use a PSI trigger")
         #expect(throws: CgroupError.self) { try root.pressureLevel(.medium) }
     }
 

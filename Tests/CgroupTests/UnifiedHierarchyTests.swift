@@ -1,7 +1,8 @@
-import ExtensiondTestSupport
 import Cgroup
+import ExtensiondTestSupport
 import LinuxProcess
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -71,10 +72,11 @@ import Glibc
         let scratch = try Scratch()
         let group = try scratch.tree.group(.extensions, id: "e")
         let output = DescriptorPair.socketPair()
-        let shell = try Spawner.spawn(SpawnRequest(
-            executable: "/bin/sh", arguments: ["-c", "echo $$; (sleep 300 &); echo forked; exec sleep 300"],
-            cgroup: group.spawnPlacement, standardOutput: output.childEnd, pidNamespaceWhenRoot: true
-        ))
+        let shell = try Spawner.spawn(
+            SpawnRequest(
+                executable: "/bin/sh", arguments: ["-c", "echo $$; (sleep 300 &); echo forked; exec sleep 300"],
+                cgroup: group.spawnPlacement, standardOutput: output.childEnd, pidNamespaceWhenRoot: true
+            ))
         defer { reap(shell) }
         #expect(output.readLines(2) == ["1", "forked"])
         let members = try group.processes()

@@ -13,7 +13,8 @@ import Testing
     }
 
     @Test func defaultsAndEntriesSetThem() throws {
-        let configuration = try ConfigDirectory().load("""
+        let configuration = try ConfigDirectory().load(
+            """
             [defaults]
             cpu_max = "12.5%"
             cpu_weight = 10
@@ -24,8 +25,8 @@ import Testing
             cpu_weight = 10000
 
             """ + minimalConfig + """
-            cpu_max = "max"
-            """)
+                cpu_max = "max"
+                """)
         #expect(configuration.extensions.first?.limits.cpuMax == .unlimited)
         #expect(configuration.extensions.first?.limits.cpuWeight == 10)
         #expect(configuration.hosts.first?.limits.cpuMax?.microsecondsPerPeriod == 250_000)

@@ -185,8 +185,9 @@ import Testing
     }
 
     @Test func memoryLowProtectsHostsAndAppsOnly() throws {
-        let configuration = try ConfigDirectory().load("[hosts.panel]\ncommand = [\"/bin/panel\"]\nmemory_low = \"32M\"\n\n"
-            + minimalConfig.replacingOccurrences(of: "command = [\"/bin/app\"]", with: "command = [\"/bin/app\"]\nmemory_low = \"8M\""))
+        let configuration = try ConfigDirectory().load(
+            "[hosts.panel]\ncommand = [\"/bin/panel\"]\nmemory_low = \"32M\"\n\n"
+                + minimalConfig.replacingOccurrences(of: "command = [\"/bin/app\"]", with: "command = [\"/bin/app\"]\nmemory_low = \"8M\""))
         #expect(configuration.hosts.first?.limits.memoryLow?.bytes == 32 << 20)
         #expect(configuration.apps.first?.limits.memoryLow?.bytes == 8 << 20)
         let onExtension = try onlyError(minimalConfig + "memory_low = \"8M\"\n")

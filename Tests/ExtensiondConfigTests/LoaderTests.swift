@@ -56,8 +56,10 @@ import Testing
         let widget = configuration.extensions[1]
 
         #expect(
-            widget.limits == ResourceLimits(memoryMax: ByteSize(32 << 20), memoryHigh: ByteSize(24 << 20), pidsMax: 16,
-                                            cpuMax: CPUQuota(percent: 50), cpuWeight: 50))
+            widget.limits
+                == ResourceLimits(
+                    memoryMax: ByteSize(32 << 20), memoryHigh: ByteSize(24 << 20), pidsMax: 16,
+                    cpuMax: CPUQuota(percent: 50), cpuWeight: 50))
         #expect(widget.priority == 3)
         #expect(widget.idleExit == .seconds(60))
         #expect(widget.startTimeout == .seconds(2))

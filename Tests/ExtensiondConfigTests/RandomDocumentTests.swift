@@ -1,5 +1,5 @@
-import ExtensiondTestSupport
 import ExtensiondConfig
+import ExtensiondTestSupport
 import Testing
 
 /// Random documents built from config-shaped fragments, valid and not: loading never

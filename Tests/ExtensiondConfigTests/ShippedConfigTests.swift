@@ -21,10 +21,11 @@ import Testing
         #expect(configuration.supervisor.memoryBudget == ByteSize(256 << 20))
         #expect(configuration.hosts.map(\.id) == ["demo.panel", "demo.today"])
         #expect(configuration.hosts.first?.launch.command == [Self.repository + "/.build/debug/DemoPanel"])
-        #expect(configuration.hosts.last?.launch.command == [
-            Self.repository + "/.build/debug/extensiond-today", "--listen", "127.0.0.1:8080",
-            "--instance", "demo.weather=Paris", "--instance", "demo.weather=Beijing",
-        ])
+        #expect(
+            configuration.hosts.last?.launch.command == [
+                Self.repository + "/.build/debug/extensiond-today", "--listen", "127.0.0.1:8080",
+                "--instance", "demo.weather=Paris", "--instance", "demo.weather=Beijing",
+            ])
 
         let app = try #require(configuration.apps.first)
         #expect(configuration.apps.count == 1)

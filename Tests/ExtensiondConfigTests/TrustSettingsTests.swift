@@ -15,7 +15,8 @@ import Testing
     }
 
     @Test func everyKeyIsRead() throws {
-        let configuration = try ConfigDirectory().load("""
+        let configuration = try ConfigDirectory().load(
+            """
             [supervisor]
             user_range = "70000-70009"
             sandbox_required = false
@@ -31,13 +32,13 @@ import Testing
             read = ["/srv/shared"]
 
             """ + minimalConfig + """
-            [extensions.widget.sandbox]
-            network = false
-            write = ["/srv/out"]
+                [extensions.widget.sandbox]
+                network = false
+                write = ["/srv/out"]
 
-            [apps.app.sandbox]
-            enabled = true
-            """)
+                [apps.app.sandbox]
+                enabled = true
+                """)
         #expect(configuration.supervisor.userRange == 70_000...70_009)
         #expect(!configuration.supervisor.sandboxRequired && !configuration.supervisor.externalHosts)
         #expect(configuration.supervisor.controlGroup == "adm" && configuration.supervisor.adminGroup == "wheel")
@@ -54,13 +55,14 @@ import Testing
     }
 
     @Test func sandboxPathsAreAbsoluteAndHostsNameDeclaredExtensions() throws {
-        let errors = try ConfigDirectory().errors(minimalConfig + """
-            sandbox = { read = ["relative/path"], exec = true }
+        let errors = try ConfigDirectory().errors(
+            minimalConfig + """
+                sandbox = { read = ["relative/path"], exec = true }
 
-            [hosts.panel]
-            command = ["/bin/panel"]
-            extensions = ["widget", "nope"]
-            """)
+                [hosts.panel]
+                command = ["/bin/panel"]
+                extensions = ["widget", "nope"]
+                """)
         let messages = errors.map(\.message)
         #expect(messages.contains { $0.contains("expected an absolute path") })
         #expect(messages.contains { $0.contains(#"unknown key "exec""#) })

@@ -1,5 +1,5 @@
-import ExtensiondTestSupport
 import ExtensiondConfig
+import ExtensiondTestSupport
 import Testing
 
 /// The spellings of sizes, durations, shares and PSI triggers, by example and over many

@@ -27,14 +27,15 @@ import Testing
     }
 
     @Test func onlyWidgetsHaveModes() throws {
-        let errors = try ConfigDirectory().errors(minimalConfig + """
-            [extensions.share]
-            app = "app"
-            point = "share"
-            command = ["/bin/share"]
-            modes = ["compact"]
+        let errors = try ConfigDirectory().errors(
+            minimalConfig + """
+                [extensions.share]
+                app = "app"
+                point = "share"
+                command = ["/bin/share"]
+                modes = ["compact"]
 
-            """)
+                """)
         #expect(errors.map(\.keyPath) == ["extensions.share.modes"])
         #expect(errors.first?.message == "modes applies to widgets, not share extensions")
     }

@@ -1,5 +1,5 @@
-import ExtensiondTestSupport
 import ExtensiondPolicy
+import ExtensiondTestSupport
 import Testing
 
 /// A `RefreshEngine<Int>` in virtual time, with a seeded random source and

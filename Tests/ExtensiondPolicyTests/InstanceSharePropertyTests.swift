@@ -26,8 +26,10 @@ import Testing
         }
     }
 
-    @Test(arguments: [InstanceShare.standard, InstanceShare(perConnection: 0, perUser: 0), InstanceShare(perConnection: 1, perUser: 1),
-                      InstanceShare(perConnection: 40, perUser: 8), InstanceShare(perConnection: .max, perUser: .max)])
+    @Test(arguments: [
+        InstanceShare.standard, InstanceShare(perConnection: 0, perUser: 0), InstanceShare(perConnection: 1, perUser: 1),
+        InstanceShare(perConnection: 40, perUser: 8), InstanceShare(perConnection: .max, perUser: .max),
+    ])
     func noConnectionOrUserHoldsMoreThanItsShare(share: InstanceShare) {
         for seed in 0..<60 as Range<UInt64> {
             var random = SeededRandom(seed: seed)

@@ -9,20 +9,23 @@ import Testing
     static let thresholds = PressureEpisodeStepTests.thresholds
 
     static func suspended(_ id: String, mebibytes: UInt64, reclaimable: UInt64) -> EpisodeWorld.Process {
-        .init(candidate: KillCandidate(id: id, band: .suspendedExtension, priority: 0, lastUsed: .at(0), residentBytes: mebibytes * mebibyte),
-              exitDelay: .zero, reclaimable: reclaimable * mebibyte)
+        .init(
+            candidate: KillCandidate(id: id, band: .suspendedExtension, priority: 0, lastUsed: .at(0), residentBytes: mebibytes * mebibyte),
+            exitDelay: .zero, reclaimable: reclaimable * mebibyte)
     }
 
     static func episode(_ world: EpisodeWorld, reclaimFirst: Bool) -> PressureEpisode {
-        PressureEpisode(triggeredAt: world.now, byStall: false, thresholds: thresholds, warning: PressureWarning(),
-                        emptyTimeout: PressureEpisodeStepTests.timeout, reclaimFirst: reclaimFirst)
+        PressureEpisode(
+            triggeredAt: world.now, byStall: false, thresholds: thresholds, warning: PressureWarning(),
+            emptyTimeout: PressureEpisodeStepTests.timeout, reclaimFirst: reclaimFirst)
     }
 
     /// One suspended extension of 40 MiB, 20 MiB past `low` with it, of which the kernel
     /// can reclaim `reclaimable` MiB.
     static func oneFrozenWidget(reclaimable: UInt64) -> (world: EpisodeWorld, kills: [PressureEpisode.Kill], done: Bool) {
-        var world = EpisodeWorld(processes: [Self.suspended("frozen", mebibytes: 40, reclaimable: reclaimable)],
-                                 baseline: Self.thresholds.lowBytes - 20 * Self.mebibyte)
+        var world = EpisodeWorld(
+            processes: [Self.suspended("frozen", mebibytes: 40, reclaimable: reclaimable)],
+            baseline: Self.thresholds.lowBytes - 20 * Self.mebibyte)
         var steps = Self.episode(world, reclaimFirst: true)
         let kills = world.run(&steps)
         return (world, kills, steps.isDone)

@@ -175,10 +175,15 @@ struct EpisodeWorld {
 
     @Test func aStallKillsOneIdleOrSuspendedExtensionEvenBelowLowOrWithoutABudget() {
         for thresholds in [Self.thresholds, nil] {
-            var world = EpisodeWorld(processes: [
-                .init(candidate: KillCandidate(id: "idle", band: .idleExtension, priority: 0, lastUsed: .at(0), residentBytes: Self.mebibyte), exitDelay: .zero),
-                .init(candidate: KillCandidate(id: "frozen", band: .suspendedExtension, priority: 0, lastUsed: .at(0), residentBytes: Self.mebibyte), exitDelay: .zero),
-            ], baseline: 0)
+            var world = EpisodeWorld(
+                processes: [
+                    .init(
+                        candidate: KillCandidate(id: "idle", band: .idleExtension, priority: 0, lastUsed: .at(0), residentBytes: Self.mebibyte),
+                        exitDelay: .zero),
+                    .init(
+                        candidate: KillCandidate(id: "frozen", band: .suspendedExtension, priority: 0, lastUsed: .at(0), residentBytes: Self.mebibyte),
+                        exitDelay: .zero),
+                ], baseline: 0)
             var episode = PressureEpisode(triggeredAt: world.now, byStall: true, thresholds: thresholds, warning: PressureWarning(), emptyTimeout: Self.timeout)
             let kills = world.run(&episode)
             #expect(kills.map(\.victim.id) == ["frozen"])
@@ -187,11 +192,17 @@ struct EpisodeWorld {
     }
 
     @Test func aStuckVictimIsWaitedForUntilItsDeadlineThenTheNextOneGoes() {
-        var world = EpisodeWorld(processes: [
-            .init(candidate: KillCandidate(id: "stuck", band: .idleExtension, priority: 0, lastUsed: .at(0), residentBytes: 40 * Self.mebibyte), exitDelay: nil),
-            .init(candidate: KillCandidate(id: "next", band: .idleExtension, priority: 1, lastUsed: .at(0), residentBytes: 40 * Self.mebibyte), exitDelay: .milliseconds(2)),
-        ], baseline: Self.thresholds.lowBytes - 50 * Self.mebibyte)
-        var episode = PressureEpisode(triggeredAt: world.now, byStall: false, thresholds: Self.thresholds, warning: PressureWarning(), emptyTimeout: Self.timeout)
+        var world = EpisodeWorld(
+            processes: [
+                .init(
+                    candidate: KillCandidate(id: "stuck", band: .idleExtension, priority: 0, lastUsed: .at(0), residentBytes: 40 * Self.mebibyte),
+                    exitDelay: nil),
+                .init(
+                    candidate: KillCandidate(id: "next", band: .idleExtension, priority: 1, lastUsed: .at(0), residentBytes: 40 * Self.mebibyte),
+                    exitDelay: .milliseconds(2)),
+            ], baseline: Self.thresholds.lowBytes - 50 * Self.mebibyte)
+        var episode = PressureEpisode(
+            triggeredAt: world.now, byStall: false, thresholds: Self.thresholds, warning: PressureWarning(), emptyTimeout: Self.timeout)
         let kills = world.run(&episode)
         #expect(kills.map(\.victim.id) == ["stuck", "next"])
         #expect(kills[0].empty == nil && kills[1].empty != nil)
@@ -208,11 +219,15 @@ struct EpisodeWorld {
     }
 
     @Test func timesAtTheEndsOfTheClockSaturate() {
-        var world = EpisodeWorld(processes: [
-            .init(candidate: KillCandidate(id: "a", band: .idleExtension, priority: .min, lastUsed: Instant(nanoseconds: .max), residentBytes: .max / 2), exitDelay: nil),
-        ], baseline: 0)
+        var world = EpisodeWorld(
+            processes: [
+                .init(
+                    candidate: KillCandidate(id: "a", band: .idleExtension, priority: .min, lastUsed: Instant(nanoseconds: .max), residentBytes: .max / 2),
+                    exitDelay: nil)
+            ], baseline: 0)
         world.now = Instant(nanoseconds: .max - 1_000)
-        var episode = PressureEpisode(triggeredAt: world.now, byStall: false, thresholds: Self.thresholds, warning: PressureWarning(), emptyTimeout: .seconds(Int64.max))
+        var episode = PressureEpisode(
+            triggeredAt: world.now, byStall: false, thresholds: Self.thresholds, warning: PressureWarning(), emptyTimeout: .seconds(Int64.max))
         let kills = world.run(&episode)
         #expect(kills.map(\.victim.id) == ["a"])
         #expect(world.waits.first?.until == Instant(nanoseconds: .max))

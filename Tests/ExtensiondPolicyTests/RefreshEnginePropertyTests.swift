@@ -1,5 +1,5 @@
-import ExtensiondTestSupport
 import ExtensiondPolicy
+import ExtensiondTestSupport
 import Testing
 
 /// The refresh rules checked over thousands of random event sequences in
@@ -154,7 +154,8 @@ private struct World {
             event = .reload
             nextReload = now + reloadGap()
         default:
-            event = Bool.random(using: &random)
+            event =
+                Bool.random(using: &random)
                 ? .visibilityChanged(shown: Bool.random(using: &random)) : .memoryHold(Bool.random(using: &random))
             nextVisibilityChange = now + rareGap()
         }

@@ -1,11 +1,12 @@
+import ExtensiondPolicy
+import Testing
+
 #if canImport(FoundationEssentials)
 import ExtensiondTestSupport
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ExtensiondPolicy
-import Testing
 
 /// Worked examples of the refresh rules with the DESIGN defaults.
 @Suite struct RefreshEngineTests {

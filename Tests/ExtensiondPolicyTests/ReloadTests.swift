@@ -6,8 +6,9 @@ import Testing
 /// once the budget is spent. The random sequences are in RefreshEnginePropertyTests.
 @Suite struct ReloadTests {
     private let hour: Int64 = 3600
-    private let parameters = RefreshParameters(interval: .seconds(600), minInterval: .seconds(300), jitter: .zero,
-                                               dailyBudget: 24, budgetBurst: 2)
+    private let parameters = RefreshParameters(
+        interval: .seconds(600), minInterval: .seconds(300), jitter: .zero,
+        dailyBudget: 24, budgetBurst: 2)
 
     private func answers(_ actions: [RefreshAction<Int>]) -> [ReloadAnswer] {
         actions.compactMap { if case .reloadAnswer(let answer) = $0 { answer } else { nil } }

@@ -1,5 +1,5 @@
-import ExtensiondTestSupport
 import ExtensiondPolicy
+import ExtensiondTestSupport
 import Testing
 
 /// Several engines of one extension (its display modes and instances) handed one budget
@@ -40,7 +40,8 @@ import Testing
                 nextEvent = now + .seconds(Int64.random(in: 1...3_600, using: &random))
                 slot = Int.random(in: 0..<drivers.count, using: &random)
                 token += 1
-                event = Int.random(in: 0..<4, using: &random) == 0
+                event =
+                    Int.random(in: 0..<4, using: &random) == 0
                     ? .visibilityChanged(shown: Bool.random(using: &random))
                     : .pull(PullToken(token), waits: Bool.random(using: &random))
             }

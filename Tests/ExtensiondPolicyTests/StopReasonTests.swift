@@ -6,8 +6,11 @@ import Testing
 @Suite struct StopReasonTests {
     @Test func eachReasonRendersAsItsWireText() {
         let texts = StopReason.allCases.map(\.description)
-        #expect(texts == ["manual", "shutdown", "removed", "changed", "idle", "closed", "deadline", "protocol", "pressure", "critical",
-                          "oom", "exited", "launch-failed"])
+        #expect(
+            texts == [
+                "manual", "shutdown", "removed", "changed", "idle", "closed", "deadline", "protocol", "pressure", "critical",
+                "oom", "exited", "launch-failed",
+            ])
         #expect(StopReason.allCases.allSatisfy { "\($0)" == $0.rawValue })
     }
 

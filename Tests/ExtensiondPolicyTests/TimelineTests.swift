@@ -1,5 +1,5 @@
-import ExtensiondTestSupport
 import ExtensiondPolicy
+import ExtensiondTestSupport
 import Testing
 
 /// Timelines: entries become the snapshot at their dates, without an update, one version
@@ -59,5 +59,22 @@ import Testing
         let restored = RefreshEngine(parameters: driver.engine.parameters, restoring: driver.engine.record.rebased(by: .seconds(100)), now: .at(101))
         #expect(restored.record.timeline.first?.date == .at(102))
         #expect(restored.wakeTime == .at(102))
+    }
+
+    /// An entry becoming current is no write (a write per entry held every push behind its
+    /// fsyncs, bench/README.md): the record last written makes it current again once restored.
+    @Test func anEntryBecomingCurrentIsNoWriteAndARestoreMakesItCurrentAgain() throws {
+        var driver = try driverWithTimeline(reload: .never)
+        let written = driver.engine.record
+        for _ in 1...3 {
+            let (_, actions) = try driver.fireTimer()
+            #expect(!actions.contains { if case .persist = $0 { true } else { false } }, "\(actions)")
+        }
+        var restored = EngineDriver(driver.engine.parameters)
+        restored.engine = RefreshEngine(parameters: driver.engine.parameters, restoring: written, now: .at(4))
+        let pushed = restored.send(.timerFired, at: .at(4)).compactMap { if case .pushSnapshot(let snapshot) = $0 { snapshot } else { nil } }
+        #expect(pushed.map(\.payload) == [1, 2, 3])
+        #expect(restored.engine.record.snapshot?.version == driver.engine.record.snapshot?.version)
+        #expect(restored.engine.record.timeline.map(\.date) == driver.engine.record.timeline.map(\.date))
     }
 }

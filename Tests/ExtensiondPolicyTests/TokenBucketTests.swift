@@ -1,11 +1,12 @@
+import ExtensiondPolicy
+import Testing
+
 #if canImport(FoundationEssentials)
 import ExtensiondTestSupport
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ExtensiondPolicy
-import Testing
 
 @Suite struct TokenBucketTests {
     let day = Duration.seconds(86_400)

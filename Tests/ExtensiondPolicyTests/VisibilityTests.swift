@@ -1,5 +1,5 @@
-import ExtensiondTestSupport
 import ExtensiondPolicy
+import ExtensiondTestSupport
 import Testing
 
 /// Hidden widgets: scheduled refreshes wait, spending nothing, and one that came due

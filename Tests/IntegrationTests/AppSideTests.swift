@@ -1,8 +1,8 @@
 import ControlProtocol
 import ExtensiondTestSupport
 import Foundation
-import Testing
 import HostProtocol
+import Testing
 
 /// The containing app's side of `host.sock`, against a real daemon: the app writes the
 /// shared defaults its widget reads, reloads its widget within the refresh budget, and
@@ -13,50 +13,50 @@ import HostProtocol
 @Suite struct AppSideTests {
     /// An app that listens on `argv[1]` and relays each connection to host.sock, both ways.
     static let relayApp = #"""
-    import os, socket, sys, threading
-    listener = socket.socket(socket.AF_UNIX)
-    listener.bind(sys.argv[1] + ".tmp")
-    listener.listen(4)
-    os.rename(sys.argv[1] + ".tmp", sys.argv[1])
-    def pump(source, sink):
+        import os, socket, sys, threading
+        listener = socket.socket(socket.AF_UNIX)
+        listener.bind(sys.argv[1] + ".tmp")
+        listener.listen(4)
+        os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+        def pump(source, sink):
+            while True:
+                data = source.recv(65536)
+                if not data: break
+                sink.sendall(data)
+            sink.shutdown(socket.SHUT_WR)
         while True:
-            data = source.recv(65536)
-            if not data: break
-            sink.sendall(data)
-        sink.shutdown(socket.SHUT_WR)
-    while True:
-        client, _ = listener.accept()
-        upstream = socket.socket(socket.AF_UNIX)
-        upstream.connect(os.environ["EXTENSIOND_HOST_SOCKET"])
-        threading.Thread(target=pump, args=(upstream, client), daemon=True).start()
-        threading.Thread(target=pump, args=(client, upstream), daemon=True).start()
-    """#
+            client, _ = listener.accept()
+            upstream = socket.socket(socket.AF_UNIX)
+            upstream.connect(os.environ["EXTENSIOND_HOST_SOCKET"])
+            threading.Thread(target=pump, args=(upstream, client), daemon=True).start()
+            threading.Thread(target=pump, args=(client, upstream), daemon=True).start()
+        """#
 
     /// A widget that logs the reason of each update to `argv[1]` and answers with the value
     /// of `city` in its app's group `argv[2]`.
     static let cityWidget = #"""
-    import json, os, sys
-    sock = os.fdopen(int(os.environ["EXTENSIOND_FD"]), "r+b", buffering=0)
-    def send(message): sock.write((json.dumps(message) + "\n").encode())
-    buffer = b""
-    def receive():
-        global buffer
-        while b"\n" not in buffer:
-            chunk = sock.read(65536)
-            if not chunk: sys.exit(0)
-            buffer += chunk
-        line, buffer = buffer.split(b"\n", 1)
-        return json.loads(line)
-    send({"type": "ready", "protocol": 1})
-    while True:
-        message = receive()
-        if message["type"] == "terminate": sys.exit(0)
-        if message["type"] != "update": continue
-        open(sys.argv[1], "a").write(message["reason"] + "\n")
-        send({"type": "defaults", "id": 1, "group": sys.argv[2], "op": "get", "key": "city"})
-        answer = receive()
-        send({"type": "result", "id": message["id"], "result": "newData", "snapshot": {"city": answer.get("value")}})
-    """#
+        import json, os, sys
+        sock = os.fdopen(int(os.environ["EXTENSIOND_FD"]), "r+b", buffering=0)
+        def send(message): sock.write((json.dumps(message) + "\n").encode())
+        buffer = b""
+        def receive():
+            global buffer
+            while b"\n" not in buffer:
+                chunk = sock.read(65536)
+                if not chunk: sys.exit(0)
+                buffer += chunk
+            line, buffer = buffer.split(b"\n", 1)
+            return json.loads(line)
+        send({"type": "ready", "protocol": 1})
+        while True:
+            message = receive()
+            if message["type"] == "terminate": sys.exit(0)
+            if message["type"] != "update": continue
+            open(sys.argv[1], "a").write(message["reason"] + "\n")
+            send({"type": "defaults", "id": 1, "group": sys.argv[2], "op": "get", "key": "city"})
+            answer = receive()
+            send({"type": "result", "id": message["id"], "result": "newData", "snapshot": {"city": answer.get("value")}})
+        """#
 
     /// A daemon with the apps `a` and `b` (relays, groups `group.a` and `group.b`) and one
     /// city widget each; `a.widget` may refresh twice at once and once a day.
@@ -69,22 +69,22 @@ import HostProtocol
         for app in ["a", "b"] {
             config += """
 
-            [apps.\(app)]
-            command = ["/usr/bin/python3", "-S", "\(relay)", "\(shared)/\(app).sock"]
-            groups = ["group.\(app)"]
-            autostart = true
+                [apps.\(app)]
+                command = ["/usr/bin/python3", "-S", "\(relay)", "\(shared)/\(app).sock"]
+                groups = ["group.\(app)"]
+                autostart = true
 
-            [extensions."\(app).widget"]
-            app = "\(app)"
-            point = "widget"
-            command = ["/usr/bin/python3", "-S", "\(widget)", "\(shared)/\(app).updates", "group.\(app)"]
+                [extensions."\(app).widget"]
+                app = "\(app)"
+                point = "widget"
+                command = ["/usr/bin/python3", "-S", "\(widget)", "\(shared)/\(app).updates", "group.\(app)"]
 
-            [extensions."\(app).widget".refresh]
-            daily_budget = 1
-            budget_burst = 2
-            pull_cooldown = "0s"
+                [extensions."\(app).widget".refresh]
+                daily_budget = 1
+                budget_burst = 2
+                pull_cooldown = "0s"
 
-            """
+                """
         }
         try daemon.writeConfig(config)
         try daemon.start()
@@ -130,7 +130,8 @@ import HostProtocol
         // Another app's group: the extension protocol's answer, naming the rule.
         let foreign = HostToSupervisor.Defaults(id: 4, group: "group.b", op: .set, key: "city", value: "Rome")
         guard case .defaultsResult(let refused) = try request(.defaults(foreign), id: 4, on: app),
-              case .error(let why) = refused.outcome else { Issue.record("group.b was not refused"); return }
+            case .error(let why) = refused.outcome
+        else { Issue.record("group.b was not refused"); return }
         #expect(why.contains("group \"group.b\" does not belong to app \"a\""))
         #expect(try daemon.supervisorctl(["defaults", "group.b", "get", "city"]).stdout == "null\n")
 
@@ -216,17 +217,18 @@ import HostProtocol
 /// The demo app (Sources/DemoApp) as its widget's containing app, with the real daemon.
 @Suite struct DemoAppSideTests {
     @Test func theDemoAppResetsItsWidgetsCounterAndHidesIt() throws {
-        let daemon = try TestDaemon(config: """
-            [apps."demo.app"]
-            command = ["\(Binaries.path("DemoApp"))"]
-            url_schemes = ["demo"]
-            groups = ["group.demo"]
+        let daemon = try TestDaemon(
+            config: """
+                [apps."demo.app"]
+                command = ["\(Binaries.path("DemoApp"))"]
+                url_schemes = ["demo"]
+                groups = ["group.demo"]
 
-            [extensions."demo.widget"]
-            app = "demo.app"
-            point = "widget"
-            command = ["\(Binaries.path("DemoWidget"))"]
-            """)
+                [extensions."demo.widget"]
+                app = "demo.app"
+                point = "widget"
+                command = ["\(Binaries.path("DemoWidget"))"]
+                """)
         try daemon.start()
         func counter() -> String? {
             try? daemon.supervisorctl(["defaults", "group.demo", "get", "counter"]).stdout
@@ -240,17 +242,19 @@ import HostProtocol
         #expect(try daemon.supervisorctl(["open", "demo://reset"]).exitCode == 0)
         #expect(eventually(timeout: 20) { counter() == "1\n" }, "\(counter() ?? "")")
         let output = { (try? daemon.supervisorctl(["tail", "demo.app"]).stdout) ?? "" }
-        #expect(eventually(timeout: 10) {
-            output().contains(#"reset: reloadExtensions → {"id":2,"refused":[],"scheduled":["demo.widget"],"type":"reloadResult"}"#)
-        }, "\(output())")
+        #expect(
+            eventually(timeout: 10) {
+                output().contains(#"reset: reloadExtensions → {"id":2,"refused":[],"scheduled":["demo.widget"],"type":"reloadResult"}"#)
+            }, "\(output())")
 
         // demo://hide reaches the running app as openURL: hosts see the widget without content.
         let host = try daemon.connectHost()
         #expect(try daemon.supervisorctl(["open", "demo://hide"]).exitCode == 0)
-        #expect(try eventually(timeout: 10) {
-            try host.send(.list(.init(id: 1)))
-            guard case .extensions(let answer) = try host.receive(timeout: 5, matching: { $0.answerID == 1 }) else { return false }
-            return answer.extensions.first?.hasContent == false
-        })
+        #expect(
+            try eventually(timeout: 10) {
+                try host.send(.list(.init(id: 1)))
+                guard case .extensions(let answer) = try host.receive(timeout: 5, matching: { $0.answerID == 1 }) else { return false }
+                return answer.extensions.first?.hasContent == false
+            })
     }
 }

@@ -101,14 +101,16 @@ import WireProtocol
         let (result, _) = try Self.run(["pull", "w"], answer: Self.everything)
         #expect(result.exitCode == 0)
         let lines = result.stdout.split(separator: "\n").map(String.init)
-        let facts = Dictionary(lines.prefix { !$0.hasPrefix("{") }.map { line in
-            let colon = line.firstIndex(of: ":")!
-            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
-        }, uniquingKeysWith: { first, _ in first })
-        #expect(facts == [
-            "extension": "com.example.w", "delivery": "coalesced", "result": "newData", "version": "4", "age": "1s",
-            "stale": "yes", "error": "network down", "latency": "42µs in the daemon",
-        ])
+        let facts = Dictionary(
+            lines.prefix { !$0.hasPrefix("{") }.map { line in
+                let colon = line.firstIndex(of: ":")!
+                return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+            }, uniquingKeysWith: { first, _ in first })
+        #expect(
+            facts == [
+                "extension": "com.example.w", "delivery": "coalesced", "result": "newData", "version": "4", "age": "1s",
+                "stale": "yes", "error": "network down", "latency": "42µs in the daemon",
+            ])
         let json = lines.drop { !$0.hasPrefix("{") }
         #expect(json.count > 2, "pretty-printed over several lines")
         let snapshot = try JSONDecoder().decode(JSONValue.self, from: Data(json.joined(separator: "\n").utf8))
@@ -131,10 +133,11 @@ import WireProtocol
         #expect(lines.count == 4)
         #expect(lines[0].hasPrefix("NAME"))
         let widget = lines[1].split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-        #expect(widget == [
-            "com.example.w", "extension", "1.5M/2M", "2M/3M", "3", "800µs/2ms", "1ms/2ms/5ms/9ms", "10/2/3", "2/1/1",
-            "deadline:1", "idle:2", "44", "in", "4m0s",
-        ])
+        #expect(
+            widget == [
+                "com.example.w", "extension", "1.5M/2M", "2M/3M", "3", "800µs/2ms", "1ms/2ms/5ms/9ms", "10/2/3", "2/1/1",
+                "deadline:1", "idle:2", "44", "in", "4m0s",
+            ])
         #expect(lines[2].hasPrefix("panel") && lines[2].contains("host"))
         #expect(lines[3] == "daemon: RSS 3M (anonymous 1M), CPU 120ms user + 40ms system, cgroup v1, pressure low")
     }

@@ -10,15 +10,16 @@ import Testing
 @Suite(.serialized) struct CPULimitTests {
     /// Says `ready`, then spins.
     static let spinner = #"""
-    import os
-    os.write(int(os.environ["EXTENSIOND_FD"]), b'{"type":"ready","protocol":1}\n')
-    while True: pass
-    """#
+        import os
+        os.write(int(os.environ["EXTENSIOND_FD"]), b'{"type":"ready","protocol":1}\n')
+        while True: pass
+        """#
 
     @Test func aSpinningExtensionStaysUnderItsCPUMaxAndGetsItsWeight() throws {
         let daemon = try TestDaemon()
         let script = try daemon.directory.write("spinner.py", Self.spinner)
-        try daemon.writeConfig("""
+        try daemon.writeConfig(
+            """
             [apps.mine]
             command = ["/bin/sleep", "1000"]
 

@@ -14,28 +14,28 @@ import WireProtocol
     /// 20,000-byte string (over the 16 KiB bound); `assets` first writes its assets: a PNG,
     /// a link to /etc/passwd, a FIFO and a 600 KiB file.
     static let widget = #"""
-    import json, os, socket, sys
-    mode = sys.argv[1]
-    data = os.environ["EXTENSIOND_DATA_DIR"]
-    if mode == "assets":
-        assets = os.path.join(data, "assets")
-        os.makedirs(assets, exist_ok=True)
-        open(os.path.join(assets, "good.png"), "wb").write(b"\x89PNG fake image bytes \x00\xff")
-        open(os.path.join(assets, "big.png"), "wb").write(b"x" * (600 * 1024))
-        for name in ("link.png", "fifo.png"):
-            if os.path.lexists(os.path.join(assets, name)): os.unlink(os.path.join(assets, name))
-        os.symlink("/etc/passwd", os.path.join(assets, "link.png"))
-        os.mkfifo(os.path.join(assets, "fifo.png"))
-    sock = socket.socket(fileno=3)
-    sock.sendall(b'{"type":"ready","protocol":1}\n')
-    for line in sock.makefile("rb"):
-        request = json.loads(line)
-        if request["type"] == "terminate": break
-        if request["type"] not in ("update", "execute"): continue
-        text = json.dumps(request, sort_keys=True) + ("y" * 20000 if mode == "refuse" else "")
-        card = {"type": "AdaptiveCard", "version": "1.5", "body": [{"type": "TextBlock", "text": text}]}
-        sock.sendall(json.dumps({"type": "result", "id": request["id"], "result": "newData", "snapshot": card}).encode() + b"\n")
-    """#
+        import json, os, socket, sys
+        mode = sys.argv[1]
+        data = os.environ["EXTENSIOND_DATA_DIR"]
+        if mode == "assets":
+            assets = os.path.join(data, "assets")
+            os.makedirs(assets, exist_ok=True)
+            open(os.path.join(assets, "good.png"), "wb").write(b"\x89PNG fake image bytes \x00\xff")
+            open(os.path.join(assets, "big.png"), "wb").write(b"x" * (600 * 1024))
+            for name in ("link.png", "fifo.png"):
+                if os.path.lexists(os.path.join(assets, name)): os.unlink(os.path.join(assets, name))
+            os.symlink("/etc/passwd", os.path.join(assets, "link.png"))
+            os.mkfifo(os.path.join(assets, "fifo.png"))
+        sock = socket.socket(fileno=3)
+        sock.sendall(b'{"type":"ready","protocol":1}\n')
+        for line in sock.makefile("rb"):
+            request = json.loads(line)
+            if request["type"] == "terminate": break
+            if request["type"] not in ("update", "execute"): continue
+            text = json.dumps(request, sort_keys=True) + ("y" * 20000 if mode == "refuse" else "")
+            card = {"type": "AdaptiveCard", "version": "1.5", "body": [{"type": "TextBlock", "text": text}]}
+            sock.sendall(json.dumps({"type": "result", "id": request["id"], "result": "newData", "snapshot": card}).encode() + b"\n")
+        """#
 
     static let template = #"{"type":"AdaptiveCard","version":"1.5","body":[{"type":"TextBlock","text":"${time}"}]}"#
 
@@ -43,19 +43,20 @@ import WireProtocol
         let daemon = try TestDaemon()
         let script = try daemon.directory.write("card_widget.py", Self.widget)
         _ = try daemon.directory.write("clock.json", Self.template)
-        try daemon.writeConfig("""
-        [apps.app]
-        command = ["/bin/sleep", "1000"]
+        try daemon.writeConfig(
+            """
+            [apps.app]
+            command = ["/bin/sleep", "1000"]
 
-        [extensions.cards]
-        app = "app"
-        point = "widget"
-        command = ["/usr/bin/python3", "\(script)", "\(mode)"]
-        \(extra)
+            [extensions.cards]
+            app = "app"
+            point = "widget"
+            command = ["/usr/bin/python3", "\(script)", "\(mode)"]
+            \(extra)
 
-        [extensions.cards.refresh]
-        pull_cooldown = "0s"
-        """)
+            [extensions.cards.refresh]
+            pull_cooldown = "0s"
+            """)
         try daemon.start()
         return daemon
     }
@@ -63,8 +64,8 @@ import WireProtocol
     /// The request the widget answered, read back from the text of its card.
     func request(in answer: SupervisorToHost) throws -> [String: JSONValue] {
         guard case .snapshot(let snapshot) = answer, case .object(let card)? = try snapshot.snapshot?.decoded(),
-              case .array(let body)? = card["body"], case .object(let text)? = body.first, case .string(let json)? = text["text"],
-              case .object(let request) = try EncodedJSON(trustedBytes: Array(json.utf8)).decoded()
+            case .array(let body)? = card["body"], case .object(let text)? = body.first, case .string(let json)? = text["text"],
+            case .object(let request) = try EncodedJSON(trustedBytes: Array(json.utf8)).decoded()
         else { throw TestSupportError("not the widget's card: \(answer)") }
         return request
     }
@@ -73,8 +74,11 @@ import WireProtocol
         let daemon = try daemon()
         let host = try daemon.connectHost()
         let environment = RenderEnvironment(colorScheme: .light, locale: "fr-FR", scale: 2)
-        try host.send(.pull(.init(id: 1, extensionID: "cards", mode: .compact, maxSize: Size(width: 300, height: 110), wait: true,
-                                  environment: environment)))
+        try host.send(
+            .pull(
+                .init(
+                    id: 1, extensionID: "cards", mode: .compact, maxSize: Size(width: 300, height: 110), wait: true,
+                    environment: environment)))
         let first = try request(in: host.receive(matching: { $0.answerID == 1 }))
         #expect(first["colorScheme"] == "light" && first["locale"] == "fr-FR" && first["scale"] == 2 && first["type"] == "update")
         try host.send(.subscribe(.init(extensions: ["cards"])))
@@ -86,8 +90,11 @@ import WireProtocol
     @Test func executeReachesTheWidgetAndAnswersWithItsNewCard() throws {
         let daemon = try daemon()
         let host = try daemon.connectHost()
-        try host.send(.execute(.init(id: 7, extensionID: "cards", verb: "toggle", data: ["on": true], mode: .compact,
-                                     maxSize: Size(width: 300, height: 110), instance: "kitchen")))
+        try host.send(
+            .execute(
+                .init(
+                    id: 7, extensionID: "cards", verb: "toggle", data: ["on": true], mode: .compact,
+                    maxSize: Size(width: 300, height: 110), instance: "kitchen")))
         let answer = try host.receive(matching: { $0.answerID == 7 })
         guard case .snapshot(let snapshot) = answer else { throw TestSupportError("\(answer)") }
         #expect(snapshot.result == .newData && snapshot.instance == "kitchen" && snapshot.mode == .compact)
@@ -135,9 +142,11 @@ import WireProtocol
         guard case .assetResult(let good) = try host.receive(matching: { $0.answerID == 2 }) else { throw TestSupportError("no asset") }
         #expect(good.contentType == "image/png")
         #expect(Data(base64Encoded: good.data) == Data("\u{89}PNG fake image bytes \u{0}\u{ff}".unicodeScalars.map { UInt8($0.value) }))
-        let refusals = [("link.png", "Too many levels of symbolic links"), ("fifo.png", "not a regular file"),
-                        ("big.png", "more than 524288"), ("../../x.png", "is not a file name"), (".hidden.png", "is not a file name"),
-                        ("good.exe", "is not a file name"), ("none.png", "No such file")]
+        let refusals = [
+            ("link.png", "Too many levels of symbolic links"), ("fifo.png", "not a regular file"),
+            ("big.png", "more than 524288"), ("../../x.png", "is not a file name"), (".hidden.png", "is not a file name"),
+            ("good.exe", "is not a file name"), ("none.png", "No such file"),
+        ]
         for (offset, (name, reason)) in refusals.enumerated() {
             let id = RequestID(rawValue: UInt64(10 + offset))
             try host.send(.asset(.init(id: id, extensionID: "cards", name: name)))

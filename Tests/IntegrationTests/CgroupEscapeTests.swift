@@ -13,30 +13,30 @@ import Testing
     /// separated by spaces), ignores SIGTERM,
     /// starts a child there, creates `$3` and waits.
     static let escapeScript = #"""
-    echo 0 > "$1/cgroup.procs" || exit 1
-    for other in $2; do echo 0 > "$other/cgroup.procs" || exit 1; done
-    trap '' TERM
-    sleep 1000 &
-    : > "$3"
-    wait
-    """#
+        echo 0 > "$1/cgroup.procs" || exit 1
+        for other in $2; do echo 0 > "$other/cgroup.procs" || exit 1; done
+        trap '' TERM
+        sleep 1000 &
+        : > "$3"
+        wait
+        """#
 
     /// Stays in its cgroup, ignores SIGTERM; its child moves to `$1` and `$2`, starts a
     /// `sleep` of its own and double-forks another, whose parent exits at once (the
     /// grandchild is reparented), then creates `$3`.
     static let doubleForkScript = #"""
-    trap '' TERM
-    (
-        echo 0 > "$1/cgroup.procs" || exit 1
-        for other in $2; do echo 0 > "$other/cgroup.procs" || exit 1; done
         trap '' TERM
-        (sleep 1000 &)
-        sleep 1000 &
-        : > "$3"
+        (
+            echo 0 > "$1/cgroup.procs" || exit 1
+            for other in $2; do echo 0 > "$other/cgroup.procs" || exit 1; done
+            trap '' TERM
+            (sleep 1000 &)
+            sleep 1000 &
+            : > "$3"
+            wait
+        ) &
         wait
-    ) &
-    wait
-    """#
+        """#
 
     @Test func aStopEndsWithinStopTimeoutAndKillsTheEscapedProcessAndItsChild() throws {
         let elsewhere = try CgroupSandbox()
@@ -100,26 +100,29 @@ import Testing
     /// Starts `script` as the root, unsandboxed extension `escapee` and waits until it has
     /// moved a shell and `sleeps` sleeps into `elsewhere` (whose pids are those the daemon sees: inside its
     /// PID namespace the script's own `$$` is 1).
-    private func startEscapee(_ script: String, sleeps: Int, in daemon: TestDaemon, elsewhere: CgroupSandbox,
-                              timeouts: String = "start_timeout = \"60s\"\nstop_timeout = \"1s\"") throws -> Escapee {
+    private func startEscapee(
+        _ script: String, sleeps: Int, in daemon: TestDaemon, elsewhere: CgroupSandbox,
+        timeouts: String = "start_timeout = \"60s\"\nstop_timeout = \"1s\""
+    ) throws -> Escapee {
         let path = try daemon.directory.write("escape.sh", script)
         let done = daemon.directory.file("escaped")
-        try daemon.writeConfig("""
-        [apps.app]
-        command = ["/bin/sleep", "1000"]
+        try daemon.writeConfig(
+            """
+            [apps.app]
+            command = ["/bin/sleep", "1000"]
 
-        [extensions.escapee]
-        app = "app"
-        point = "widget"
-        command = ["/bin/sh", "\(path)", "\(elsewhere.memoryDirectory)", "\(elsewhere.otherDirectories.joined(separator: " "))", "\(done)"]
-        \(timeouts)
-        # Root with no sandbox: what can move itself between cgroups.
-        user = "root"
-        group = "root"
+            [extensions.escapee]
+            app = "app"
+            point = "widget"
+            command = ["/bin/sh", "\(path)", "\(elsewhere.memoryDirectory)", "\(elsewhere.otherDirectories.joined(separator: " "))", "\(done)"]
+            \(timeouts)
+            # Root with no sandbox: what can move itself between cgroups.
+            user = "root"
+            group = "root"
 
-        [extensions.escapee.sandbox]
-        enabled = false
-        """)
+            [extensions.escapee.sandbox]
+            enabled = false
+            """)
         try daemon.start()
         #expect(try daemon.control(.start(NameSelection(["escapee"]))).ok)
         let main = try #require(try daemon.control(.status(NameSelection(["escapee"]))).status?.first?.pid)
@@ -174,14 +177,16 @@ import Testing
 
     private func parent(of pid: pid_t) -> pid_t? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return nil }
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
         return stat[stat.index(after: close)...].split(separator: " ").dropFirst().first.flatMap { pid_t($0) }
     }
 
     /// Neither gone nor a zombie.
     private func isRunning(_ pid: pid_t) -> Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return false }
+            let close = stat.lastIndex(of: ")")
+        else { return false }
         let state = stat[stat.index(after: close)...].dropFirst().first
         return state != "Z" && state != "X"
     }

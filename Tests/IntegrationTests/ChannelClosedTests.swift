@@ -23,7 +23,8 @@ import Testing
     func endOfFileOnFd3EndsTheRun(ignoreTerm: Bool) throws {
         let daemon = try TestDaemon()
         let script = try daemon.directory.write("closer.py", Self.script(ignoreTerm: ignoreTerm))
-        try daemon.writeConfig("""
+        try daemon.writeConfig(
+            """
             [apps.app]
             command = ["/bin/sleep", "1000"]
 

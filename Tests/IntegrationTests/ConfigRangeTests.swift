@@ -83,7 +83,8 @@ import Testing
         /// Durations that may be 0 are 0 at the low end.
         var zeroable: String
 
-        static let largest = End(duration: "36500d", size: "1073741824G", tokens: "1000000", pids: "4194304", logFiles: "100", retries: "1000", zeroable: "36500d")
+        static let largest = End(
+            duration: "36500d", size: "1073741824G", tokens: "1000000", pids: "4194304", logFiles: "100", retries: "1000", zeroable: "36500d")
         static let smallest = End(duration: "1ms", size: "1", tokens: "1", pids: "1", logFiles: "1", retries: "0", zeroable: "0s")
         var testDescription: String { duration }
     }

@@ -12,15 +12,17 @@ import Testing
     /// `supervisorctl` as the unprivileged user 65534 with the supplementary `groups`.
     private func supervisorctl(_ daemon: TestDaemon, groups: [gid_t], _ arguments: [String]) throws -> CommandResult {
         let identity = ["--reuid=65534", "--regid=65534", "--groups=" + groups.map(String.init).joined(separator: ",")]
-        return try runCommand("/usr/bin/setpriv", identity + ["--", Binaries.path("supervisorctl"), "--socket", daemon.controlSocket] + arguments,
-                              in: daemon.directory)
+        return try runCommand(
+            "/usr/bin/setpriv", identity + ["--", Binaries.path("supervisorctl"), "--socket", daemon.controlSocket] + arguments,
+            in: daemon.directory)
     }
 
     @Test func readersReadAdminsChangeOthersAreRefused() throws {
-        let daemon = try TestDaemon(config: """
-            [hosts.panel]
-            command = ["/bin/sleep", "1000"]
-            """, supervisor: "control_group = \"\(Self.readers)\"\nadmin_group = \"\(Self.admins)\"")
+        let daemon = try TestDaemon(
+            config: """
+                [hosts.panel]
+                command = ["/bin/sleep", "1000"]
+                """, supervisor: "control_group = \"\(Self.readers)\"\nadmin_group = \"\(Self.admins)\"")
         try daemon.start()
         var info = stat()
         #expect(stat(daemon.controlSocket, &info) == 0 && info.st_gid == Self.readers && info.st_mode & 0o777 == 0o660)

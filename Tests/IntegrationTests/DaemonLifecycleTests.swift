@@ -6,18 +6,18 @@ import Testing
 /// The daemon as systemd sees it: readiness, watchdog, stop, reload, single instance.
 @Suite struct DaemonLifecycleTests {
     static let twoHosts = """
-    [hosts.panel]
-    command = ["/bin/sleep", "1000"]
-    autostart = false
+        [hosts.panel]
+        command = ["/bin/sleep", "1000"]
+        autostart = false
 
-    [apps."com.example.app"]
-    command = ["/bin/sleep", "1000"]
+        [apps."com.example.app"]
+        command = ["/bin/sleep", "1000"]
 
-    [extensions."com.example.app.widget"]
-    app = "com.example.app"
-    point = "widget"
-    command = ["/bin/sleep", "1000"]
-    """
+        [extensions."com.example.app.widget"]
+        app = "com.example.app"
+        point = "widget"
+        command = ["/bin/sleep", "1000"]
+        """
 
     @Test func readyComesAfterTheControlSocketAccepts() throws {
         let daemon = try TestDaemon(config: Self.twoHosts)

@@ -47,8 +47,10 @@ import Testing
         let name = try #require(variables.first { $0["name"] as? String == "name" })
         #expect((name["query"] as? String)?.contains("label_values(extensiond_process_state") == true)
         for panel in panels {
-            for query in expressions(panel) where query.contains("extensiond_process_") || query.contains("extensiond_update_")
-                || query.contains("extensiond_pull") || query.contains("extensiond_launch_") {
+            for query in expressions(panel)
+            where query.contains("extensiond_process_") || query.contains("extensiond_update_")
+                || query.contains("extensiond_pull") || query.contains("extensiond_launch_")
+            {
                 #expect(query.contains("name=~\"$name\""), "\(panel["title"] ?? "?"): \(query)")
             }
         }

@@ -1,8 +1,8 @@
 import ControlProtocol
 import ExtensiondTestSupport
 import Foundation
-import Testing
 import HostProtocol
+import Testing
 
 /// A host's `open` of a widget's link against a real daemon: the URL reaches the widget's
 /// own app (launched with it), never the widget, and another app's scheme is refused.
@@ -11,20 +11,21 @@ import HostProtocol
         let daemon = try TestDaemon()
         let app = try daemon.directory.write("app.py", GroupsAndURLTests.recordingApp)
         let launches = daemon.sharedDirectory + "/launches"
-        try daemon.writeConfig("""
-        [apps.weather]
-        command = ["/usr/bin/python3", "\(app)", "\(launches)"]
-        url_schemes = ["weather"]
+        try daemon.writeConfig(
+            """
+            [apps.weather]
+            command = ["/usr/bin/python3", "\(app)", "\(launches)"]
+            url_schemes = ["weather"]
 
-        [apps.other]
-        command = ["/bin/sleep", "1000"]
-        url_schemes = ["other"]
+            [apps.other]
+            command = ["/bin/sleep", "1000"]
+            url_schemes = ["other"]
 
-        [extensions.forecast]
-        app = "weather"
-        point = "widget"
-        command = ["/bin/sleep", "1000"]
-        """)
+            [extensions.forecast]
+            app = "weather"
+            point = "widget"
+            command = ["/bin/sleep", "1000"]
+            """)
         try daemon.start()
         let host = try daemon.connectHost()
 

@@ -11,24 +11,24 @@ import WireProtocol
     /// Sends `ready` and `argv[2]` sets of `k` (values 1, 2, …) at once, then writes every
     /// `defaultsResult` to `argv[1]` as a JSON array and waits for `terminate`.
     static let flooder = #"""
-    import json, os, socket, sys, threading
-    connection = socket.socket(fileno=int(os.environ["EXTENSIOND_FD"]))
-    count = int(sys.argv[2])
-    lines = [{"type": "ready", "protocol": 1}]
-    lines += [{"type": "defaults", "id": i, "group": "group.mine", "op": "set", "key": "k", "value": i} for i in range(1, count + 1)]
-    payload = "".join(json.dumps(line) + "\n" for line in lines).encode()
-    threading.Thread(target=connection.sendall, args=(payload,), daemon=True).start()
-    buffer, answers = b"", []
-    while len(answers) < count:
-        chunk = connection.recv(65536)
-        if not chunk: sys.exit(1)
-        buffer += chunk
-        *complete, buffer = buffer.split(b"\n")
-        answers += [message for message in map(json.loads, complete) if message["type"] == "defaultsResult"]
-    with open(sys.argv[1] + ".tmp", "w") as file: json.dump(answers, file)
-    os.rename(sys.argv[1] + ".tmp", sys.argv[1])
-    while connection.recv(65536): pass
-    """#
+        import json, os, socket, sys, threading
+        connection = socket.socket(fileno=int(os.environ["EXTENSIOND_FD"]))
+        count = int(sys.argv[2])
+        lines = [{"type": "ready", "protocol": 1}]
+        lines += [{"type": "defaults", "id": i, "group": "group.mine", "op": "set", "key": "k", "value": i} for i in range(1, count + 1)]
+        payload = "".join(json.dumps(line) + "\n" for line in lines).encode()
+        threading.Thread(target=connection.sendall, args=(payload,), daemon=True).start()
+        buffer, answers = b"", []
+        while len(answers) < count:
+            chunk = connection.recv(65536)
+            if not chunk: sys.exit(1)
+            buffer += chunk
+            *complete, buffer = buffer.split(b"\n")
+            answers += [message for message in map(json.loads, complete) if message["type"] == "defaultsResult"]
+        with open(sys.argv[1] + ".tmp", "w") as file: json.dump(answers, file)
+        os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+        while connection.recv(65536): pass
+        """#
 
     static let sets = 3000
 
@@ -36,7 +36,8 @@ import WireProtocol
         let daemon = try TestDaemon()
         let script = try daemon.directory.write("flooder.py", Self.flooder)
         let answersPath = daemon.sharedDirectory + "/answers.json"
-        try daemon.writeConfig("""
+        try daemon.writeConfig(
+            """
             [defaults.sandbox]
             write = ["\(daemon.sharedDirectory)"]
 

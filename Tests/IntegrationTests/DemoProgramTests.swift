@@ -1,7 +1,7 @@
 import ExtensiondTestSupport
 import Foundation
-import Testing
 import HostProtocol
+import Testing
 
 /// The demo host panel and the demo app, run as real processes against a fake host.sock.
 @Suite struct DemoProgramTests {
@@ -15,10 +15,15 @@ import HostProtocol
         let answer: [SupervisorToHost]
         switch message {
         case .list(let list):
-            answer = [.extensions(.init(id: list.id, extensions: [
-                .init(id: widget, app: app, point: "widget", enabled: true, hasContent: true),
-                .init(id: "com.example.a", app: app, point: "action", enabled: false, hasContent: true),
-            ]))]
+            answer = [
+                .extensions(
+                    .init(
+                        id: list.id,
+                        extensions: [
+                            .init(id: widget, app: app, point: "widget", enabled: true, hasContent: true),
+                            .init(id: "com.example.a", app: app, point: "action", enabled: false, hasContent: true),
+                        ]))
+            ]
         case .subscribe:
             answer = [
                 .snapshot(.init(id: nil, extensionID: widget, result: .newData, snapshot: JSONValue("pushed").encoded(), version: 2, ageMs: 0, stale: false)),
@@ -27,13 +32,16 @@ import HostProtocol
             ]
         case .pull(let pull):
             let content: JSONValue = ["text": "hello", "count": 7, "link": "demo://details"]
-            answer = [.snapshot(.init(
-                id: pull.id, extensionID: pull.extensionID, result: .failed, snapshot: content.encoded(), version: 3,
-                ageMs: 250, stale: true, error: "network down"))]
+            answer = [
+                .snapshot(
+                    .init(
+                        id: pull.id, extensionID: pull.extensionID, result: .failed, snapshot: content.encoded(), version: 3,
+                        ageMs: 250, stale: true, error: "network down"))
+            ]
         case .open(let open):
             answer = [.openResult(.init(id: open.id, success: true))]
         case .perform, .defaults, .reloadExtensions, .setHasContent, .visible, .enable, .addInstance, .removeInstance, .arrange,
-             .execute, .asset:
+            .execute, .asset:
             answer = []
         }
         return answer.map { String(decoding: $0.encodedLine().dropLast(), as: UTF8.self) }

@@ -27,11 +27,13 @@ import WireProtocol
         return try #require(Int(fields[11])) + (try #require(Int(fields[12])))
     }
 
-    @Test(.disabled("""
-        Failed 1 of 3 merged runs (02:09 UTC, fresh clone): more than 64 files open and the
-        control socket silent after 120 hosts at RLIMIT_NOFILE 64; not yet traced (the
-        loop's EBADF traps and the disk volumes are new since it last passed reliably).
-        """))
+    @Test(
+        .disabled(
+            """
+            Failed 1 of 3 merged runs (02:09 UTC, fresh clone): more than 64 files open and the
+            control socket silent after 120 hosts at RLIMIT_NOFILE 64; not yet traced (the
+            loop's EBADF traps and the disk volumes are new since it last passed reliably).
+            """))
     func a120HostsAt64FilesNeitherSpinNorSilenceTheControlSocket() throws {
         let daemon = try TestDaemon()
         try daemon.start()
@@ -75,7 +77,8 @@ import WireProtocol
     @Test func aLaunchThatRunsOutOfDescriptorsLeavesNoCgroup() throws {
         let daemon = try TestDaemon()
         let command = try ScriptedExtension.command(.answer, in: daemon.directory)
-        try daemon.writeConfig("""
+        try daemon.writeConfig(
+            """
             [apps.mine]
             command = ["/bin/sleep", "1000"]
 
@@ -101,7 +104,9 @@ import WireProtocol
                 failures += 1
             }
             // Removed at once, or as soon as descriptors are back (removal reads directories).
-            #expect(eventually { !FileManager.default.fileExists(atPath: group) }, "limit \(open + extra): \(started.error ?? "")\n\((try? daemon.control(.events(LogRequest(lines: 10))).events?.map(\.message)) ?? [])")
+            #expect(
+                eventually { !FileManager.default.fileExists(atPath: group) },
+                "limit \(open + extra): \(started.error ?? "")\n\((try? daemon.control(.events(LogRequest(lines: 10))).events?.map(\.message)) ?? [])")
         }
         #expect(failures > 0)
         #expect(try daemon.control(.start(NameSelection(["starved"]))).ok)

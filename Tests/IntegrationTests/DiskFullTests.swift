@@ -20,13 +20,14 @@ import Testing
         let disk = try Tmpfs(at: daemon.stateDirectory, size: 4 << 20)
         defer { disk.unmount() }
         let blank = try ScriptedExtension.command(.noContent, in: daemon.directory)
-        try daemon.writeConfig(try StateDirectoryTests.config(daemon) + """
+        try daemon.writeConfig(
+            try StateDirectoryTests.config(daemon) + """
 
-            [extensions.blank]
-            app = "mine"
-            point = "widget"
-            command = \(blank)
-            """)
+                [extensions.blank]
+                app = "mine"
+                point = "widget"
+                command = \(blank)
+                """)
         try daemon.start()
         var acknowledged = try #require(try StateDirectoryTests.pull(daemon)).version
         #expect(try StateDirectoryTests.defaults(daemon, ["set", "a", "1"]).ok)
@@ -36,11 +37,12 @@ import Testing
         #expect(!refused.ok && (refused.error ?? "").contains("could not save the shared defaults"), "\(refused)")
         acknowledged = try pull(daemon, times: 5, after: acknowledged)
         #expect(try daemon.control(.start(NameSelection(["blank"]))).ok)
-        #expect(try eventually(timeout: 10) {
-            try error(daemon, "counter")?.contains("could not save the snapshot") == true
-                && error(daemon, "blank")?.contains("could not save hasContent") == true
-                && error(daemon, "mine")?.contains("the shared defaults of group.mine could not be saved") == true
-        }, "status: \((try? daemon.control(.status(NameSelection(["counter", "blank", "mine"]))).status) ?? nil ?? [])")
+        #expect(
+            try eventually(timeout: 10) {
+                try error(daemon, "counter")?.contains("could not save the snapshot") == true
+                    && error(daemon, "blank")?.contains("could not save hasContent") == true
+                    && error(daemon, "mine")?.contains("the shared defaults of group.mine could not be saved") == true
+            }, "status: \((try? daemon.control(.status(NameSelection(["counter", "blank", "mine"]))).status) ?? nil ?? [])")
         let failures = try storageEvents(daemon).filter { $0.kind == .error }
         #expect(failures.contains { $0.name == "counter" && $0.message.contains("No space left on device") }, "\(failures)")
         #expect(failures.contains { $0.name == "blank" && $0.message.contains("hasContent") }, "\(failures)")
@@ -51,9 +53,10 @@ import Testing
         disk.free()
         #expect(try StateDirectoryTests.defaults(daemon, ["set", "a", "3"]).ok)
         #expect(try error(daemon, "mine") == nil)
-        #expect(try eventually(timeout: 10) {
-            try error(daemon, "counter") == nil && error(daemon, "blank") == nil
-        }, "\((try? error(daemon, "counter")) ?? nil ?? "") | \((try? error(daemon, "blank")) ?? nil ?? "")")
+        #expect(
+            try eventually(timeout: 10) {
+                try error(daemon, "counter") == nil && error(daemon, "blank") == nil
+            }, "\((try? error(daemon, "counter")) ?? nil ?? "") | \((try? error(daemon, "blank")) ?? nil ?? "")")
         let recoveries = try storageEvents(daemon).filter { $0.kind == .cleanup }
         #expect(Set(recoveries.map { $0.name ?? "group.mine" }) == ["counter", "blank", "group.mine"], "\(recoveries)")
 
@@ -83,26 +86,28 @@ import Testing
         try disk.fill()
         // An extension added while the disk is full gets no version file.
         let late = try ScriptedExtension.command(.answer, in: daemon.directory, reload: "never")
-        try daemon.writeConfig(config + """
+        try daemon.writeConfig(
+            config + """
 
-            [extensions.late]
-            app = "mine"
-            point = "widget"
-            command = \(late)
+                [extensions.late]
+                app = "mine"
+                point = "widget"
+                command = \(late)
 
-            [extensions.late.refresh]
-            \(ExtensionProtocolTests.pullsUpdate)
-            """)
+                [extensions.late.refresh]
+                \(ExtensionProtocolTests.pullsUpdate)
+                """)
         #expect(try daemon.control(.reload).ok)
         #expect(try error(daemon, "late")?.contains("could not record version") == true)
         #expect(try storageEvents(daemon).contains { $0.kind == .error && $0.name == "late" && $0.message.contains("late.version") })
 
         disk.free()
         var acknowledged: UInt64 = 0
-        #expect(try eventually(timeout: 10) {
-            acknowledged = max(acknowledged, try daemon.control(.pull(PullRequest(name: "late"))).pull?.version ?? 0)
-            return try error(daemon, "late") == nil
-        })
+        #expect(
+            try eventually(timeout: 10) {
+                acknowledged = max(acknowledged, try daemon.control(.pull(PullRequest(name: "late"))).pull?.version ?? 0)
+                return try error(daemon, "late") == nil
+            })
         #expect(daemon.stop() == 0)
         let restarted = TestDaemon(restarting: daemon)
         try restarted.start()
@@ -124,10 +129,11 @@ import Testing
         usleep(300_000)
         disk.free()
         var dropped: (lines: Int, bytes: Int)?
-        #expect(try eventually(timeout: 10) {
-            dropped = try outputEvents(daemon).lazy.compactMap(Self.droppedCount).first
-            return dropped != nil
-        }, "\((try? outputEvents(daemon)) ?? [])")
+        #expect(
+            try eventually(timeout: 10) {
+                dropped = try outputEvents(daemon).lazy.compactMap(Self.droppedCount).first
+                return dropped != nil
+            }, "\((try? outputEvents(daemon)) ?? [])")
         usleep(200_000)
         #expect(daemon.stop() == 0)
 
@@ -190,7 +196,8 @@ import Testing
     private static func droppedCount(_ event: EventRecord) -> (lines: Int, bytes: Int)? {
         let words = event.message.split(separator: " ")
         guard words.count > 4, words[0] == "dropped", let lines = Int(words[1]),
-              let bytes = Int(words[4].dropFirst()) else { return nil }
+            let bytes = Int(words[4].dropFirst())
+        else { return nil }
         return (lines, bytes)
     }
 

@@ -11,22 +11,22 @@ import Testing
     /// Says `ready`, writes 256 KiB chunks to `$EXTENSIOND_DATA_DIR/fill` until a write
     /// fails, then writes `<errno name> <bytes written>` to `argv[1]` and waits.
     static let filler = #"""
-    import errno, os, sys
-    fd = int(os.environ["EXTENSIOND_FD"])
-    os.write(fd, b'{"type":"ready","protocol":1}\n')
-    written, failure = 0, "none"
-    chunk = b"f" * (256 << 10)
-    with open(os.path.join(os.environ["EXTENSIOND_DATA_DIR"], "fill"), "wb", buffering=0) as out:
-        try:
-            while written < (128 << 20):
-                written += out.write(chunk)
-        except OSError as error:
-            failure = errno.errorcode.get(error.errno, str(error.errno))
-    with open(sys.argv[1] + ".tmp", "w") as report:
-        report.write(f"{failure} {written}")
-    os.rename(sys.argv[1] + ".tmp", sys.argv[1])
-    while os.read(fd, 65536): pass
-    """#
+        import errno, os, sys
+        fd = int(os.environ["EXTENSIOND_FD"])
+        os.write(fd, b'{"type":"ready","protocol":1}\n')
+        written, failure = 0, "none"
+        chunk = b"f" * (256 << 10)
+        with open(os.path.join(os.environ["EXTENSIOND_DATA_DIR"], "fill"), "wb", buffering=0) as out:
+            try:
+                while written < (128 << 20):
+                    written += out.write(chunk)
+            except OSError as error:
+                failure = errno.errorcode.get(error.errno, str(error.errno))
+        with open(sys.argv[1] + ".tmp", "w") as report:
+            report.write(f"{failure} {written}")
+        os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+        while os.read(fd, 65536): pass
+        """#
 
     @Test func anExtensionFillingItsDataDirectoryStopsAtItsDiskMaxAndOthersGoOn() throws {
         let daemon = try TestDaemon()
@@ -35,26 +35,28 @@ import Testing
         let script = try daemon.directory.write("filler.py", Self.filler)
         let report = daemon.sharedDirectory + "/filled"
         // Every volume 8 MiB: the app's group container too.
-        let base = try StateDirectoryTests.config(daemon).replacingOccurrences(of: "groups = [\"group.mine\"]", with: "groups = [\"group.mine\"]\ndisk_max = \"8M\"")
-        try daemon.writeConfig(base + """
+        let base = try StateDirectoryTests.config(daemon).replacingOccurrences(
+            of: "groups = [\"group.mine\"]", with: "groups = [\"group.mine\"]\ndisk_max = \"8M\"")
+        try daemon.writeConfig(
+            base + """
 
-            [defaults]
-            disk_max = "8M"
+                [defaults]
+                disk_max = "8M"
 
-            [defaults.sandbox]
-            write = ["\(daemon.sharedDirectory)"]
+                [defaults.sandbox]
+                write = ["\(daemon.sharedDirectory)"]
 
-            [apps.other]
-            command = ["/bin/sleep", "1000"]
-            groups = ["group.other"]
-            disk_max = "8M"
+                [apps.other]
+                command = ["/bin/sleep", "1000"]
+                groups = ["group.other"]
+                disk_max = "8M"
 
-            [extensions.filler]
-            app = "other"
-            point = "widget"
-            disk_max = "8M"
-            command = ["/usr/bin/python3", "-S", "\(script)", "\(report)"]
-            """, supervisor: "state_reserve = \"8M\"")
+                [extensions.filler]
+                app = "other"
+                point = "widget"
+                disk_max = "8M"
+                command = ["/usr/bin/python3", "-S", "\(script)", "\(report)"]
+                """, supervisor: "state_reserve = \"8M\"")
         try daemon.start()
         var version = try #require(try StateDirectoryTests.pull(daemon)).version
         #expect(try daemon.control(.start(NameSelection(["filler"]))).ok)

@@ -1,7 +1,7 @@
 import ExtensiondTestSupport
 import Foundation
-import Testing
 import HostProtocol
+import Testing
 
 /// Per-size snapshots against a real daemon: each declared mode has its own snapshot (kept
 /// across a restart) and preferred size, and a mode a widget does not declare is refused.
@@ -13,10 +13,12 @@ import HostProtocol
         let bed = try ExtensionTestBed()
         let updates = bed.countFile(Self.both)
         try bed.start(
-            ExtensionTestBed.extensionTable(Self.both, command: try bed.command(.modes, countFile: updates),
-                                            refresh: "interval = \"1h\"")
-                + ExtensionTestBed.extensionTable(Self.compactOnly, command: try bed.command(.modes),
-                                                  settings: "modes = [\"compact\"]"))
+            ExtensionTestBed.extensionTable(
+                Self.both, command: try bed.command(.modes, countFile: updates),
+                refresh: "interval = \"1h\"")
+                + ExtensionTestBed.extensionTable(
+                    Self.compactOnly, command: try bed.command(.modes),
+                    settings: "modes = [\"compact\"]"))
         let host = try bed.daemon.connectHost()
         // A version-1 host: it subscribes and knows no modes.
         let subscriber = try bed.daemon.connectHost()
@@ -41,9 +43,12 @@ import HostProtocol
 
         // The subscriber hears of the compact snapshot, not of the expanded one it never pulled.
         let pushed = try subscriber.receive { if case .snapshot(let pushed) = $0 { pushed.id == nil } else { false } }
-        #expect(pushed == .snapshot(SupervisorToHost.Snapshot(
-            id: nil, extensionID: Self.both, result: .newData, snapshot: compact.snapshot, version: 1, ageMs: 0, stale: false,
-            mode: .compact, preferredSize: compact.preferredSize)))
+        #expect(
+            pushed
+                == .snapshot(
+                    SupervisorToHost.Snapshot(
+                        id: nil, extensionID: Self.both, result: .newData, snapshot: compact.snapshot, version: 1, ageMs: 0, stale: false,
+                        mode: .compact, preferredSize: compact.preferredSize)))
         #expect((try? subscriber.receive(timeout: 1) { if case .snapshot = $0 { true } else { false } }) == nil)
 
         let cachedCompact = try snapshot(host.pull(Self.both, id: 4, mode: .compact))

@@ -27,13 +27,15 @@ import Testing
         let odd = dropIns + "/10-odd.toml"
         #expect(Self.make(kind, at: odd))
 
-        let check = try runCommand(Binaries.path("extensiond"), ["--check-config", "--config", daemon.configPath],
-                                   in: daemon.directory, timeout: 5)
+        let check = try runCommand(
+            Binaries.path("extensiond"), ["--check-config", "--config", daemon.configPath],
+            in: daemon.directory, timeout: 5)
         #expect(check.exitCode == 1 && check.stderr.contains(odd + ": ") && check.stderr.contains("not a regular file"), "\(check.stderr)")
 
         let reload = try daemon.control(.reload)
-        #expect(!reload.ok && reload.error?.contains(odd) == true && reload.error?.contains("not a regular file") == true,
-                "\(reload.error ?? "ok")")
+        #expect(
+            !reload.ok && reload.error?.contains(odd) == true && reload.error?.contains("not a regular file") == true,
+            "\(reload.error ?? "ok")")
         #expect(try daemon.control(.status(NameSelection(["app"]))).status?.count == 1)
     }
 }

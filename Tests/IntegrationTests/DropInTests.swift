@@ -28,7 +28,8 @@ import Testing
 
     /// The next `extensions` pushed (without `id`) that `matches`.
     private func pushedList(on host: TestHost, timeout: Double, _ matches: @escaping ([SupervisorToHost.ExtensionInfo]) -> Bool) throws
-        -> [SupervisorToHost.ExtensionInfo] {
+        -> [SupervisorToHost.ExtensionInfo]
+    {
         let pushed = try host.receive(timeout: timeout) {
             if case .extensions(let list) = $0 { list.id == nil && matches(list.extensions) } else { false }
         }
@@ -62,9 +63,35 @@ import Testing
         #expect(after.map(\.id) == [GalleryBed.other, GalleryBed.widget])
         #expect(try gallery.bed.status(Self.notes) == nil)
         // What the user added to it is forgotten with it.
-        #expect(!FileManager.default.contents(atPath: gallery.daemon.stateDirectory + "/gallery.json").map {
-            String(decoding: $0, as: UTF8.self).contains(Self.notes)
-        }!)
+        #expect(
+            !FileManager.default.contents(atPath: gallery.daemon.stateDirectory + "/gallery.json").map {
+                String(decoding: $0, as: UTF8.self).contains(Self.notes)
+            }!)
+    }
+
+    /// An app installed while the daemon was stopped is found at the next start as one
+    /// dropped in while it runs: its widgets are in the gallery, off until the user adds them;
+    /// widgets of the first start and those seen before keep their state.
+    @Test func anAppInstalledWhileTheDaemonWasStoppedStartsDisabled() throws {
+        let gallery = try GalleryBed()
+        #expect(try gallery.connectManager().list(id: 1).extensions.first { $0.id == GalleryBed.widget }?.enabled == true)
+        let directory = gallery.daemon.directory.file("extensiond.d")
+        try gallery.restart {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try manifest(gallery).write(toFile: directory + "/com.example.notes.toml", atomically: true, encoding: .utf8)
+        }
+        let manager = try gallery.connectManager()
+        let listed = try manager.list(id: 1).extensions
+        let notes = try #require(listed.first { $0.id == Self.notes })
+        #expect(notes.displayName == "Notes" && !notes.enabled)
+        #expect(listed.first { $0.id == GalleryBed.widget }?.enabled == true)
+
+        let added = try manager.request(.addInstance(.init(id: 2, extensionID: Self.notes, instance: "todo", params: [:])))
+        #expect(added == .addInstanceResult(.init(id: 2, success: true)))
+        try gallery.restart()
+        let again = try gallery.connectManager().list(id: 1).extensions
+        #expect(again.first { $0.id == Self.notes }?.enabled == true)
+        #expect(again.first { $0.id == GalleryBed.widget }?.enabled == true)
     }
 
     @Test func aBrokenDropInKeepsTheConfigurationAndSaysWhy() throws {
@@ -72,10 +99,11 @@ import Testing
         let directory = gallery.daemon.directory.file("extensiond.d")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try "[apps.broken\ncommand = 1\n".write(toFile: directory + "/broken.toml", atomically: true, encoding: .utf8)
-        #expect(try eventually(timeout: 3) {
-            let events = try gallery.daemon.control(.events(LogRequest(lines: 100))).events ?? []
-            return events.contains { $0.reason == "drop-in" && $0.message.contains("broken.toml") }
-        })
+        #expect(
+            try eventually(timeout: 3) {
+                let events = try gallery.daemon.control(.events(LogRequest(lines: 100))).events ?? []
+                return events.contains { $0.reason == "drop-in" && $0.message.contains("broken.toml") }
+            })
         let host = try gallery.daemon.connectHost()
         #expect(try host.list(id: 1).extensions.map(\.id) == [GalleryBed.other, GalleryBed.widget])
     }
@@ -99,8 +127,9 @@ import Testing
         let postinst = try directory.write("postinst", script)
         let socket = try FakeSocketServer(path: directory.file("control.sock"))
         defer { socket.stop() }
-        let run = try runCommand("/bin/sh", [postinst, "triggered", "/etc/extensiond/extensiond.d"],
-                                 environment: ["PATH": directory.file("bin") + ":/usr/bin:/bin"], in: directory)
+        let run = try runCommand(
+            "/bin/sh", [postinst, "triggered", "/etc/extensiond/extensiond.d"],
+            environment: ["PATH": directory.file("bin") + ":/usr/bin:/bin"], in: directory)
         #expect(run.exitCode == 0, "\(run.stderr)")
         #expect(try String(contentsOfFile: log, encoding: .utf8) == "update\n")
     }

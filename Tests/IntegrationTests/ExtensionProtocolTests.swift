@@ -13,16 +13,17 @@ import WireProtocol
     /// Every pull after 100 ms finds the snapshot stale and calls the extension: the
     /// extension answers `never`, so no scheduled refresh gets in the way.
     static let pullsUpdate = """
-    interval = "100ms"
-    min_interval = "100ms"
-    pull_cooldown = "0s"
-    """
+        interval = "100ms"
+        min_interval = "100ms"
+        pull_cooldown = "0s"
+        """
 
     @Test func aWidgetThatNeverAnswersIsKilledAtItsDeadlineAndThePullGetsTheStaleSnapshot() throws {
         let bed = try ExtensionTestBed()
-        try bed.start(ExtensionTestBed.extensionTable(
-            Self.widget, command: try bed.command(.hangAfterFirst, reload: "never"),
-            refresh: Self.pullsUpdate + "\ndeadline = \"1s\""))
+        try bed.start(
+            ExtensionTestBed.extensionTable(
+                Self.widget, command: try bed.command(.hangAfterFirst, reload: "never"),
+                refresh: Self.pullsUpdate + "\ndeadline = \"1s\""))
         let host = try bed.daemon.connectHost()
         // Only hosts that use an extension hear that it ended.
         try host.send(.subscribe(.init(extensions: [Self.widget])))
@@ -45,8 +46,9 @@ import WireProtocol
 
     @Test func aWidgetThatCrashesMidUpdateFailsAndTheNextPullRelaunchesIt() throws {
         let bed = try ExtensionTestBed()
-        try bed.start(ExtensionTestBed.extensionTable(
-            Self.widget, command: try bed.command(.crashOnSecond, reload: "never"), refresh: Self.pullsUpdate))
+        try bed.start(
+            ExtensionTestBed.extensionTable(
+                Self.widget, command: try bed.command(.crashOnSecond, reload: "never"), refresh: Self.pullsUpdate))
         let first = try bed.pull(Self.widget)
         #expect(first.result == "newData" && first.version == 1)
 
@@ -93,9 +95,10 @@ import WireProtocol
 
     @Test func anIdleExtensionExitsAndTheNextPullRelaunchesIt() throws {
         let bed = try ExtensionTestBed()
-        try bed.start(ExtensionTestBed.extensionTable(
-            Self.widget, command: try bed.command(.answer, reload: "never"), settings: "idle_exit = \"1s\"",
-            refresh: Self.pullsUpdate))
+        try bed.start(
+            ExtensionTestBed.extensionTable(
+                Self.widget, command: try bed.command(.answer, reload: "never"), settings: "idle_exit = \"1s\"",
+                refresh: Self.pullsUpdate))
         let host = try bed.daemon.connectHost()
         // Only hosts that use an extension hear that it ended.
         try host.send(.subscribe(.init(extensions: [Self.widget])))
@@ -115,9 +118,10 @@ import WireProtocol
     @Test func aPullDuringAnIdleExitWaitsForTheExitAndRelaunches() throws {
         let bed = try ExtensionTestBed()
         let updates = bed.countFile(Self.widget)
-        try bed.start(ExtensionTestBed.extensionTable(
-            Self.widget, command: try bed.command(.lingerOnTerminate, countFile: updates, reload: "never"),
-            settings: "idle_exit = \"300ms\"\nstop_timeout = \"3s\"", refresh: Self.pullsUpdate))
+        try bed.start(
+            ExtensionTestBed.extensionTable(
+                Self.widget, command: try bed.command(.lingerOnTerminate, countFile: updates, reload: "never"),
+                settings: "idle_exit = \"300ms\"\nstop_timeout = \"3s\"", refresh: Self.pullsUpdate))
         let first = try bed.pull(Self.widget)
         #expect(first.result == "newData")
 
@@ -140,8 +144,9 @@ import WireProtocol
 
     @Test func aWidgetThatNeverSaysReadyIsKilledAtItsStartTimeout() throws {
         let bed = try ExtensionTestBed()
-        try bed.start(ExtensionTestBed.extensionTable(
-            Self.widget, command: #"["/bin/sleep", "1000"]"#, settings: "start_timeout = \"500ms\""))
+        try bed.start(
+            ExtensionTestBed.extensionTable(
+                Self.widget, command: #"["/bin/sleep", "1000"]"#, settings: "start_timeout = \"500ms\""))
         let started = Date()
         let report = try bed.pull(Self.widget)
         #expect(Date().timeIntervalSince(started) < 3)
@@ -182,7 +187,8 @@ import WireProtocol
     @Test(arguments: ["swift", "python"])
     func aShippedWidgetServesPulls(_ language: String) throws {
         let sdk = Binaries.packageRoot() + "/sdk/python"
-        let command = language == "swift"
+        let command =
+            language == "swift"
             ? "[\"\(Binaries.path("DemoWidget"))\"]"
             : "[\"/usr/bin/python3\", \"-S\", \"\(Binaries.packageRoot())/examples/python-widget/widget.py\"]"
         let settings = language == "swift" ? "" : "environment = { PYTHONPATH = \"\(sdk)\" }\nsandbox = { read = [\"\(sdk)\"] }"
@@ -194,7 +200,8 @@ import WireProtocol
         #expect(first.version == 1 && !first.stale && first.error == nil)
         // The demo's snapshot has its own schema; the example's is an Adaptive Card.
         guard case .object(let fields)? = first.snapshot,
-              case .string(let text)? = fields["text"] ?? (language == "python" ? fields["type"] : nil) else {
+            case .string(let text)? = fields["text"] ?? (language == "python" ? fields["type"] : nil)
+        else {
             Issue.record("the snapshot has no text: \(String(describing: first.snapshot))")
             return
         }
@@ -218,20 +225,24 @@ import WireProtocol
         let bed = try ExtensionTestBed()
         let updates = bed.countFile(Self.widget)
         // Three scheduled refreshes empty the bucket within a second; pulls come from the cache.
-        try bed.start(ExtensionTestBed.extensionTable(Self.widget, command: try bed.command(.answer, countFile: updates), refresh: """
-            interval = "300ms"
-            min_interval = "300ms"
-            pull_cooldown = "1h"
-            daily_budget = 1
-            budget_burst = 3
-            """))
+        try bed.start(
+            ExtensionTestBed.extensionTable(
+                Self.widget, command: try bed.command(.answer, countFile: updates),
+                refresh: """
+                    interval = "300ms"
+                    min_interval = "300ms"
+                    pull_cooldown = "1h"
+                    daily_budget = 1
+                    budget_burst = 3
+                    """))
         #expect(try bed.stats(Self.widget)?.budgetLeft == 3)
         _ = try bed.pull(Self.widget)
         // The count file has a line once an update is received: its result is waited for too.
-        #expect(try eventually(timeout: 5) {
-            let stats = try bed.stats(Self.widget)
-            return stats?.budgetLeft == 0 && stats?.resultsNewData == 4 && ScriptedExtension.updates(in: updates) == 4
-        })
+        #expect(
+            try eventually(timeout: 5) {
+                let stats = try bed.stats(Self.widget)
+                return stats?.budgetLeft == 0 && stats?.resultsNewData == 4 && ScriptedExtension.updates(in: updates) == 4
+            })
         let before = try bed.pull(Self.widget)
         #expect(before.result == "cached" && before.version == 4)
 

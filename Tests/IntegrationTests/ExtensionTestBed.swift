@@ -42,9 +42,10 @@ final class ExtensionTestBed {
         try daemon.writeConfig(sandbox + app + extensions)
     }
 
-    /// Stops the daemon and starts a new one on the same config and directories.
-    func restart() throws {
+    /// Stops the daemon, runs `whileStopped`, and starts a new one on the same config and directories.
+    func restart(whileStopped: () throws -> Void = {}) throws {
         guard let code = daemon.stop(), code == 0 else { throw TestSupportError("the daemon did not stop cleanly") }
+        try whileStopped()
         daemon = TestDaemon(restarting: daemon)
         try daemon.start()
     }

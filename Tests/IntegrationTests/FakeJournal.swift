@@ -32,9 +32,11 @@ final class FakeJournal {
     /// The daemon's command prefix: a private mount namespace where `/run` is a fresh
     /// tmpfs and `/run/systemd/journal` is this directory.
     var wrapper: [String] {
-        ["/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
-         "mount -t tmpfs extensiond-test /run && mkdir -p /run/systemd/journal && mount --bind '\(directory)' /run/systemd/journal && exec \"$@\"",
-         "wrapper"]
+        [
+            "/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
+            "mount -t tmpfs extensiond-test /run && mkdir -p /run/systemd/journal && mount --bind '\(directory)' /run/systemd/journal && exec \"$@\"",
+            "wrapper",
+        ]
     }
 
     /// Takes in what arrived within `timeout` seconds; returns all entries so far.

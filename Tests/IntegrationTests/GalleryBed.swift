@@ -26,10 +26,11 @@ final class GalleryBed {
         bed = try ExtensionTestBed()
         let relay = try bed.daemon.directory.write("relay.py", AppSideTests.relayApp)
         let updates = bed.countFile(Self.widget)
-        try bed.start(ExtensionTestBed.extensionTable(
-            Self.widget, command: try bed.command(.gallery, countFile: updates), settings: Self.galleryKeys, refresh: refresh)
-            + ExtensionTestBed.extensionTable(Self.other, point: "action", command: try bed.command(.action))
-            + Self.hostAndPlaces(relay: relay, shared: bed.daemon.sharedDirectory, hostLines: hostLines) + extra)
+        try bed.start(
+            ExtensionTestBed.extensionTable(
+                Self.widget, command: try bed.command(.gallery, countFile: updates), settings: Self.galleryKeys, refresh: refresh)
+                + ExtensionTestBed.extensionTable(Self.other, point: "action", command: try bed.command(.action))
+                + Self.hostAndPlaces(relay: relay, shared: bed.daemon.sharedDirectory, hostLines: hostLines) + extra)
     }
 
     static func hostAndPlaces(relay: String, shared: String, hostLines: String) -> String {
@@ -60,10 +61,11 @@ final class GalleryBed {
         ((try? String(contentsOfFile: bed.countFile(Self.widget), encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }
 
-    /// Restarts the daemon, and with it the host `today` and its relay socket.
-    func restart() throws {
+    /// Restarts the daemon, and with it the host `today` and its relay socket; `whileStopped`
+    /// runs while no daemon does.
+    func restart(whileStopped: () throws -> Void = {}) throws {
         try? FileManager.default.removeItem(atPath: daemon.sharedDirectory + "/today.sock")
-        try bed.restart()
+        try bed.restart(whileStopped: whileStopped)
     }
 }
 

@@ -53,11 +53,16 @@ import Testing
         else { throw TestSupportError("a disabled widget was pulled") }
         #expect(refused.error.contains("disabled"))
         let manager = try gallery.connectManager()
-        #expect(try manager.request(.addInstance(.init(id: 3, extensionID: Self.widget, instance: "paris", params: ["city": "Paris"])))
+        #expect(
+            try manager.request(.addInstance(.init(id: 3, extensionID: Self.widget, instance: "paris", params: ["city": "Paris"])))
                 == .addInstanceResult(.init(id: 3, success: true)))
         #expect(try host.list(id: 4).extensions.first { $0.id == Self.widget }?.enabled == true)
-        #expect(try host.pullSnapshot(.init(id: 5, extensionID: Self.widget, mode: .compact, maxSize: Size(width: 320, height: 110),
-                                            wait: true, instance: "paris")).result == .newData)
+        #expect(
+            try host.pullSnapshot(
+                .init(
+                    id: 5, extensionID: Self.widget, mode: .compact, maxSize: Size(width: 320, height: 110),
+                    wait: true, instance: "paris")
+            ).result == .newData)
     }
 
     @Test func anAddedInstanceIsUpdatedWithItsParamsUntilItIsRemoved() throws {
@@ -66,13 +71,16 @@ import Testing
         let added = try manager.request(.addInstance(.init(id: 1, extensionID: Self.widget, instance: "paris", params: ["city": "Paris"])))
         #expect(added == .addInstanceResult(.init(id: 1, success: true)))
         // The Today view shows it: its update carries the params the user chose.
-        let shown = try manager.pullSnapshot(.init(id: 2, extensionID: Self.widget, mode: .compact, maxSize: Size(width: 320, height: 110),
-                                                   wait: true, instance: "paris"))
+        let shown = try manager.pullSnapshot(
+            .init(
+                id: 2, extensionID: Self.widget, mode: .compact, maxSize: Size(width: 320, height: 110),
+                wait: true, instance: "paris"))
         #expect(try shown.snapshot?.decoded().member("params") == ["city": "Paris"], "\(shown)")
         try manager.send(.visible(.init(extensions: [.init(extensionID: Self.widget, instance: "paris")], visible: true)))
         #expect(eventually(timeout: 5) { gallery.updates.contains("schedule paris") }, "\(gallery.bed.diagnostics(Self.widget))")
 
-        #expect(try manager.request(.removeInstance(.init(id: 3, extensionID: Self.widget, instance: "paris")))
+        #expect(
+            try manager.request(.removeInstance(.init(id: 3, extensionID: Self.widget, instance: "paris")))
                 == .removeInstanceResult(.init(id: 3, success: true)))
         Thread.sleep(forTimeInterval: 0.3)
         let before = gallery.updates.filter { $0 == "schedule paris" }.count
@@ -87,8 +95,9 @@ import Testing
         do {
             let manager = try gallery.connectManager()
             for (id, city) in [(1, "Paris"), (2, "Beijing")] {
-                let request = HostToSupervisor.AddInstance(id: RequestID(rawValue: UInt64(id)), extensionID: Self.widget,
-                                                           instance: city.lowercased(), params: ["city": .string(city)], place: "lock_screen")
+                let request = HostToSupervisor.AddInstance(
+                    id: RequestID(rawValue: UInt64(id)), extensionID: Self.widget,
+                    instance: city.lowercased(), params: ["city": .string(city)], place: "lock_screen")
                 #expect(try manager.request(.addInstance(request)).manageResult?.success == true)
             }
             let order: [HostToSupervisor.Shown] = [.init(extensionID: Self.widget, instance: "beijing"), .init(extensionID: Self.widget, instance: "paris")]
@@ -98,14 +107,17 @@ import Testing
         let manager = try gallery.connectManager()
         let list = try manager.list(id: 4, place: "lock_screen")
         #expect(list.arrangement == [.init(extensionID: Self.widget, instance: "beijing"), .init(extensionID: Self.widget, instance: "paris")])
-        #expect(list.extensions.first { $0.id == Self.widget }?.instances == [
-            .init(instance: "beijing", params: ["city": "Beijing"], place: "lock_screen"),
-            .init(instance: "paris", params: ["city": "Paris"], place: "lock_screen"),
-        ])
+        #expect(
+            list.extensions.first { $0.id == Self.widget }?.instances == [
+                .init(instance: "beijing", params: ["city": "Beijing"], place: "lock_screen"),
+                .init(instance: "paris", params: ["city": "Paris"], place: "lock_screen"),
+            ])
         #expect(try manager.list(id: 5).arrangement == nil)
         // Restored with its params and its place's size: a pull needs to name neither.
-        let beijing = try manager.pullSnapshot(.init(id: 6, extensionID: Self.widget, mode: .expanded, maxSize: Size(width: 1, height: 1),
-                                                     wait: true, instance: "beijing"))
+        let beijing = try manager.pullSnapshot(
+            .init(
+                id: 6, extensionID: Self.widget, mode: .expanded, maxSize: Size(width: 1, height: 1),
+                wait: true, instance: "beijing"))
         let snapshot = try #require(try beijing.snapshot?.decoded())
         #expect(snapshot.member("params") == ["city": "Beijing"] && snapshot.member("maxSize") == ["width": 320, "height": 396], "\(snapshot)")
     }

@@ -13,17 +13,19 @@ import Testing
     @Test func aProcessHeldPastTheBoundIsReapedWhenItFinallyExits() throws {
         let daemon = try TestDaemon()
         let freezer = try #require(daemon.sandbox.freezerDirectory, "no v1 freezer hierarchy")
-        try daemon.writeConfig("""
-        [hosts.stuck]
-        command = ["/bin/sh", "-c", "trap '' TERM; exec sleep 1000"]
-        stop_timeout = "100ms"
-        """)
+        try daemon.writeConfig(
+            """
+            [hosts.stuck]
+            command = ["/bin/sh", "-c", "trap '' TERM; exec sleep 1000"]
+            stop_timeout = "100ms"
+            """)
         try daemon.start()
         var pid: pid_t?
-        #expect(try eventually(timeout: 10) {
-            pid = try daemon.control(.status(NameSelection())).status?.first { $0.name == "stuck" && $0.state == "running" }?.pid
-            return pid != nil
-        })
+        #expect(
+            try eventually(timeout: 10) {
+                pid = try daemon.control(.status(NameSelection())).status?.first { $0.name == "stuck" && $0.state == "running" }?.pid
+                return pid != nil
+            })
         let stuck = try #require(pid)
 
         // Frozen in a group the daemon does not know, so that its kill cannot thaw it.

@@ -2,8 +2,8 @@ import ControlProtocol
 import ExtensiondTestSupport
 import Foundation
 import Glibc
-import Testing
 import HostProtocol
+import Testing
 
 /// Hosts that read slowly or not at all cost the daemon a bounded amount of memory
 /// (issue 8, case 3; the bounds are in docs/PROTOCOL.md, "Limits").

@@ -11,15 +11,15 @@ import WireProtocol
     /// An app that logs its arguments, connects to host.sock, tries to pull `a.widget`, and
     /// logs every message it receives, one JSON line each.
     static let app = #"""
-    import json, os, socket, sys
-    log = open(sys.argv[1], "a", buffering=1)
-    log.write(json.dumps({"argv": sys.argv[2:]}) + "\n")
-    sock = socket.socket(socket.AF_UNIX)
-    sock.connect(os.environ["EXTENSIOND_HOST_SOCKET"])
-    sock.sendall(b'{"type":"pull","id":7,"extension":"a.widget","mode":"compact","maxSize":{"width":1,"height":1}}\n')
-    for line in sock.makefile("rb"):
-        log.write(line.decode())
-    """#
+        import json, os, socket, sys
+        log = open(sys.argv[1], "a", buffering=1)
+        log.write(json.dumps({"argv": sys.argv[2:]}) + "\n")
+        sock = socket.socket(socket.AF_UNIX)
+        sock.connect(os.environ["EXTENSIOND_HOST_SOCKET"])
+        sock.sendall(b'{"type":"pull","id":7,"extension":"a.widget","mode":"compact","maxSize":{"width":1,"height":1}}\n')
+        for line in sock.makefile("rb"):
+            log.write(line.decode())
+        """#
 
     private func log(_ path: String) -> [String] {
         ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
@@ -29,7 +29,8 @@ import WireProtocol
         let daemon = try TestDaemon()
         let app = try daemon.directory.write("app.py", Self.app)
         let logA = daemon.sharedDirectory + "/a.log", logB = daemon.sharedDirectory + "/b.log"
-        try daemon.writeConfig("""
+        try daemon.writeConfig(
+            """
             [apps.a]
             command = ["/usr/bin/python3", "-S", "\(app)", "\(logA)"]
             url_schemes = ["a"]
@@ -83,23 +84,24 @@ import WireProtocol
     /// An extension that dials host.sock (path in its first argument), tries a pull and
     /// prints what it is told (the refusal may come, and the socket close, before it sends).
     static let dialingExtension = #"""
-    import os, socket, sys
-    sock = socket.socket(socket.AF_UNIX)
-    sock.connect(sys.argv[1])
-    try:
-        sock.sendall(b'{"type":"pull","id":1,"extension":"dialer","mode":"compact","maxSize":{"width":1,"height":1}}\n')
-    except OSError:
-        pass
-    print(sock.makefile("rb").readline().decode().strip(), flush=True)
-    os.write(int(os.environ["EXTENSIOND_FD"]), b'{"type":"ready","protocol":1}\n')
-    sock.close()
-    os.read(int(os.environ["EXTENSIOND_FD"]), 1)
-    """#
+        import os, socket, sys
+        sock = socket.socket(socket.AF_UNIX)
+        sock.connect(sys.argv[1])
+        try:
+            sock.sendall(b'{"type":"pull","id":1,"extension":"dialer","mode":"compact","maxSize":{"width":1,"height":1}}\n')
+        except OSError:
+            pass
+        print(sock.makefile("rb").readline().decode().strip(), flush=True)
+        os.write(int(os.environ["EXTENSIOND_FD"]), b'{"type":"ready","protocol":1}\n')
+        sock.close()
+        os.read(int(os.environ["EXTENSIOND_FD"]), 1)
+        """#
 
     @Test func anExtensionCannotActAsAHost() throws {
         let daemon = try TestDaemon()
         let dialer = try daemon.directory.write("dialer.py", Self.dialingExtension)
-        try daemon.writeConfig("""
+        try daemon.writeConfig(
+            """
             [apps.a]
             command = ["/bin/sleep", "1000"]
 
@@ -111,29 +113,33 @@ import WireProtocol
         try daemon.start()
         #expect(try daemon.supervisorctl(["start", "dialer"]).exitCode == 0)
         var output = ""
-        #expect(eventually { output = (try? daemon.supervisorctl(["tail", "dialer"]).stdout) ?? ""; return !output.isEmpty })
+        #expect(
+            eventually {
+                output = (try? daemon.supervisorctl(["tail", "dialer"]).stdout) ?? ""; return !output.isEmpty
+            })
         #expect(output.contains("extension dialer may not act as a host"), "\(output)")
         #expect(!output.contains("snapshot"), "\(output)")
     }
 
     /// A host that pulls each extension named in its arguments and logs every message.
     static let pullingHost = #"""
-    import json, os, socket, sys
-    log = open(sys.argv[1], "a", buffering=1)
-    sock = socket.socket(socket.AF_UNIX)
-    sock.connect(os.environ["EXTENSIOND_HOST_SOCKET"])
-    for n, name in enumerate(sys.argv[2:]):
-        sock.sendall(json.dumps({"type": "pull", "id": n + 1, "extension": name, "mode": "compact", "maxSize": {"width": 1, "height": 1}}).encode() + b"\n")
-    for line in sock.makefile("rb"):
-        log.write(line.decode())
-    """#
+        import json, os, socket, sys
+        log = open(sys.argv[1], "a", buffering=1)
+        sock = socket.socket(socket.AF_UNIX)
+        sock.connect(os.environ["EXTENSIOND_HOST_SOCKET"])
+        for n, name in enumerate(sys.argv[2:]):
+            sock.sendall(json.dumps({"type": "pull", "id": n + 1, "extension": name, "mode": "compact", "maxSize": {"width": 1, "height": 1}}).encode() + b"\n")
+        for line in sock.makefile("rb"):
+            log.write(line.decode())
+        """#
 
     @Test func aHostUsesOnlyItsExtensionsAndHearsOnlyOfThose() throws {
         let daemon = try TestDaemon()
         let host = try daemon.directory.write("host.py", Self.pullingHost)
         let widget = try ScriptedExtension.command(.answer, in: daemon.directory, reload: "never")
         let panelLog = daemon.sharedDirectory + "/panel.log"
-        try daemon.writeConfig("""
+        try daemon.writeConfig(
+            """
             [hosts.panel]
             command = ["/usr/bin/python3", "-S", "\(host)", "\(panelLog)", "a.widget", "b.widget"]
             extensions = ["a.widget"]
@@ -159,7 +165,9 @@ import WireProtocol
         #expect(eventually { self.log(panelLog).count >= 2 })
         let answers = log(panelLog)
         #expect(answers.contains { $0.contains(#""id":1"#) && $0.contains("snapshot") }, "\(answers)")
-        #expect(answers.contains { $0.contains(#""id":2"#) && $0.contains("may use only the extensions of hosts.panel.extensions; b.widget is not one") }, "\(answers)")
+        #expect(
+            answers.contains { $0.contains(#""id":2"#) && $0.contains("may use only the extensions of hosts.panel.extensions; b.widget is not one") },
+            "\(answers)")
         #expect(try daemon.control(.status(NameSelection(["b.widget"]))).status?.first?.pid == nil, "the refused pull launched b.widget")
 
         // a.widget ends: the host that used it hears of it, the bystander does not.

@@ -1,8 +1,8 @@
 import ControlProtocol
 import ExtensiondTestSupport
 import Foundation
-import Testing
 import HostProtocol
+import Testing
 
 /// Hosts on `host.sock`: list, pull, single flight across connections, subscriptions,
 /// actions, malformed input, enable/disable. The tests parameterized by ``HostTestSetup``
@@ -21,11 +21,12 @@ import HostProtocol
                 + ExtensionTestBed.extensionTable(
                     Self.action, point: "action", command: try bed.command(.action), settings: "enabled = false"))
         let host = try bed.daemon.connectHost()
-        #expect(try list(host, id: 1) == [
-            .init(id: Self.action, app: ExtensionTestBed.app, point: "action", enabled: false, hasContent: true),
-            .init(id: Self.hidden, app: ExtensionTestBed.app, point: "widget", enabled: true, hasContent: true, modes: [.compact, .expanded]),
-            .init(id: Self.widget, app: ExtensionTestBed.app, point: "widget", enabled: true, hasContent: true, modes: [.compact, .expanded]),
-        ])
+        #expect(
+            try list(host, id: 1) == [
+                .init(id: Self.action, app: ExtensionTestBed.app, point: "action", enabled: false, hasContent: true),
+                .init(id: Self.hidden, app: ExtensionTestBed.app, point: "widget", enabled: true, hasContent: true, modes: [.compact, .expanded]),
+                .init(id: Self.widget, app: ExtensionTestBed.app, point: "widget", enabled: true, hasContent: true, modes: [.compact, .expanded]),
+            ])
         // `setHasContent false` arrives once the extension runs.
         _ = try host.pull(Self.hidden, id: 2)
         #expect(try eventually { try list(host, id: 3).first { $0.id == Self.hidden }?.hasContent == false })
@@ -46,8 +47,12 @@ import HostProtocol
         #expect(snapshot.result == .newData && snapshot.version == 1 && !snapshot.stale)
         #expect(try snapshot.snapshot?.decoded().field("n") == 1)
 
-        guard case .error(let error) = try world.request(.pull(.init(
-            id: 42, extensionID: "test.app.nope", mode: .compact, maxSize: Size(width: 320, height: 160))), on: host) else {
+        guard
+            case .error(let error) = try world.request(
+                .pull(
+                    .init(
+                        id: 42, extensionID: "test.app.nope", mode: .compact, maxSize: Size(width: 320, height: 160))), on: host)
+        else {
             Issue.record("an unknown extension was pulled")
             return
         }
@@ -59,13 +64,17 @@ import HostProtocol
         let world = try setup.start([TestExtension(Self.widget, delay: .milliseconds(500))])
         let hosts = try (0..<6).map { _ in try world.connectHost() }
         for (index, host) in hosts.enumerated() {
-            try host.send(.pull(.init(id: RequestID(rawValue: UInt64(index)), extensionID: Self.widget, mode: .compact,
-                                      maxSize: Size(width: 100, height: 100))))
+            try host.send(
+                .pull(
+                    .init(
+                        id: RequestID(rawValue: UInt64(index)), extensionID: Self.widget, mode: .compact,
+                        maxSize: Size(width: 100, height: 100))))
         }
         var versions: Set<UInt64> = []
         for (index, host) in hosts.enumerated() {
             guard case .snapshot(let snapshot) = try world.receive(on: host, within: .seconds(5), matching: { _ in true }),
-                  snapshot.id?.rawValue == UInt64(index) else {
+                snapshot.id?.rawValue == UInt64(index)
+            else {
                 Issue.record("host \(index) got no snapshot")
                 continue
             }
@@ -114,9 +123,14 @@ import HostProtocol
         let text = Item(type: "public.text", value: "hello")
 
         let completed = try perform(host, Self.action, [text, text], id: 1, in: world)
-        #expect(completed == .completed(.init(id: 1, items: [
-            Item(type: "public.text", value: "handled public.text"), Item(type: "public.text", value: "handled public.text"),
-        ])))
+        #expect(
+            completed
+                == .completed(
+                    .init(
+                        id: 1,
+                        items: [
+                            Item(type: "public.text", value: "handled public.text"), Item(type: "public.text", value: "handled public.text"),
+                        ])))
 
         let rejections: [(items: [Item], problem: String)] = [
             ([Item(type: "public.image", path: "/tmp/cat.png")], "public.image is not accepted"),
@@ -143,7 +157,9 @@ import HostProtocol
             // `supervisorctl perform` acts as a host would.
             let control = try daemon.control(.perform(PerformRequest(name: Self.action, items: [Item(type: "public.text", path: "/tmp/note.txt")])))
             #expect(control.ok && control.lines == [#"public.text="handled public.text""#], "\(control)")
-            #expect(try daemon.control(.perform(PerformRequest(name: Self.action, items: [Item(type: "public.image", path: "/tmp/cat.png")]))).error?.contains("public.image") == true)
+            #expect(
+                try daemon.control(.perform(PerformRequest(name: Self.action, items: [Item(type: "public.image", path: "/tmp/cat.png")]))).error?.contains(
+                    "public.image") == true)
         }
     }
 
@@ -159,8 +175,9 @@ import HostProtocol
             #expect(answer == .completed(.init(id: id, items: [Item(type: "public.text", value: .string("handled \(type)"))])))
         }
         // Both count against the one image the rule accepts.
-        guard case .error(let tooMany) = try perform(
-            host, Self.action, [Item(type: "public.jpeg", path: "/a"), Item(type: "public.png", path: "/b")], id: 10, in: world)
+        guard
+            case .error(let tooMany) = try perform(
+                host, Self.action, [Item(type: "public.jpeg", path: "/a"), Item(type: "public.png", path: "/b")], id: 10, in: world)
         else {
             Issue.record("two images were accepted")
             return
@@ -253,10 +270,13 @@ import HostProtocol
     @Test func aDisabledExtensionGetsNoScheduledRefreshes() throws {
         let bed = try ExtensionTestBed()
         let updates = bed.countFile(Self.widget)
-        try bed.start(ExtensionTestBed.extensionTable(Self.widget, command: try bed.command(.answer, countFile: updates), refresh: """
-            interval = "200ms"
-            min_interval = "200ms"
-            """))
+        try bed.start(
+            ExtensionTestBed.extensionTable(
+                Self.widget, command: try bed.command(.answer, countFile: updates),
+                refresh: """
+                    interval = "200ms"
+                    min_interval = "200ms"
+                    """))
         _ = try bed.pull(Self.widget)
         #expect(eventually { ScriptedExtension.updates(in: updates) >= 2 })  // scheduled refreshes run
         #expect(try bed.control(.disable(NameSelection([Self.widget]))).ok)

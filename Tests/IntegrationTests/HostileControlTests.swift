@@ -8,11 +8,12 @@ import Testing
 @Suite struct HostileControlTests {
     @Test(arguments: [-1, Int.min, 0])
     func tailWithANegativeOrZeroCountAnswersAndTheDaemonSurvives(_ lines: Int) throws {
-        let daemon = try TestDaemon(config: """
-            [hosts.panel]
-            command = ["/bin/sh", "-c", "echo hello; exec sleep 1000"]
-            autostart = true
-            """)
+        let daemon = try TestDaemon(
+            config: """
+                [hosts.panel]
+                command = ["/bin/sh", "-c", "echo hello; exec sleep 1000"]
+                autostart = true
+                """)
         try daemon.start()
         #expect(try eventually { try daemon.control(.tail(TailRequest(name: "panel"))).lines?.last?.hasSuffix("hello") == true })
         let response = try daemon.control(.tail(TailRequest(name: "panel", lines: lines)))

@@ -10,16 +10,17 @@ import Testing
     @Test func aGroupWithoutAUserKeepsTheAppsUidAndTheUidSurvivesARestart() throws {
         let daemon = try TestDaemon()
         try #require(geteuid() == 0, "identities need a root daemon")
-        try daemon.writeConfig("""
-        [apps.grouped]
-        command = ["/bin/sleep", "1000"]
-        group = "nogroup"
-        autostart = true
+        try daemon.writeConfig(
+            """
+            [apps.grouped]
+            command = ["/bin/sleep", "1000"]
+            group = "nogroup"
+            autostart = true
 
-        [apps.plain]
-        command = ["/bin/sleep", "1000"]
-        autostart = true
-        """)
+            [apps.plain]
+            command = ["/bin/sleep", "1000"]
+            autostart = true
+            """)
         try daemon.start()
         let grouped = try #require(try credentials(of: "grouped", in: daemon))
         #expect(grouped.uid >= 61000 && grouped.uid <= 61999, "grouped runs as uid \(grouped.uid)")
@@ -38,14 +39,15 @@ import Testing
     @Test func hostsRunAsTheDaemonsUserOrTheirConfiguredOne() throws {
         let daemon = try TestDaemon()
         try #require(geteuid() == 0, "another user needs a root daemon")
-        try daemon.writeConfig("""
-        [hosts.own]
-        command = ["/bin/sleep", "1000"]
+        try daemon.writeConfig(
+            """
+            [hosts.own]
+            command = ["/bin/sleep", "1000"]
 
-        [hosts.nobody]
-        command = ["/bin/sleep", "1000"]
-        user = "nobody"
-        """)
+            [hosts.nobody]
+            command = ["/bin/sleep", "1000"]
+            user = "nobody"
+            """)
         try daemon.start()
         let own = try #require(try credentials(of: "own", in: daemon))
         #expect(own.uid == geteuid() && own.gid == getegid())
@@ -56,7 +58,9 @@ import Testing
     /// The real uid and gid of `name`'s running process, from /proc.
     private func credentials(of name: String, in daemon: TestDaemon) throws -> (uid: UInt32, gid: UInt32)? {
         var pid: Int32?
-        _ = try eventually { pid = try daemon.control(.status(NameSelection([name]))).status?.first?.pid; return pid != nil }
+        _ = try eventually {
+            pid = try daemon.control(.status(NameSelection([name]))).status?.first?.pid; return pid != nil
+        }
         guard let pid, let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
         func first(_ field: String) -> UInt32? {
             status.split(separator: "\n").first { $0.hasPrefix(field + ":") }?

@@ -10,7 +10,8 @@ import Testing
     @Test func anIdleDaemonIsNeverWoken() throws {
         let daemon = try TestDaemon()
         let widget = try ScriptedExtension.command(.answer, in: daemon.directory, reload: "never")
-        try daemon.writeConfig("""
+        try daemon.writeConfig(
+            """
             [hosts.panel]
             command = ["/bin/sleep", "1000"]
 
@@ -40,7 +41,8 @@ import Testing
         let threads = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")
         return try threads.reduce(0) { total, thread in
             let status = try String(contentsOfFile: "/proc/\(pid)/task/\(thread)/status", encoding: .utf8)
-            return total + status.split(separator: "\n")
+            return total
+                + status.split(separator: "\n")
                 .filter { $0.hasPrefix("voluntary_ctxt_switches:") || $0.hasPrefix("nonvoluntary_ctxt_switches:") }
                 .compactMap { Int($0.split(separator: "\t").last ?? "") }
                 .reduce(0, +)

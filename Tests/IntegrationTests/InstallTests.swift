@@ -12,8 +12,9 @@ import Testing
     /// Runs scripts/install-files into `directory`/dest with `environment` added.
     func install(_ directory: TemporaryDirectory, _ environment: [String: String] = [:]) throws -> CommandResult {
         let base = ["BIN": Binaries.directory, "DESTDIR": directory.file("dest"), "PREFIX": "/usr/local"]
-        return try runCommand(root + "/scripts/install-files", [], environment: base.merging(environment) { $1 },
-                              in: directory, timeout: 300)
+        return try runCommand(
+            root + "/scripts/install-files", [], environment: base.merging(environment) { $1 },
+            in: directory, timeout: 300)
     }
 
     func sections(of binary: String, in directory: TemporaryDirectory) throws -> String {
@@ -45,10 +46,12 @@ import Testing
         for file in debugFiles {
             #expect(try sections(of: prefix + "/lib/debug/.build-id/" + file, in: directory).contains(".debug_info"))
         }
-        for file in ["share/man/man8/extensiond.8.gz", "share/man/man1/supervisorctl.1.gz", "share/man/man5/extensiond.toml.5.gz",
-                     "share/bash-completion/completions/supervisorctl", "share/zsh/site-functions/_supervisorctl",
-                     "share/fish/vendor_completions.d/supervisorctl.fish", "share/doc/extensiond/README.md",
-                     "share/doc/extensiond/docs/CONFIG.md", "share/doc/extensiond/docs/DESIGN.md"] {
+        for file in [
+            "share/man/man8/extensiond.8.gz", "share/man/man1/supervisorctl.1.gz", "share/man/man5/extensiond.toml.5.gz",
+            "share/bash-completion/completions/supervisorctl", "share/zsh/site-functions/_supervisorctl",
+            "share/fish/vendor_completions.d/supervisorctl.fish", "share/doc/extensiond/README.md",
+            "share/doc/extensiond/docs/CONFIG.md", "share/doc/extensiond/docs/DESIGN.md",
+        ] {
             #expect(FileManager.default.fileExists(atPath: prefix + "/" + file), "missing \(file)")
         }
         let bash = try String(contentsOfFile: prefix + "/share/bash-completion/completions/supervisorctl", encoding: .utf8)
@@ -66,7 +69,8 @@ import Testing
         #expect(try install(directory).exitCode == 0)
         let man = directory.file("dest") + "/usr/local/share/man"
         func render(_ page: String) throws -> String {
-            let result = try runCommand("/usr/bin/man", ["-l", man + "/" + page], environment: ["MANWIDTH": "80", "MANPAGER": "cat", "LC_ALL": "C.UTF-8"], in: directory)
+            let result = try runCommand(
+                "/usr/bin/man", ["-l", man + "/" + page], environment: ["MANWIDTH": "80", "MANPAGER": "cat", "LC_ALL": "C.UTF-8"], in: directory)
             #expect(result.exitCode == 0, "man -l \(page): \(result.stderr)")
             #expect(result.stderr.isEmpty, "man -l \(page) warns: \(result.stderr)")
             #expect(result.stdout.contains("NAME") && result.stdout.contains("SEE ALSO"), "\(page): \(result.stdout.prefix(400))")
@@ -134,8 +138,9 @@ import Testing
     @Test func debHasTheUnitAConffileTheMaintainerScriptsAndItsLibraries() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let built = try runCommand(root + "/scripts/build-deb", [directory.file("out")], environment: ["BIN": Binaries.directory],
-                                   in: directory, timeout: 900)
+        let built = try runCommand(
+            root + "/scripts/build-deb", [directory.file("out")], environment: ["BIN": Binaries.directory],
+            in: directory, timeout: 900)
         #expect(built.exitCode == 0, "\(built.stderr)")
         let deb = built.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(deb.hasSuffix("_amd64.deb") || deb.hasSuffix(".deb"))
@@ -146,31 +151,40 @@ import Testing
         let scripts = directory.file("control")
         #expect(try runCommand("/usr/bin/dpkg-deb", ["--control", deb, scripts], in: directory).exitCode == 0)
         let postinst = try String(contentsOfFile: scripts + "/postinst", encoding: .utf8)
-        for step in ["dh_installalternatives", "--slave /usr/share/bash-completion/completions/supervisorctl",
-                     "systemd-sysusers", "deb-systemd-helper", "extensiond.service", "\"$1\" = triggered"] {
+        for step in [
+            "dh_installalternatives", "--slave /usr/share/bash-completion/completions/supervisorctl",
+            "systemd-sysusers", "deb-systemd-helper", "extensiond.service", "\"$1\" = triggered",
+        ] {
             #expect(postinst.contains(step), "postinst lacks \(step): \(postinst)")
         }
         #expect(try String(contentsOfFile: scripts + "/postrm", encoding: .utf8).contains("groupdel extensiond"))
-        let pythonName = try #require(try FileManager.default.contentsOfDirectory(atPath: directory.file("out"))
-            .first { $0.hasPrefix("python3-extensiond_") && $0.hasSuffix("_all.deb") })
+        let pythonName = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: directory.file("out"))
+                .first { $0.hasPrefix("python3-extensiond_") && $0.hasSuffix("_all.deb") })
         let python = directory.file("out") + "/" + pythonName
         let sdk = try runCommand("/usr/bin/dpkg-deb", ["--contents", python], in: directory).stdout
         #expect(sdk.contains("./usr/lib/python3/dist-packages/extensiond/testing.py"), "\(sdk)")
         // The test build links the toolchain's shared runtime (RUNPATH); the release build
         // of `make deb` links it statically.
-        let lint = try runCommand("/usr/bin/lintian", ["--fail-on", "error,warning", "--suppress-tags", "custom-library-search-path",
-                                                       deb.replacingOccurrences(of: ".deb", with: ".changes")],
-                                  in: directory, timeout: 600)
+        let lint = try runCommand(
+            "/usr/bin/lintian",
+            [
+                "--fail-on", "error,warning", "--suppress-tags", "custom-library-search-path",
+                deb.replacingOccurrences(of: ".deb", with: ".changes"),
+            ],
+            in: directory, timeout: 600)
         #expect(lint.exitCode == 0, "lintian: \(lint.stdout)\(lint.stderr)")
         // The daemon links libsystemd and libseccomp: dpkg-shlibdeps names their packages.
         for library in ["libsystemd0", "libseccomp2"] {
             #expect(info.contains(library), "the package does not depend on \(library): \(info)")
         }
         let contents = try runCommand("/usr/bin/dpkg-deb", ["--contents", deb], in: directory).stdout
-        for path in ["./usr/bin/extensiond", "./usr/bin/extensiondctl", "./lib/systemd/system/extensiond.service", "./lib/systemd/system/extensiond.socket",
-                     "./etc/extensiond/extensiond.toml", "./usr/share/man/man8/extensiond.8.gz",
-                     "./usr/lib/systemd/catalog/extensiond.catalog", "./usr/share/doc/extensiond/copyright",
-                     "./usr/share/extensiond/prometheus/extensiond-alerts.yml", "./usr/share/extensiond/completions/supervisorctl.bash"] {
+        for path in [
+            "./usr/bin/extensiond", "./usr/bin/extensiondctl", "./lib/systemd/system/extensiond.service", "./lib/systemd/system/extensiond.socket",
+            "./etc/extensiond/extensiond.toml", "./usr/share/man/man8/extensiond.8.gz",
+            "./usr/lib/systemd/catalog/extensiond.catalog", "./usr/share/doc/extensiond/copyright",
+            "./usr/share/extensiond/prometheus/extensiond-alerts.yml", "./usr/share/extensiond/completions/supervisorctl.bash",
+        ] {
             #expect(contents.contains(path), "the package lacks \(path)")
         }
         #expect(!contents.contains("./usr/bin/supervisorctl"), "supervisorctl is an alternative, not a file of the package")

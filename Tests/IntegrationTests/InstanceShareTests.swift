@@ -46,13 +46,17 @@ import Testing
         // They are gone once the daemon saw their hosts leave: every host may make new ones.
         let host = try bed.daemon.connectHost()
         var pullID: UInt64 = 0
-        #expect(try eventually {
-            pullID += 1
-            let answer = try host.request(.pull(.init(id: RequestID(rawValue: pullID), extensionID: Self.widget, mode: .compact,
-                                                      maxSize: Size(width: 320, height: 160), wait: true, instance: "oslo")))
-            if case .snapshot(let oslo) = answer { return oslo.result == .newData && oslo.instance == "oslo" }
-            return false
-        })
+        #expect(
+            try eventually {
+                pullID += 1
+                let answer = try host.request(
+                    .pull(
+                        .init(
+                            id: RequestID(rawValue: pullID), extensionID: Self.widget, mode: .compact,
+                            maxSize: Size(width: 320, height: 160), wait: true, instance: "oslo")))
+                if case .snapshot(let oslo) = answer { return oslo.result == .newData && oslo.instance == "oslo" }
+                return false
+            })
         // With Oslo, its own share is used up again at 16.
         #expect(try subscribe((0..<16).map { "again-\($0)" }, on: host, firstID: 10).count == 1)
     }
@@ -65,7 +69,11 @@ import Testing
         // What it holds already it may go on using.
         #expect(try subscribe(["greedy-3"], on: greedy, firstID: 100).isEmpty)
         let other = try bed.daemon.connectHost()
-        #expect(try other.pullSnapshot(.init(id: 1, extensionID: Self.widget, mode: .compact, maxSize: Size(width: 320, height: 160),
-                                             wait: true, instance: "fair")).result == .newData)
+        #expect(
+            try other.pullSnapshot(
+                .init(
+                    id: 1, extensionID: Self.widget, mode: .compact, maxSize: Size(width: 320, height: 160),
+                    wait: true, instance: "fair")
+            ).result == .newData)
     }
 }

@@ -1,6 +1,6 @@
 import ExtensiondTestSupport
-import Testing
 import HostProtocol
+import Testing
 
 /// Instances, in process and against a real daemon: one extension backs two widgets with
 /// different settings, each with its own snapshot, and both spend one refresh budget.
@@ -9,8 +9,10 @@ import HostProtocol
 
     @Test(arguments: HostTestSetup.allCases)
     func twoInstancesHaveTheirOwnSnapshotsAndShareOneBudget(_ setup: HostTestSetup) throws {
-        let world = try setup.start([TestExtension(
-            Self.widget, .params, refresh: "interval = \"1s\"\nmin_interval = \"1s\"\npull_cooldown = \"0s\"\ndaily_budget = 1\nbudget_burst = 2")])
+        let world = try setup.start([
+            TestExtension(
+                Self.widget, .params, refresh: "interval = \"1s\"\nmin_interval = \"1s\"\npull_cooldown = \"0s\"\ndaily_budget = 1\nbudget_burst = 2")
+        ])
         let host = try world.connectHost()
         // Subscribed to Oslo with its params: the pulls need not repeat them.
         let subscriber = try world.connectHost()
@@ -36,17 +38,21 @@ import HostProtocol
         try world.advance(by: .seconds(2))
         #expect(try scheduledUpdates(world) == 2, "\(world.diagnostics(Self.widget))")
 
-        let refused = try world.request(.pull(.init(
-            id: 4, extensionID: Self.widget, mode: .compact, maxSize: Size(width: 1, height: 1),
-            instance: String(repeating: "x", count: 256))), on: host)
+        let refused = try world.request(
+            .pull(
+                .init(
+                    id: 4, extensionID: Self.widget, mode: .compact, maxSize: Size(width: 1, height: 1),
+                    instance: String(repeating: "x", count: 256))), on: host)
         guard case .error(let error) = refused else { throw TestSupportError("a long instance name was accepted") }
         #expect(error.error.contains("instance"), "\(error.error)")
     }
 
     @Test(arguments: HostTestSetup.allCases)
     func theScheduleRefreshesOnlyTheInstancesHostsShow(_ setup: HostTestSetup) throws {
-        let world = try setup.start([TestExtension(
-            Self.widget, .params, refresh: "interval = \"1s\"\nmin_interval = \"1s\"\npull_cooldown = \"0s\"\ndaily_budget = 1000\nbudget_burst = 100")])
+        let world = try setup.start([
+            TestExtension(
+                Self.widget, .params, refresh: "interval = \"1s\"\nmin_interval = \"1s\"\npull_cooldown = \"0s\"\ndaily_budget = 1000\nbudget_burst = 100")
+        ])
         do {
             let host = try world.connectHost()
             _ = try world.pull(Self.widget, on: host, request: 1, instance: "oslo", params: ["city": "Oslo"])
@@ -59,8 +65,9 @@ import HostProtocol
 
             // Shown again, Rome's expired snapshot is refreshed at once, and once.
             try show("rome", true, on: host, id: 5, in: world)
-            #expect(try world.until(within: .seconds(5)) { try scheduledUpdates(world, of: "rome") == 1 },
-                    "\(world.diagnostics(Self.widget))")
+            #expect(
+                try world.until(within: .seconds(5)) { try scheduledUpdates(world, of: "rome") == 1 },
+                "\(world.diagnostics(Self.widget))")
             try world.advance(by: .milliseconds(500))  // within min_interval
             #expect(try scheduledUpdates(world, of: "rome") == 1)
         }
@@ -68,8 +75,9 @@ import HostProtocol
         try world.advance(by: .milliseconds(1200))
         let oslo = try scheduledUpdates(world, of: "oslo"), rome = try scheduledUpdates(world, of: "rome")
         try world.advance(by: .milliseconds(2500))
-        #expect(try scheduledUpdates(world, of: "oslo") == oslo && scheduledUpdates(world, of: "rome") == rome,
-                "\(world.diagnostics(Self.widget))")
+        #expect(
+            try scheduledUpdates(world, of: "oslo") == oslo && scheduledUpdates(world, of: "rome") == rome,
+            "\(world.diagnostics(Self.widget))")
     }
 
     /// Sends `visible` for one instance, then a `list` whose answer shows it was handled.

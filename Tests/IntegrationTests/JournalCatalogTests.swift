@@ -44,8 +44,9 @@ import Testing
             #expect(lines.contains { $0.hasPrefix(id + " extensiond: ") && $0.count > 40 }, "journalctl did not index \(id): \(listed.stdout)")
         }
         // The text journalctl -x shows beside a kill.
-        let kill = try runCommand("/usr/bin/journalctl", ["--root=" + directory.path, "--dump-catalog", "d29aa78288524e81afbb51efb686837b"],
-                                  in: directory)
+        let kill = try runCommand(
+            "/usr/bin/journalctl", ["--root=" + directory.path, "--dump-catalog", "d29aa78288524e81afbb51efb686837b"],
+            in: directory)
         #expect(kill.stdout.contains("Frequent pressure kills mean the memory budget is too small"), "\(kill.stdout)")
     }
 }

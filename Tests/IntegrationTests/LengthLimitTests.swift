@@ -11,29 +11,30 @@ import WireProtocol
     /// limit), and answers with how many of each were opened (a sandboxed extension cannot
     /// write a file to tell).
     static let urlFlood = #"""
-    import json, os, socket
-    connection = socket.socket(fileno=int(os.environ["EXTENSIOND_FD"]))
-    connection.sendall(b'{"type":"ready","protocol":1}\n')
-    reader = connection.makefile("rb")
-    def send(message):
-        connection.sendall(json.dumps(message).encode() + b"\n")
-    def opened(url, id):
-        send({"type": "openURL", "id": id, "url": url})
-        while True:
-            message = json.loads(reader.readline())
-            if message["type"] == "openURLResult" and message["id"] == id:
-                return message["success"]
-    update = json.loads(reader.readline())
-    huge = sum(opened("mine://" + "h" * 1000000, n) for n in range(20))
-    long = sum(opened("mine://%d/" % n + "l" * 7990, 100 + n) for n in range(300))
-    send({"type": "result", "id": update["id"], "result": "newData", "snapshot": {"huge": huge, "long": long}})
-    reader.readline()
-    """#
+        import json, os, socket
+        connection = socket.socket(fileno=int(os.environ["EXTENSIOND_FD"]))
+        connection.sendall(b'{"type":"ready","protocol":1}\n')
+        reader = connection.makefile("rb")
+        def send(message):
+            connection.sendall(json.dumps(message).encode() + b"\n")
+        def opened(url, id):
+            send({"type": "openURL", "id": id, "url": url})
+            while True:
+                message = json.loads(reader.readline())
+                if message["type"] == "openURLResult" and message["id"] == id:
+                    return message["success"]
+        update = json.loads(reader.readline())
+        huge = sum(opened("mine://" + "h" * 1000000, n) for n in range(20))
+        long = sum(opened("mine://%d/" % n + "l" * 7990, 100 + n) for n in range(300))
+        send({"type": "result", "id": update["id"], "result": "newData", "snapshot": {"huge": huge, "long": long}})
+        reader.readline()
+        """#
 
     @Test func hugeURLsAreRefusedAndTheEventRingStaysSmall() throws {
         let daemon = try TestDaemon()
         let script = try daemon.directory.write("flood.py", Self.urlFlood)
-        try daemon.writeConfig("""
+        try daemon.writeConfig(
+            """
             [apps.mine]
             command = ["/bin/sh", "-c", "exec sleep 1000", "app"]
             url_schemes = ["mine"]
@@ -73,7 +74,8 @@ import WireProtocol
     /// answers with an error naming the limit and exits non-zero, never with silence.
     @Test func anAnswerPastTheLimitIsAnErrorEndToEnd() throws {
         let daemon = try TestDaemon()
-        try daemon.writeConfig("""
+        try daemon.writeConfig(
+            """
             [hosts.talker]
             command = ["/usr/bin/python3", "-S", "-c", "import sys, time; sys.stdout.write(('x' * 2000 + '\\\\n') * 10000); sys.stdout.flush(); time.sleep(1000)"]
             """, supervisor: "log_max_size = \"64M\"\noutput_rate = \"1G\"")

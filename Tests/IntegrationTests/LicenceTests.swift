@@ -14,8 +14,10 @@ import Testing
 
     @Test func licenseIsTheApacheLicenceAndReuseCoversEveryFile() throws {
         let licence = try read("LICENSE")
-        for phrase in ["Apache License", "Version 2.0, January 2004", "TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION",
-                       "9. Accepting Warranty or Additional Liability.", "END OF TERMS AND CONDITIONS"] {
+        for phrase in [
+            "Apache License", "Version 2.0, January 2004", "TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION",
+            "9. Accepting Warranty or Additional Liability.", "END OF TERMS AND CONDITIONS",
+        ] {
             #expect(licence.contains(phrase), "LICENSE lacks \"\(phrase)\"")
         }
         // REUSE wants the text under LICENSES/ by its SPDX identifier.
@@ -23,8 +25,9 @@ import Testing
         let reuse = try read("REUSE.toml")
         #expect(reuse.contains("path = \"**\"") && reuse.contains("SPDX-License-Identifier = \"Apache-2.0\""), "\(reuse)")
         // A file that states another licence contradicts the blanket statement.
-        let tracked = try runCommand("/usr/bin/git", ["-C", root, "grep", "-l", "SPDX-License-Identifier:"],
-                                     in: try TemporaryDirectory())
+        let tracked = try runCommand(
+            "/usr/bin/git", ["-C", root, "grep", "-l", "SPDX-License-Identifier:"],
+            in: try TemporaryDirectory())
         let others = tracked.stdout.split(separator: "\n").filter { path in
             let text = (try? read(String(path))) ?? ""
             // A statement is a line of its own, behind a comment marker at most.

@@ -16,12 +16,14 @@ import Testing
         let served = try MetricsDaemon(updates: 1)
         let panel = #"kind="host",name="panel""#, widget = #"kind="extension",name="test.widget""#
         var text = try served.scrape()
-        for sample in ["extensiond_process_exits_total{\(panel)}", "extensiond_process_restarts_total{\(panel)}",
-                       "extensiond_reloads_total{result=\"ok\"}", "extensiond_reloads_total{result=\"failed\"}",
-                       "extensiond_hosts_connected", "extensiond_host_connections_total",
-                       "extensiond_hosts_dropped_total{reason=\"behind\"}", "extensiond_hosts_dropped_total{reason=\"limit\"}",
-                       "extensiond_hosts_dropped_total{reason=\"refused\"}",
-                       "extensiond_memory_warnings_total{\(widget),level=\"high\"}", "extensiond_memory_warnings_total{\(widget),level=\"warn\"}"] {
+        for sample in [
+            "extensiond_process_exits_total{\(panel)}", "extensiond_process_restarts_total{\(panel)}",
+            "extensiond_reloads_total{result=\"ok\"}", "extensiond_reloads_total{result=\"failed\"}",
+            "extensiond_hosts_connected", "extensiond_host_connections_total",
+            "extensiond_hosts_dropped_total{reason=\"behind\"}", "extensiond_hosts_dropped_total{reason=\"limit\"}",
+            "extensiond_hosts_dropped_total{reason=\"refused\"}",
+            "extensiond_memory_warnings_total{\(widget),level=\"high\"}", "extensiond_memory_warnings_total{\(widget),level=\"warn\"}",
+        ] {
             #expect(value(text, sample) == 0, "\(sample) at 0 from the start")
         }
         #expect(value(text, "extensiond_refresh_budget_tokens{\(widget)}").map { $0 >= 1 } == true, "the budget's capacity in tokens")
@@ -36,9 +38,10 @@ import Testing
 
         let pid = try #require(try served.daemon.control(.status(NameSelection(["panel"]))).status?.first?.pid)
         kill(pid, SIGKILL)
-        #expect(eventually(timeout: 10) {
-            (try? served.scrape()).map { self.value($0, "extensiond_process_restarts_total{\(panel)}") == 1 } == true
-        })
+        #expect(
+            eventually(timeout: 10) {
+                (try? served.scrape()).map { self.value($0, "extensiond_process_restarts_total{\(panel)}") == 1 } == true
+            })
         text = try served.scrape()
         #expect(value(text, "extensiond_process_exits_total{\(panel)}") == 1)
         #expect(value(text, "extensiond_reloads_total{result=\"ok\"}") == 1)

@@ -20,12 +20,14 @@ import Testing
         let served = try MetricsDaemon(updates: 3)
         let text = try served.scrape()
         let file = try served.daemon.directory.write("scrape.prom", text)
-        let script = try served.daemon.directory.write("parse.py", """
-        import json, sys
-        from prometheus_client.parser import text_string_to_metric_families
-        text = open(sys.argv[1]).read()
-        print(json.dumps([[f.name, f.type, len(f.samples)] for f in text_string_to_metric_families(text)]))
-        """)
+        let script = try served.daemon.directory.write(
+            "parse.py",
+            """
+            import json, sys
+            from prometheus_client.parser import text_string_to_metric_families
+            text = open(sys.argv[1]).read()
+            print(json.dumps([[f.name, f.type, len(f.samples)] for f in text_string_to_metric_families(text)]))
+            """)
         let parsed = try runCommand("/usr/bin/python3", [script, file], in: served.daemon.directory)
         #expect(parsed.exitCode == 0, "\(parsed.stderr)")
         let families = try #require(try JSONSerialization.jsonObject(with: Data(parsed.stdout.utf8)) as? [[Any]])
@@ -75,7 +77,9 @@ import Testing
             #expect(text.contains("extensiond_process_kills_total{\(panel),reason=\"\(reason)\"} 0\n"), "\(reason)")
         }
         #expect(text.contains("extensiond_process_state{\(panel),state=\"running\"} 1\n"))
-        #expect(series(text, "extensiond_process_state{\(panel),state=").map(\.value).sorted() == [0, 0, 0, 0, 0, 0, 0, 1], "one series per state, suspended included")
+        #expect(
+            series(text, "extensiond_process_state{\(panel),state=").map(\.value).sorted() == [0, 0, 0, 0, 0, 0, 0, 1],
+            "one series per state, suspended included")
         #expect(text.contains("extensiond_process_memory_limit_bytes{\(panel)} 67108864\n"))
         #expect(text.contains("extensiond_build_info{version=\""))
         #expect(text.contains("process_open_fds "))
@@ -165,15 +169,16 @@ struct MetricsDaemon {
         let supervisor = "metrics_listen = \"127.0.0.1:\(port)\""
         daemon = try TestDaemon(supervisor: supervisor)
         let widget = try ScriptedExtension.command(.answer, in: daemon.directory)
-        try daemon.writeConfig("""
-        [hosts.panel]
-        command = ["/bin/sleep", "1000"]
-        memory_max = "64M"
+        try daemon.writeConfig(
+            """
+            [hosts.panel]
+            command = ["/bin/sleep", "1000"]
+            memory_max = "64M"
 
-        [apps."\(ExtensionTestBed.app)"]
-        command = ["/bin/sleep", "1000"]
+            [apps."\(ExtensionTestBed.app)"]
+            command = ["/bin/sleep", "1000"]
 
-        """ + ExtensionTestBed.extensionTable("test.widget", command: widget, refresh: "pull_cooldown = \"0s\""), supervisor: supervisor)
+            """ + ExtensionTestBed.extensionTable("test.widget", command: widget, refresh: "pull_cooldown = \"0s\""), supervisor: supervisor)
         try daemon.start()
         for _ in 0..<updates { try update() }
         #expect(eventually { (try? daemon.control(.status(NameSelection(["panel"]))).status?.first?.state) == "running" })

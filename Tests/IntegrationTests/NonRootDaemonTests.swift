@@ -16,15 +16,17 @@ import Testing
 
     /// `supervisorctl` as the daemon's user.
     private func supervisorctl(_ daemon: TestDaemon, _ arguments: [String]) throws -> CommandResult {
-        try runCommand("/usr/bin/setpriv", Self.setpriv + [Binaries.path("supervisorctl"), "--socket", daemon.controlSocket] + arguments,
-                       in: daemon.directory)
+        try runCommand(
+            "/usr/bin/setpriv", Self.setpriv + [Binaries.path("supervisorctl"), "--socket", daemon.controlSocket] + arguments,
+            in: daemon.directory)
     }
 
     @Test func aDaemonThatIsNotRootRunsEverythingAsItselfAndSaysSo() throws {
         let daemon = try TestDaemon()
         let shared = daemon.sharedDirectory
         let asking = "\(Binaries.path("supervisorctl")) --socket \(daemon.controlSocket) status"
-        try daemon.writeConfig("""
+        try daemon.writeConfig(
+            """
             [apps.a]
             command = ["/bin/sh", "-c", "\(asking) > \(shared)/app.out 2>&1; echo exit $? >> \(shared)/app.out; exec sleep 1000"]
             groups = ["group.a"]

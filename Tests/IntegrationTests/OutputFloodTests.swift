@@ -11,7 +11,8 @@ import Testing
 @Suite(.serialized) struct OutputFloodTests {
     @Test func aStdoutFlooderCostsTheDaemonBoundedCPUAndItsDropsAreCounted() throws {
         let daemon = try TestDaemon()
-        try daemon.writeConfig("""
+        try daemon.writeConfig(
+            """
             [hosts.flooder]
             command = ["/usr/bin/yes", "\(String(repeating: "y", count: 100))"]
             """, supervisor: "output_rate = \"256K\"")
@@ -23,7 +24,8 @@ import Testing
 
         let stats = try #require(try daemon.control(.stats(NameSelection(["flooder"]))).stats?.processes.first)
         #expect(stats.outputDroppedBytes > 0, "\(stats)")
-        let drops = try daemon.control(.events(LogRequest(lines: 200))).events?
+        let drops =
+            try daemon.control(.events(LogRequest(lines: 200))).events?
             .filter { $0.reason == "output" && $0.name == "flooder" && $0.message.contains("dropped") } ?? []
         #expect(!drops.isEmpty, "no dropped record")
         #expect(daemon.stop() == 0)

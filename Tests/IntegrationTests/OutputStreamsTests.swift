@@ -8,20 +8,25 @@ import Testing
 @Suite struct OutputStreamsTests {
     @Test func stdoutAndStderrAreLoggedApartAndTailSurvivesAnyCount() throws {
         let daemon = try TestDaemon()
-        let script = try daemon.directory.write("both.sh", """
-        #!/bin/sh
-        for i in 1 2 3; do echo "out $i"; sleep 0.05; echo "err $i" >&2; sleep 0.05; done
-        exec sleep 1000
+        let script = try daemon.directory.write(
+            "both.sh",
+            """
+            #!/bin/sh
+            for i in 1 2 3; do echo "out $i"; sleep 0.05; echo "err $i" >&2; sleep 0.05; done
+            exec sleep 1000
 
-        """, mode: 0o755)
-        try daemon.writeConfig("""
-        [hosts.both]
-        command = ["\(script)"]
-        """)
+            """, mode: 0o755)
+        try daemon.writeConfig(
+            """
+            [hosts.both]
+            command = ["\(script)"]
+            """)
         try daemon.start()
         let logs = daemon.stateDirectory + "/logs/"
         func messages(_ file: String) -> [String] {
-            ((try? String(contentsOfFile: logs + file, encoding: .utf8)) ?? "").split(separator: "\n").map { String($0.split(separator: " ", maxSplits: 1).last ?? "") }
+            ((try? String(contentsOfFile: logs + file, encoding: .utf8)) ?? "").split(separator: "\n").map {
+                String($0.split(separator: " ", maxSplits: 1).last ?? "")
+            }
         }
         #expect(eventually { messages("both.stderr.log").count == 3 && messages("both.log").count == 3 })
         #expect(messages("both.log") == ["out 1", "out 2", "out 3"])
@@ -50,11 +55,12 @@ import Testing
     @Test func aLinkPlantedAtALogsNameIsNeverFollowed() throws {
         let daemon = try TestDaemon()
         let script = try daemon.directory.write("talk.sh", "#!/bin/sh\necho spoken\nexec sleep 1000\n", mode: 0o755)
-        try daemon.writeConfig("""
-        [hosts.talk]
-        command = ["\(script)"]
-        autostart = false
-        """)
+        try daemon.writeConfig(
+            """
+            [hosts.talk]
+            command = ["\(script)"]
+            autostart = false
+            """)
         let target = try daemon.directory.write("target", "secret\n")
         try FileManager.default.createDirectory(atPath: daemon.stateDirectory + "/logs", withIntermediateDirectories: true)
         #expect(symlink(target, daemon.stateDirectory + "/logs/talk.log") == 0)

@@ -16,7 +16,8 @@ import Testing
         let bed = try ExtensionTestBed()
         let command = try ReplayingExtension.command(
             answering: answers, in: bed.daemon.directory, writable: bed.daemon.sharedDirectory)
-        try bed.daemon.writeConfig("""
+        try bed.daemon.writeConfig(
+            """
             [defaults.sandbox]
             write = ["\(bed.daemon.sharedDirectory)"]
 
@@ -33,7 +34,9 @@ import Testing
     /// A `newData` result whose `reload` is `{"after": date}`, with a timeline holding `timeline`.
     static func result(after date: String, timeline: [String]) -> [String] {
         let entries = timeline.enumerated().map { #"{"date":"\#($1)","snapshot":{"entry":\#($0)}}"# }
-        return [#"{"type":"result","id":__ID__,"result":"newData","snapshot":{"n":1},"reload":{"after":"\#(date)"},"timeline":[\#(entries.joined(separator: ","))]}"#]
+        return [
+            #"{"type":"result","id":__ID__,"result":"newData","snapshot":{"n":1},"reload":{"after":"\#(date)"},"timeline":[\#(entries.joined(separator: ","))]}"#
+        ]
     }
 
     @Test(arguments: ["9999-12-31T23:59:59Z", "0001-01-01T00:00:00Z", "0000-01-01T00:00:00+23:59", "9999-12-31T23:59:60.999999999-23:59"])
@@ -68,9 +71,13 @@ import Testing
         }
         for side in sides {
             for (width, height) in [(side, "1"), ("1", side)] {
-                cases.append(("preferredSize \(width)x\(height)", [
-                    #"{"type":"result","id":__ID__,"result":"newData","snapshot":{},"preferredSize":{"width":\#(width),"height":\#(height)}}"#,
-                ]))
+                cases.append(
+                    (
+                        "preferredSize \(width)x\(height)",
+                        [
+                            #"{"type":"result","id":__ID__,"result":"newData","snapshot":{},"preferredSize":{"width":\#(width),"height":\#(height)}}"#
+                        ]
+                    ))
             }
         }
         for date in ValueExtremes.dates + ValueExtremes.pastTheDates {
@@ -111,15 +118,19 @@ import Testing
     /// `ready`'s `protocol`, before anything else: only 1 is accepted, the rest refused.
     @Test func readyWithAnExtremeProtocolIsRefused() throws {
         let daemon = try TestDaemon()
-        let script = try daemon.directory.write("ready.py", """
+        let script = try daemon.directory.write(
+            "ready.py",
+            """
             import os, sys, time
             os.write(int(os.environ["EXTENSIOND_FD"]), b'{"type":"ready","protocol":' + sys.argv[1].encode() + b'}\\n')
             time.sleep(1000)
             """)
         let values = ValueExtremes.integers(upTo: 1)
-        try daemon.writeConfig("[apps.app]\ncommand = [\"/bin/sleep\", \"1000\"]\n\n" + values.indices.map { index in
-            "[extensions.ready\(index)]\napp = \"app\"\npoint = \"widget\"\ncommand = [\"/usr/bin/python3\", \"-S\", \"\(script)\", \"\(values[index])\"]\n"
-        }.joined(separator: "\n"))
+        try daemon.writeConfig(
+            "[apps.app]\ncommand = [\"/bin/sleep\", \"1000\"]\n\n"
+                + values.indices.map { index in
+                    "[extensions.ready\(index)]\napp = \"app\"\npoint = \"widget\"\ncommand = [\"/usr/bin/python3\", \"-S\", \"\(script)\", \"\(values[index])\"]\n"
+                }.joined(separator: "\n"))
         try daemon.start()
         for index in values.indices {
             #expect(try daemon.control(.start(NameSelection(["ready\(index)"]))).ok)

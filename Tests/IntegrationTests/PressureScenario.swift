@@ -45,10 +45,12 @@ final class PressureScenario {
         sandbox = try CgroupSandbox(memoryLimit: 384 * Self.mebibyte)
         daemon = try TestDaemon()
         let hold = try daemon.directory.write("hold.py", Self.holdScript)
-        try daemon.writeConfig(try processes(daemon, hold), supervisor: """
-        cgroup = "\(sandbox.memoryDirectory)"
-        memory_budget = "\(budget)"
-        """)
+        try daemon.writeConfig(
+            try processes(daemon, hold),
+            supervisor: """
+                cgroup = "\(sandbox.memoryDirectory)"
+                memory_budget = "\(budget)"
+                """)
     }
 
     /// `[hosts.panel]` holding `megabytes` MiB with `hold`, and the app `app` that owns the
@@ -81,31 +83,31 @@ final class PressureScenario {
     /// The host, the app, the growing extension and the three idle ones of DESIGN §3.
     private static func standardProcesses(hold: String, grow: String, growerStep step: Int, pause: Double, total: Int) -> String {
         var config = """
-        [hosts.panel]
-        command = ["\(Self.python)", "\(hold)", "64"]
+            [hosts.panel]
+            command = ["\(Self.python)", "\(hold)", "64"]
 
-        [apps.app]
-        command = ["/bin/sleep", "1000"]
+            [apps.app]
+            command = ["/bin/sleep", "1000"]
 
-        [extensions.grower]
-        app = "app"
-        point = "widget"
-        command = ["\(Self.python)", "\(grow)", "\(step)", "\(pause)", "\(total)"]
-        start_timeout = "60s"
+            [extensions.grower]
+            app = "app"
+            point = "widget"
+            command = ["\(Self.python)", "\(grow)", "\(step)", "\(pause)", "\(total)"]
+            start_timeout = "60s"
 
-        """
+            """
         for (name, priority) in Self.priorities.sorted(by: { $0.key < $1.key }) {
             config += """
 
-            [extensions."\(name)"]
-            app = "app"
-            point = "widget"
-            command = ["\(Self.python)", "\(hold)", "40"]
-            priority = \(priority)
-            idle_exit = "10m"
-            suspend_after = "0s"
+                [extensions."\(name)"]
+                app = "app"
+                point = "widget"
+                command = ["\(Self.python)", "\(hold)", "40"]
+                priority = \(priority)
+                idle_exit = "10m"
+                suspend_after = "0s"
 
-            """
+                """
         }
         return config
     }
@@ -185,40 +187,40 @@ final class PressureScenario {
     /// Holds `argv[1]` MiB charged to its own memory cgroup; as an extension, sends `ready`
     /// afterwards and appends what the supervisor sends to `argv[2]` (when given).
     static let holdScript = #"""
-    import os, sys, time
+        import os, sys, time
 
-    def charged():
-        for line in open("/proc/self/cgroup"):
-            _, controllers, path = line.rstrip("\n").split(":", 2)
-            if "memory" in controllers.split(","):
-                return int(open("/sys/fs/cgroup/memory" + path + "/memory.usage_in_bytes").read())
-        return 0
+        def charged():
+            for line in open("/proc/self/cgroup"):
+                _, controllers, path = line.rstrip("\n").split(":", 2)
+                if "memory" in controllers.split(","):
+                    return int(open("/sys/fs/cgroup/memory" + path + "/memory.usage_in_bytes").read())
+            return 0
 
-    held = b"x" * max(0, (int(sys.argv[1]) << 20) - charged())
-    fd = os.environ.get("EXTENSIOND_FD")
-    if fd is None:
+        held = b"x" * max(0, (int(sys.argv[1]) << 20) - charged())
+        fd = os.environ.get("EXTENSIOND_FD")
+        if fd is None:
+            while True:
+                time.sleep(3600)
+        os.write(int(fd), b'{"type":"ready","protocol":1}\n')
         while True:
-            time.sleep(3600)
-    os.write(int(fd), b'{"type":"ready","protocol":1}\n')
-    while True:
-        data = os.read(int(fd), 65536)
-        if not data or b'"terminate"' in data:
-            break
-        if len(sys.argv) > 2:
-            with open(sys.argv[2], "ab") as log:
-                log.write(data)
-    """#
+            data = os.read(int(fd), 65536)
+            if not data or b'"terminate"' in data:
+                break
+            if len(sys.argv) > 2:
+                with open(sys.argv[2], "ab") as log:
+                    log.write(data)
+        """#
 
     /// Takes `argv[1]` MiB every `argv[2]` seconds up to `argv[3]` MiB, touching every page.
     static let growScript = #"""
-    import sys, time
+        import sys, time
 
-    step, pause, total = int(sys.argv[1]) << 20, float(sys.argv[2]), int(sys.argv[3]) << 20
-    held = []
-    while len(held) * step < total:
-        held.append(b"x" * step)
-        time.sleep(pause)
-    while True:
-        time.sleep(3600)
-    """#
+        step, pause, total = int(sys.argv[1]) << 20, float(sys.argv[2]), int(sys.argv[3]) << 20
+        held = []
+        while len(held) * step < total:
+            held.append(b"x" * step)
+            time.sleep(pause)
+        while True:
+            time.sleep(3600)
+        """#
 }

@@ -8,37 +8,39 @@ import Testing
 /// `pressure.warn`, and resumes once it is back under it. Part of the serialized
 /// ``PressureTests``.
 extension PressureTests {
-    @Test(.disabled("""
-        Flaky (failed 1 of 2 merged runs): the gate reads the tree when the kernel announces a
-        crossing of usage; a working set that reaches warn after usage did is not seen until
-        the next crossing. Re-reading while usage is past warn made the slow low-watermark
-        crossing lose its kill (2 of 3 runs): left open on issue 19.10.
-        """))
+    @Test(
+        .disabled(
+            """
+            Flaky (failed 1 of 2 merged runs): the gate reads the tree when the kernel announces a
+            crossing of usage; a working set that reaches warn after usage did is not seen until
+            the next crossing. Re-reading while usage is past warn made the slow low-watermark
+            crossing lose its kill (2 of 3 runs): left open on issue 19.10.
+            """))
     func scheduledRefreshesWaitWhileTheTreeIsPastWarnAndResumeAfter() throws {
         var updates = ""
         let scenario = try PressureScenario(budget: "256M") { daemon, hold in
             updates = daemon.sharedDirectory + "/clock.updates"
             let clock = try ScriptedExtension.command(.answer, in: daemon.directory, countFile: updates)
             return PressureScenario.panelAndApp(hold: hold) + """
-            [apps.ballast]
-            command = ["\(PressureScenario.python)", "\(hold)", "140"]
+                [apps.ballast]
+                command = ["\(PressureScenario.python)", "\(hold)", "140"]
 
-            [extensions.clock]
-            app = "app"
-            point = "widget"
-            command = \(clock)
-            suspend_after = "0s"
+                [extensions.clock]
+                app = "app"
+                point = "widget"
+                command = \(clock)
+                suspend_after = "0s"
 
-            [extensions.clock.sandbox]
-            write = ["\(daemon.sharedDirectory)"]
+                [extensions.clock.sandbox]
+                write = ["\(daemon.sharedDirectory)"]
 
-            [extensions.clock.refresh]
-            interval = "1s"
-            min_interval = "1s"
-            jitter = "0s"
-            daily_budget = 100000
-            budget_burst = 1000
-            """
+                [extensions.clock.refresh]
+                interval = "1s"
+                min_interval = "1s"
+                jitter = "0s"
+                daily_budget = 100000
+                budget_burst = 1000
+                """
         }
         try scenario.start()
         #expect(eventually(timeout: 10) { scenario.usage(of: "hosts/panel") >= 60 * PressureScenario.mebibyte })
@@ -54,8 +56,9 @@ extension PressureTests {
         let budget = try scenario.daemon.control(.stats(NameSelection(["clock"]))).stats?.processes.first?.budgetLeft
         Thread.sleep(forTimeInterval: 3)
         #expect(scheduled() == held, "refreshed while the tree was past warn")
-        #expect(try scenario.daemon.control(.stats(NameSelection(["clock"]))).stats?.processes.first?.budgetLeft ?? 0 >= budget ?? .max,
-                "a held refresh spent a token")
+        #expect(
+            try scenario.daemon.control(.stats(NameSelection(["clock"]))).stats?.processes.first?.budgetLeft ?? 0 >= budget ?? .max,
+            "a held refresh spent a token")
         #expect(try scenario.events().filter { $0.kind == .kill }.isEmpty)
 
         #expect(try scenario.daemon.control(.stop(NameSelection(["ballast"]))).ok)

@@ -14,20 +14,20 @@ extension PressureTests {
     /// Says `ready` (so it is idle), waits 0.2 s so that the daemon has seen it become idle
     /// before it grows, then takes `argv[1]` MiB every `argv[2]` s up to `argv[3]` MiB.
     static let idleGrowScript = #"""
-    import os, sys, time
-    fd = int(os.environ["EXTENSIOND_FD"])
-    os.write(fd, b'{"type":"ready","protocol":1}\n')
-    time.sleep(0.2)
-    step, pause, total = int(sys.argv[1]) << 20, float(sys.argv[2]), int(sys.argv[3]) << 20
-    held = []
-    while len(held) * step < total:
-        held.append(b"x" * step)
-        time.sleep(pause)
-    while True:
-        data = os.read(fd, 65536)
-        if not data or b'"terminate"' in data:
-            break
-    """#
+        import os, sys, time
+        fd = int(os.environ["EXTENSIOND_FD"])
+        os.write(fd, b'{"type":"ready","protocol":1}\n')
+        time.sleep(0.2)
+        step, pause, total = int(sys.argv[1]) << 20, float(sys.argv[2]), int(sys.argv[3]) << 20
+        held = []
+        while len(held) * step < total:
+            held.append(b"x" * step)
+            time.sleep(pause)
+        while True:
+            data = os.read(fd, 65536)
+            if not data or b'"terminate"' in data:
+                break
+        """#
 
     @Test func anIdleExtensionThatGrowsIsTheOnlyKillThoughLaunchedLast() throws {
         // The standard host and idle extensions (its active grower is never started),

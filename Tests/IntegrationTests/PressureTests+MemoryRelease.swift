@@ -12,26 +12,26 @@ extension PressureTests {
     /// ENOSYS, as on a kernel before 5.15: a seccomp filter stands in for the old kernel,
     /// which cannot be had here. Inherited by everything the daemon starts, harmlessly.
     static let withoutMemoryRelease = #"""
-    import ctypes, os, struct, sys
-    libc = ctypes.CDLL(None, use_errno=True)
-    X86_64, AARCH64, ENOSYS = 0xC000003E, 0xC00000B7, 38
-    program = [
-        (0x20, 0, 0, 4),                        # A = arch
-        (0x15, 1, 0, X86_64),                   # x86_64: to the number
-        (0x15, 0, 3, AARCH64),                  # neither: allow
-        (0x20, 0, 0, 0),                        # A = system call number
-        (0x15, 0, 1, 448),                      # process_mrelease?
-        (0x06, 0, 0, 0x00050000 | ENOSYS),      # ERRNO(ENOSYS)
-        (0x06, 0, 0, 0x7FFF0000),               # ALLOW
-    ]
-    filters = ctypes.create_string_buffer(b"".join(struct.pack("HBBI", *i) for i in program))
-    class Program(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-    fprog = Program(len(program), ctypes.addressof(filters))
-    if libc.prctl(38, 1, 0, 0, 0) != 0 or libc.prctl(22, 2, ctypes.byref(fprog), 0, 0) != 0:
-        sys.exit("seccomp: " + os.strerror(ctypes.get_errno()))
-    os.execv(sys.argv[1], sys.argv[1:])
-    """#
+        import ctypes, os, struct, sys
+        libc = ctypes.CDLL(None, use_errno=True)
+        X86_64, AARCH64, ENOSYS = 0xC000003E, 0xC00000B7, 38
+        program = [
+            (0x20, 0, 0, 4),                        # A = arch
+            (0x15, 1, 0, X86_64),                   # x86_64: to the number
+            (0x15, 0, 3, AARCH64),                  # neither: allow
+            (0x20, 0, 0, 0),                        # A = system call number
+            (0x15, 0, 1, 448),                      # process_mrelease?
+            (0x06, 0, 0, 0x00050000 | ENOSYS),      # ERRNO(ENOSYS)
+            (0x06, 0, 0, 0x7FFF0000),               # ALLOW
+        ]
+        filters = ctypes.create_string_buffer(b"".join(struct.pack("HBBI", *i) for i in program))
+        class Program(ctypes.Structure):
+            _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+        fprog = Program(len(program), ctypes.addressof(filters))
+        if libc.prctl(38, 1, 0, 0, 0) != 0 or libc.prctl(22, 2, ctypes.byref(fprog), 0, 0) != 0:
+            sys.exit("seccomp: " + os.strerror(ctypes.get_errno()))
+        os.execv(sys.argv[1], sys.argv[1:])
+        """#
 
     /// Kills of the scenario, once the grower is gone.
     private func kills(withDaemonWrappedBy wrapper: [String]) throws -> [KillRecord] {

@@ -21,7 +21,8 @@ extension PressureTests {
         #expect(try eventually(timeout: 10) { try scenario.state(of: "frozen") == "suspended" })
         let frozenPID = try #require(try scenario.pid(of: "frozen"))
         #expect(try scenario.daemon.control(.start(NameSelection(["idle"]))).ok)
-        #expect(try eventually(timeout: 10) { try scenario.state(of: "idle") == "idle" && scenario.usage(of: "extensions/idle") >= 39 * PressureScenario.mebibyte })
+        #expect(
+            try eventually(timeout: 10) { try scenario.state(of: "idle") == "idle" && scenario.usage(of: "extensions/idle") >= 39 * PressureScenario.mebibyte })
 
         try scenario.startGrower()
         #expect(try eventually(timeout: 30) { try scenario.state(of: "grower") != "starting" })

@@ -12,17 +12,17 @@ extension PressureTests {
     /// Holds `argv[1]` MiB in 1 MiB blocks; on a `memoryWarning` of level `warn`, keeps only
     /// `argv[2]` MiB of them when `argv[3]` is `free` (a cache it can rebuild).
     static let cacheScript = #"""
-    import os, sys, time
-    blocks = [b"x" * (1 << 20) for _ in range(int(sys.argv[1]))]
-    fd = int(os.environ["EXTENSIOND_FD"])
-    os.write(fd, b'{"type":"ready","protocol":1}\n')
-    while True:
-        data = os.read(fd, 65536)
-        if not data or b'"terminate"' in data:
-            break
-        if b'"level":"warn"' in data and sys.argv[3] == "free":
-            del blocks[int(sys.argv[2]):]
-    """#
+        import os, sys, time
+        blocks = [b"x" * (1 << 20) for _ in range(int(sys.argv[1]))]
+        fd = int(os.environ["EXTENSIOND_FD"])
+        os.write(fd, b'{"type":"ready","protocol":1}\n')
+        while True:
+            data = os.read(fd, 65536)
+            if not data or b'"terminate"' in data:
+                break
+            if b'"level":"warn"' in data and sys.argv[3] == "free":
+                del blocks[int(sys.argv[2]):]
+        """#
 
     /// Runs the scenario with the cache extension freeing (or not) on the warning, until the
     /// grower holds all it wants or the cache is killed; returns the daemon's events.
@@ -31,32 +31,33 @@ extension PressureTests {
             let cache = try daemon.directory.write("cache.py", Self.cacheScript)
             let grow = try daemon.directory.write("grow.py", PressureScenario.growScript)
             return """
-            [hosts.panel]
-            command = ["\(PressureScenario.python)", "\(hold)", "64"]
+                [hosts.panel]
+                command = ["\(PressureScenario.python)", "\(hold)", "64"]
 
-            [apps.app]
-            command = ["/bin/sleep", "1000"]
+                [apps.app]
+                command = ["/bin/sleep", "1000"]
 
-            [extensions.cache]
-            app = "app"
-            point = "widget"
-            command = ["\(PressureScenario.python)", "\(cache)", "60", "10", "\(cacheFrees ? "free" : "keep")"]
-            idle_exit = "10m"
-            suspend_after = "0s"
+                [extensions.cache]
+                app = "app"
+                point = "widget"
+                command = ["\(PressureScenario.python)", "\(cache)", "60", "10", "\(cacheFrees ? "free" : "keep")"]
+                idle_exit = "10m"
+                suspend_after = "0s"
 
-            [extensions.grower]
-            app = "app"
-            point = "widget"
-            command = ["\(PressureScenario.python)", "\(grow)", "2", "0.1", "100"]
-            start_timeout = "60s"
-            """
+                [extensions.grower]
+                app = "app"
+                point = "widget"
+                command = ["\(PressureScenario.python)", "\(grow)", "2", "0.1", "100"]
+                start_timeout = "60s"
+                """
         }
         try scenario.start()
         try #require(eventually(timeout: 10) { scenario.usage(of: "hosts/panel") >= 60 * Self.mebibyte })
         #expect(try scenario.daemon.control(.start(NameSelection(["cache"]))).ok)
-        try #require(try eventually(timeout: 10) {
-            try scenario.state(of: "cache") == "idle" && scenario.usage(of: "extensions/cache") >= 59 * Self.mebibyte
-        })
+        try #require(
+            try eventually(timeout: 10) {
+                try scenario.state(of: "cache") == "idle" && scenario.usage(of: "extensions/cache") >= 59 * Self.mebibyte
+            })
         #expect(try scenario.events().filter { $0.kind == .memoryWarning }.isEmpty, "no warning below pressure.warn")
         #expect(try scenario.daemon.control(.start(NameSelection(["grower"]))).ok)
         let settled = try eventually(timeout: 30) {

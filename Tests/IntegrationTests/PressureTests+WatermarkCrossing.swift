@@ -18,25 +18,25 @@ extension PressureTests {
         let scenario = try PressureScenario(budget: "300M") { daemon, hold in
             let creep = try daemon.directory.write("creep.py", Self.creepScript)
             return """
-            [hosts.panel]
-            command = ["\(PressureScenario.python)", "\(hold)", "20"]
+                [hosts.panel]
+                command = ["\(PressureScenario.python)", "\(hold)", "20"]
 
-            [apps.app]
-            command = ["/bin/sleep", "1000"]
+                [apps.app]
+                command = ["/bin/sleep", "1000"]
 
-            [extensions.hog1]
-            app = "app"
-            point = "widget"
-            command = ["\(PressureScenario.python)", "\(hold)", "110"]
-            idle_exit = "10m"
-            suspend_after = "0s"
+                [extensions.hog1]
+                app = "app"
+                point = "widget"
+                command = ["\(PressureScenario.python)", "\(hold)", "110"]
+                idle_exit = "10m"
+                suspend_after = "0s"
 
-            [extensions.hog2]
-            app = "app"
-            point = "widget"
-            command = ["\(PressureScenario.python)", "\(creep)", "115", "128", "0.005", "140"]
-            start_timeout = "60s"
-            """
+                [extensions.hog2]
+                app = "app"
+                point = "widget"
+                command = ["\(PressureScenario.python)", "\(creep)", "115", "128", "0.005", "140"]
+                start_timeout = "60s"
+                """
         }
         try scenario.start()
         #expect(eventually(timeout: 10) { scenario.usage(of: "hosts/panel") >= 19 * Self.mebibyte })
@@ -69,8 +69,9 @@ extension PressureTests {
             try control(scenario, .stop(NameSelection(["hog2"])))
         }
         let sorted = latencies.sorted()
-        #expect(sorted.count == 20 && sorted.allSatisfy { $0 <= 100_000 },
-                "last reading below the watermark to kill (µs), min \(sorted.first ?? 0) median \(sorted[sorted.count / 2]) max \(sorted.last ?? 0): \(latencies)")
+        #expect(
+            sorted.count == 20 && sorted.allSatisfy { $0 <= 100_000 },
+            "last reading below the watermark to kill (µs), min \(sorted.first ?? 0) median \(sorted[sorted.count / 2]) max \(sorted.last ?? 0): \(latencies)")
     }
 
     private func control(_ scenario: PressureScenario, _ request: ControlRequest) throws {
@@ -91,18 +92,18 @@ extension PressureTests {
     /// Writes 512 KiB of file data into `$TMPDIR` (unmapped page cache, charged to its cgroup), takes
     /// `base` MiB, then `step` KiB every `pause` seconds up to `total` MiB, touching every page.
     static let creepScript = #"""
-    import os, sys, time
+        import os, sys, time
 
-    base, step, pause, total = int(sys.argv[1]) << 20, int(sys.argv[2]) << 10, float(sys.argv[3]), int(sys.argv[4]) << 20
-    with open(os.path.join(os.environ["TMPDIR"], "cache.bin"), "wb") as f:
-        f.write(b"c" * (512 << 10))
-    held = [b"x" * base]
-    size = base
-    while size < total:
-        held.append(b"x" * step)
-        size += step
-        time.sleep(pause)
-    while True:
-        time.sleep(3600)
-    """#
+        base, step, pause, total = int(sys.argv[1]) << 20, int(sys.argv[2]) << 10, float(sys.argv[3]), int(sys.argv[4]) << 20
+        with open(os.path.join(os.environ["TMPDIR"], "cache.bin"), "wb") as f:
+            f.write(b"c" * (512 << 10))
+        held = [b"x" * base]
+        size = base
+        while size < total:
+            held.append(b"x" * step)
+            size += step
+            time.sleep(pause)
+        while True:
+            time.sleep(3600)
+        """#
 }

@@ -88,10 +88,10 @@ import Testing
             done = file + ".done"
             return """
 
-            [hosts.reader]
-            command = ["/bin/sh", "-c", "dd if=/dev/zero of=\(file) bs=1M count=150 2>/dev/null && touch \(done) && exec sleep 1000"]
-            autostart = false
-            """
+                [hosts.reader]
+                command = ["/bin/sh", "-c", "dd if=/dev/zero of=\(file) bs=1M count=150 2>/dev/null && touch \(done) && exec sleep 1000"]
+                autostart = false
+                """
         }
         try scenario.startHostAndIdleExtensions()
         #expect(try scenario.daemon.control(.start(NameSelection(["reader"]))).ok)
@@ -132,9 +132,11 @@ import Testing
     }
 
     @Test func aPSIWindowTheKernelRefusesStopsTheDaemonNamingTheRule() throws {
-        let scenario = try PressureScenario(growerStep: 1, pause: 1, total: 1, extraConfig: { _ in
-            "\n[pressure]\npsi = \"some 100ms 1s\"\n"
-        })
+        let scenario = try PressureScenario(
+            growerStep: 1, pause: 1, total: 1,
+            extraConfig: { _ in
+                "\n[pressure]\npsi = \"some 100ms 1s\"\n"
+            })
         let run = try runCommand(Binaries.path("extensiond"), ["--config", scenario.daemon.configPath], in: scenario.daemon.directory)
         #expect(run.exitCode != 0)
         #expect(run.stderr.contains(#"pressure.psi = "some 100ms 1s""#), "stderr: \(run.stderr)")
@@ -154,20 +156,21 @@ import Testing
             received = shared + "/heavy.received"
             return """
 
-            [extensions.heavy]
-            app = "app"
-            point = "widget"
-            command = ["\(PressureScenario.python)", "\(hold)", "24", "\(received)"]
-            memory_high = "16M"
-            sandbox = { write = ["\(shared)"] }
-            """
+                [extensions.heavy]
+                app = "app"
+                point = "widget"
+                command = ["\(PressureScenario.python)", "\(hold)", "24", "\(received)"]
+                memory_high = "16M"
+                sandbox = { write = ["\(shared)"] }
+                """
         }
         try scenario.start()
         #expect(try scenario.daemon.control(.start(NameSelection(["heavy"]))).ok)
         #expect(try eventually(timeout: 10) { try scenario.events().contains { $0.kind == .memoryWarning && $0.name == "heavy" } })
-        #expect(eventually(timeout: 5) {
-            (try? String(contentsOfFile: received, encoding: .utf8))?.contains(#""type":"memoryWarning""#) == true
-        })
+        #expect(
+            eventually(timeout: 5) {
+                (try? String(contentsOfFile: received, encoding: .utf8))?.contains(#""type":"memoryWarning""#) == true
+            })
         #expect(try scenario.events().filter { $0.kind == .memoryWarning }.count == 1, "one warning per crossing")
     }
 }

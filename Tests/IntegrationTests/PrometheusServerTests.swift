@@ -10,20 +10,24 @@ import Testing
         let served = try MetricsDaemon(updates: 2)
         let directory = served.daemon.directory
         let port = try freeLoopbackPort()
-        let config = try directory.write("prometheus.yml", """
-        global:
-          scrape_interval: 1s
-          evaluation_interval: 1s
-        scrape_configs:
-          - job_name: extensiond
-            static_configs:
-              - targets: ["127.0.0.1:\(served.port)"]
+        let config = try directory.write(
+            "prometheus.yml",
+            """
+            global:
+              scrape_interval: 1s
+              evaluation_interval: 1s
+            scrape_configs:
+              - job_name: extensiond
+                static_configs:
+                  - targets: ["127.0.0.1:\(served.port)"]
 
-        """)
-        let prometheus = try TestProcess("/usr/bin/prometheus", [
-            "--config.file=\(config)", "--storage.tsdb.path=\(directory.file("tsdb"))",
-            "--web.listen-address=127.0.0.1:\(port)", "--log.level=warn",
-        ], outputIn: directory.path, name: "prometheus")
+            """)
+        let prometheus = try TestProcess(
+            "/usr/bin/prometheus",
+            [
+                "--config.file=\(config)", "--storage.tsdb.path=\(directory.file("tsdb"))",
+                "--web.listen-address=127.0.0.1:\(port)", "--log.level=warn",
+            ], outputIn: directory.path, name: "prometheus")
         defer {
             prometheus.signal(SIGKILL)
             _ = prometheus.wait(timeout: 5)
@@ -33,11 +37,12 @@ import Testing
         // Updates go on while Prometheus scrapes, so that the rate over its window is not 0.
         let p99 = "histogram_quantile(0.99, sum by (le) (rate(extensiond_update_duration_seconds_bucket{name=\"test.widget\"}[5s])))"
         var answer: Double?
-        #expect(eventually(timeout: 30) {
-            try? served.update()
-            answer = try? query(port: port, p99)
-            return answer.map { $0.isFinite && $0 > 0 } ?? false
-        }, "last answer: \(String(describing: answer))")
+        #expect(
+            eventually(timeout: 30) {
+                try? served.update()
+                answer = try? query(port: port, p99)
+                return answer.map { $0.isFinite && $0 > 0 } ?? false
+            }, "last answer: \(String(describing: answer))")
         // A python round trip on a loaded machine: well within the 2-minute top bucket.
         #expect((answer ?? 0) < 120)
         #expect(try query(port: port, "sum(extensiond_process_kills_total{name=\"panel\"})") == 0)

@@ -10,11 +10,11 @@ import Testing
     static func burstingExtension(_ burst: [String]) -> String {
         let payload = burst.joined(separator: "\n") + "\n"
         return #"""
-        import os, time
-        fd = int(os.environ["EXTENSIOND_FD"])
-        os.write(fd, b'{"type":"ready","protocol":1}\n' + \#(pythonBytes(payload)))
-        time.sleep(1000)
-        """#
+            import os, time
+            fd = int(os.environ["EXTENSIOND_FD"])
+            os.write(fd, b'{"type":"ready","protocol":1}\n' + \#(pythonBytes(payload)))
+            time.sleep(1000)
+            """#
     }
 
     static func pythonBytes(_ text: String) -> String {
@@ -37,11 +37,13 @@ import Testing
 
     @Test func nothingAfterASecondReadyIsActedOn() throws {
         let daemon = try TestDaemon()
-        let script = try daemon.directory.write("burst.py", Self.burstingExtension([
-            #"{"type":"ready","protocol":1}"#,
-            #"{"type":"defaults","id":1,"group":"group.mine","op":"set","key":"leaked","value":1}"#,
-            #"{"type":"openURL","id":2,"url":"mine://leaked"}"#,
-        ]))
+        let script = try daemon.directory.write(
+            "burst.py",
+            Self.burstingExtension([
+                #"{"type":"ready","protocol":1}"#,
+                #"{"type":"defaults","id":1,"group":"group.mine","op":"set","key":"leaked","value":1}"#,
+                #"{"type":"openURL","id":2,"url":"mine://leaked"}"#,
+            ]))
         let launches = daemon.directory.file("launches")
         try daemon.writeConfig(Self.config(script, launches))
         try daemon.start()

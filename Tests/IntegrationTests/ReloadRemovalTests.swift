@@ -33,7 +33,10 @@ import Testing
         #expect(try daemon.supervisorctl(["start", "e"]).exitCode == 0)
         let group = daemon.sandbox.memoryDirectory + "/extensions/e"
         var pids: [pid_t] = []
-        #expect(eventually { pids = processes(in: group); return !pids.isEmpty })
+        #expect(
+            eventually {
+                pids = processes(in: group); return !pids.isEmpty
+            })
 
         try daemon.writeConfig(Self.config(replacement))
         #expect(try daemon.control(.reload).ok)
@@ -58,7 +61,10 @@ import Testing
         #expect(try daemon.supervisorctl(["start", "e"]).exitCode == 0)
         let group = daemon.sandbox.memoryDirectory + "/extensions/e"
         var pids: [pid_t] = []
-        #expect(eventually { pids = processes(in: group); return !pids.isEmpty })
+        #expect(
+            eventually {
+                pids = processes(in: group); return !pids.isEmpty
+            })
 
         try daemon.writeConfig(Self.config(""))
         #expect(try daemon.control(.reload).ok)

@@ -21,29 +21,29 @@ enum ReplayingExtension {
     }
 
     private static let source = #"""
-    import json, os, socket, sys
+        import json, os, socket, sys
 
-    answers_file, cursor_file = sys.argv[1], sys.argv[2]
-    connection = socket.socket(fileno=int(os.environ["EXTENSIOND_FD"]))
-    answers = open(answers_file).read().split("\n")[:-1]  # splitlines() would split at the separator too
+        answers_file, cursor_file = sys.argv[1], sys.argv[2]
+        connection = socket.socket(fileno=int(os.environ["EXTENSIOND_FD"]))
+        answers = open(answers_file).read().split("\n")[:-1]  # splitlines() would split at the separator too
 
-    \#(ScriptedExtension.messagesFunction)
+        \#(ScriptedExtension.messagesFunction)
 
-    connection.sendall(b'{"type":"ready","protocol":1}\n')
-    for message in messages():
-        if message["type"] == "terminate":
-            break
-        if message["type"] != "update":
-            continue
-        with open(cursor_file, "r+") as cursor:
-            index = int(cursor.read() or "0")
-            cursor.seek(0)
-            cursor.write(str(index + 1))
-            cursor.truncate()
-        if index < len(answers):
-            for answer in answers[index].replace("__ID__", str(message["id"])).split("\x1e"):
-                connection.sendall(answer.encode() + b"\n")
-        else:
-            connection.sendall(json.dumps({"type": "result", "id": message["id"], "result": "noData"}).encode() + b"\n")
-    """#
+        connection.sendall(b'{"type":"ready","protocol":1}\n')
+        for message in messages():
+            if message["type"] == "terminate":
+                break
+            if message["type"] != "update":
+                continue
+            with open(cursor_file, "r+") as cursor:
+                index = int(cursor.read() or "0")
+                cursor.seek(0)
+                cursor.write(str(index + 1))
+                cursor.truncate()
+            if index < len(answers):
+                for answer in answers[index].replace("__ID__", str(message["id"])).split("\x1e"):
+                    connection.sendall(answer.encode() + b"\n")
+            else:
+                connection.sendall(json.dumps({"type": "result", "id": message["id"], "result": "noData"}).encode() + b"\n")
+        """#
 }

@@ -38,33 +38,34 @@ import WireProtocol
         let app = try daemon.directory.write("greeting_app.py", Self.script("greeting_app.py"))
         // `sandbox.read` and `sandbox.write` grant these; `denied` is a sibling left out.
         for name in ["granted", "writable", "denied"] { try daemon.directory.write(name + "/note", name, mode: 0o666) }
-        try daemon.writeConfig("""
-        [apps.a]
-        command = ["/bin/sleep", "1000"]
-        groups = ["group.a"]
+        try daemon.writeConfig(
+            """
+            [apps.a]
+            command = ["/bin/sleep", "1000"]
+            groups = ["group.a"]
 
-        [apps.b]
-        command = ["/usr/bin/python3", "-S", "\(app)"]
-        groups = ["group.b"]
-        autostart = true
+            [apps.b]
+            command = ["/usr/bin/python3", "-S", "\(app)"]
+            groups = ["group.b"]
+            autostart = true
 
-        [extensions."a.widget"]
-        app = "a"
-        point = "widget"
-        command = ["/usr/bin/python3", "-S", "\(keeper)"]
+            [extensions."a.widget"]
+            app = "a"
+            point = "widget"
+            command = ["/usr/bin/python3", "-S", "\(keeper)"]
 
-        [extensions."b.probe"]
-        app = "b"
-        point = "widget"
-        command = ["\(wrapper)", "\(daemon.stateDirectory)", "\(here)"]
-        sandbox = { network = false, read = ["\(daemon.directory.file("granted"))"], write = ["\(daemon.directory.file("writable"))"] }
+            [extensions."b.probe"]
+            app = "b"
+            point = "widget"
+            command = ["\(wrapper)", "\(daemon.stateDirectory)", "\(here)"]
+            sandbox = { network = false, read = ["\(daemon.directory.file("granted"))"], write = ["\(daemon.directory.file("writable"))"] }
 
-        [extensions."b.open"]
-        app = "b"
-        point = "widget"
-        command = ["\(wrapper)", "\(daemon.stateDirectory)", "\(here)"]
-        sandbox = { enabled = false }
-        """, supervisor: supervisor)
+            [extensions."b.open"]
+            app = "b"
+            point = "widget"
+            command = ["\(wrapper)", "\(daemon.stateDirectory)", "\(here)"]
+            sandbox = { enabled = false }
+            """, supervisor: supervisor)
         try daemon.start(environment: environment)
         return daemon
     }
@@ -85,7 +86,8 @@ import WireProtocol
         let probe = try pull(daemon, "b.probe")
 
         // Identities: b's extension runs as b's uid, with group.b's gid, not as a's uid.
-        let identities = try JSONDecoder().decode([String: UInt32].self, from: Data(contentsOf: URL(fileURLWithPath: daemon.stateDirectory + "/identities.json")))
+        let identities = try JSONDecoder().decode(
+            [String: UInt32].self, from: Data(contentsOf: URL(fileURLWithPath: daemon.stateDirectory + "/identities.json")))
         let uidB = try #require(identities["app:b"]), gidB = try #require(identities["group:group.b"])
         #expect((61_000...61_999).contains(uidB) && identities["app:a"] != uidB)
         #expect(keeper["uid"]?.intValue == identities["app:a"].map(Int.init))

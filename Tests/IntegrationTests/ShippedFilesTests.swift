@@ -38,8 +38,10 @@ import Testing
         let unit = try String(contentsOfFile: root + "/units/extensiond.service", encoding: .utf8)
             .replacingOccurrences(of: "/usr/local/bin/extensiond", with: Binaries.path("extensiond"))
             .replacingOccurrences(of: "/usr/local/bin/supervisorctl", with: Binaries.path("supervisorctl"))
-        for directive in ["Type=notify", "WatchdogSec=", "Delegate=yes", "ExecReload=\(Binaries.path("supervisorctl")) reload", "RuntimeDirectory=",
-                          "RuntimeDirectoryPreserve=yes", "StateDirectory=", "ConfigurationDirectory=", "OOMPolicy=continue", "KillMode=mixed"] {
+        for directive in [
+            "Type=notify", "WatchdogSec=", "Delegate=yes", "ExecReload=\(Binaries.path("supervisorctl")) reload", "RuntimeDirectory=",
+            "RuntimeDirectoryPreserve=yes", "StateDirectory=", "ConfigurationDirectory=", "OOMPolicy=continue", "KillMode=mixed",
+        ] {
             #expect(unit.contains(directive), "missing \(directive)")
         }
         let socket = try String(contentsOfFile: root + "/units/extensiond.socket", encoding: .utf8)

@@ -1,7 +1,7 @@
 import ControlProtocol
-import HostProtocol
 import ExtensiondTestSupport
 import Foundation
+import HostProtocol
 import Testing
 
 /// Socket activation as `extensiond.socket` does it: the test binds control.sock and
@@ -37,8 +37,9 @@ import Testing
 
     /// What systemd's manager does between fork and exec: `LISTEN_PID` is the daemon's pid.
     private func start(_ daemon: TestDaemon, with sockets: (control: PassedSocket, host: PassedSocket)) throws {
-        try daemon.start(environment: ["LISTEN_FDS": "2", "LISTEN_FDNAMES": "extensiond.socket:extensiond.socket"],
-                         wrapper: ["/bin/sh", "-c", "LISTEN_PID=$$ exec \"$@\"", "sh"], passing: [sockets.control.fd, sockets.host.fd])
+        try daemon.start(
+            environment: ["LISTEN_FDS": "2", "LISTEN_FDNAMES": "extensiond.socket:extensiond.socket"],
+            wrapper: ["/bin/sh", "-c", "LISTEN_PID=$$ exec \"$@\"", "sh"], passing: [sockets.control.fd, sockets.host.fd])
     }
 
     @Test func theDaemonServesThePassedSocketsAndLeavesThemInPlace() throws {

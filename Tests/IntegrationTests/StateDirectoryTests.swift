@@ -69,7 +69,9 @@ import WireProtocol
             // Writes until the daemon is gone; it is killed after a random 50–400 ms.
             let process = try #require(daemon.process)
             let delay = Double.random(in: 0.05...0.4, using: &random)
-            let killer = Thread { Thread.sleep(forTimeInterval: delay); process.signal(SIGKILL) }
+            let killer = Thread {
+                Thread.sleep(forTimeInterval: delay); process.signal(SIGKILL)
+            }
             killer.start()
             var next = stored
             while true {

@@ -10,9 +10,10 @@ import Testing
 
     @Test func aDeadlineKillIsTheLastResultAndCountsInEveryFigure() throws {
         let bed = try ExtensionTestBed()
-        try bed.start(ExtensionTestBed.extensionTable(
-            Self.widget, command: try bed.command(.hangAfterFirst, reload: "never"),
-            refresh: ExtensionProtocolTests.pullsUpdate + "\ndeadline = \"2s\""))
+        try bed.start(
+            ExtensionTestBed.extensionTable(
+                Self.widget, command: try bed.command(.hangAfterFirst, reload: "never"),
+                refresh: ExtensionProtocolTests.pullsUpdate + "\ndeadline = \"2s\""))
         let launches = 3
         for launch in 1...launches {
             #expect(try bed.pull(Self.widget).result == "newData", "launch \(launch)")
@@ -35,7 +36,9 @@ import Testing
     /// `status` saw it big. Neither had `stats` run while it was big.
     @Test func thePeakRSSIsRightWithoutStatsHavingRun() throws {
         let daemon = try TestDaemon()
-        let grow = try daemon.directory.write("grow.py", """
+        let grow = try daemon.directory.write(
+            "grow.py",
+            """
             import sys, time
             block = b"x" * (48 << 20)
             open(sys.argv[1], "w").write("big")
@@ -46,7 +49,8 @@ import Testing
             """)
         let freed = daemon.directory.file("freed")
         let exits = daemon.directory.file("exits")
-        try daemon.writeConfig("""
+        try daemon.writeConfig(
+            """
             [hosts.freeing]
             command = ["/usr/bin/python3", "-S", "\(grow)", "\(freed)", "0"]
             autostart = true

@@ -15,22 +15,23 @@ import Testing
     @Test func aProcessRunsInItsCgroupWithItsLimitAndOOMScore() throws {
         let daemon = try TestDaemon()
         let extensionScript = try daemon.directory.write("widget.sh", "#!/bin/sh\n\(Self.ready)\nexec sleep 1000\n", mode: 0o755)
-        try daemon.writeConfig("""
-        [hosts.panel]
-        command = ["/bin/sleep", "1000"]
-        memory_max = "48M"
-        pids_max = 16
+        try daemon.writeConfig(
+            """
+            [hosts.panel]
+            command = ["/bin/sleep", "1000"]
+            memory_max = "48M"
+            pids_max = 16
 
-        [apps.app]
-        command = ["/bin/sleep", "1000"]
+            [apps.app]
+            command = ["/bin/sleep", "1000"]
 
-        [extensions.widget]
-        app = "app"
-        point = "widget"
-        command = ["\(extensionScript)"]
-        memory_max = "24M"
-        stop_timeout = "100ms"
-        """)
+            [extensions.widget]
+            app = "app"
+            point = "widget"
+            command = ["\(extensionScript)"]
+            memory_max = "24M"
+            stop_timeout = "100ms"
+            """)
         try daemon.start()
         #expect(try daemon.supervisorctl(["start", "widget"]).exitCode == 0)
         let host = try #require(try waitForState(daemon, "panel", "running"))
@@ -51,9 +52,11 @@ import Testing
         #expect(widget.memoryLimitBytes == 24 << 20)
         // Status figures are the kernel's: RSS as /proc/PID/status has it, usage as the group's file.
         let widgetRSS = try #require(widget.rssBytes)
-        let procRSS = try #require(try String(contentsOfFile: "/proc/\(widgetPid)/status", encoding: .utf8)
-            .split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
-            .flatMap { UInt64($0.split(separator: " ", omittingEmptySubsequences: true)[1]) }) * 1024
+        let procRSS =
+            try #require(
+                try String(contentsOfFile: "/proc/\(widgetPid)/status", encoding: .utf8)
+                    .split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
+                    .flatMap { UInt64($0.split(separator: " ", omittingEmptySubsequences: true)[1]) }) * 1024
         #expect(widgetRSS > 0 && (widgetRSS > procRSS ? widgetRSS - procRSS : procRSS - widgetRSS) < 4 << 20)
         let usage = UInt64(try number(sandbox.memoryDirectory + "/extensions/widget/memory.usage_in_bytes"))
         let reported = try #require(widget.memoryCurrentBytes)
@@ -66,28 +69,31 @@ import Testing
 
     @Test func anExtensionPastItsMemoryMaxIsOOMKilledAloneInItsCgroup() throws {
         let daemon = try TestDaemon()
-        let hog = try daemon.directory.write("hog.py", """
-        #!/usr/bin/env python3
-        import os
-        os.write(3, b'{"type":"ready","protocol":1}\\n')
-        hoard = []
-        while True:
-            hoard.append(b"x" * (1 << 20))
+        let hog = try daemon.directory.write(
+            "hog.py",
+            """
+            #!/usr/bin/env python3
+            import os
+            os.write(3, b'{"type":"ready","protocol":1}\\n')
+            hoard = []
+            while True:
+                hoard.append(b"x" * (1 << 20))
 
-        """, mode: 0o755)
-        try daemon.writeConfig("""
-        [hosts.panel]
-        command = ["/bin/sleep", "1000"]
+            """, mode: 0o755)
+        try daemon.writeConfig(
+            """
+            [hosts.panel]
+            command = ["/bin/sleep", "1000"]
 
-        [apps.app]
-        command = ["/bin/sleep", "1000"]
+            [apps.app]
+            command = ["/bin/sleep", "1000"]
 
-        [extensions.hog]
-        app = "app"
-        point = "widget"
-        command = ["\(hog)"]
-        memory_max = "32M"
-        """)
+            [extensions.hog]
+            app = "app"
+            point = "widget"
+            command = ["\(hog)"]
+            memory_max = "32M"
+            """)
         try daemon.start()
         let hostBefore = try #require(try waitForState(daemon, "panel", "running")?.pid)
         #expect(try daemon.supervisorctl(["start", "hog"]).exitCode == 0)
@@ -111,15 +117,19 @@ import Testing
     @Test func stopKillsChildrenAndGrandchildrenAndRemovesTheCgroup() throws {
         let daemon = try TestDaemon()
         let tree = try Self.processTree(in: daemon)
-        try daemon.writeConfig("""
-        [hosts.tree]
-        command = ["\(tree)"]
-        stop_timeout = "200ms"
-        """)
+        try daemon.writeConfig(
+            """
+            [hosts.tree]
+            command = ["\(tree)"]
+            stop_timeout = "200ms"
+            """)
         try daemon.start()
         let group = daemon.sandbox.memoryDirectory + "/hosts/tree"
         var pids: [pid_t] = []
-        #expect(eventually { pids = processes(in: group); return pids.count == Self.processTreeSize })
+        #expect(
+            eventually {
+                pids = processes(in: group); return pids.count == Self.processTreeSize
+            })
         try #require(pids.count == Self.processTreeSize)
 
         let stop = try daemon.supervisorctl(["stop", "tree"])
@@ -136,20 +146,21 @@ import Testing
         let daemon = try TestDaemon()
         let tree = try Self.processTree(in: daemon)
         let widget = try daemon.directory.write("widget.sh", "#!/bin/sh\n\(Self.ready)\nexec sleep 1000\n", mode: 0o755)
-        try daemon.writeConfig("""
-        [hosts.tree]
-        command = ["\(tree)"]
-        autostart = false
+        try daemon.writeConfig(
+            """
+            [hosts.tree]
+            command = ["\(tree)"]
+            autostart = false
 
-        [apps.app]
-        command = ["/bin/sleep", "1000"]
+            [apps.app]
+            command = ["/bin/sleep", "1000"]
 
-        [extensions.widget]
-        app = "app"
-        point = "widget"
-        command = ["\(widget)"]
-        stop_timeout = "100ms"
-        """)
+            [extensions.widget]
+            app = "app"
+            point = "widget"
+            command = ["\(widget)"]
+            stop_timeout = "100ms"
+            """)
         try daemon.start()
         let start = try daemon.supervisorctl(["start", "tree", "widget"])
         #expect(start.exitCode == 0, "\(start.stderr)")
@@ -187,20 +198,23 @@ import Testing
     @Test func aHostThatExitsAtOnceGoesThroughBackoffToFatalAndStartBringsItBack() throws {
         let daemon = try TestDaemon()
         let healthy = daemon.directory.file("healthy")
-        let flaky = try daemon.directory.write("flaky.sh", """
-        #!/bin/sh
-        [ -e "\(healthy)" ] && exec sleep 1000
-        echo "not today" >&2
-        exit 3
+        let flaky = try daemon.directory.write(
+            "flaky.sh",
+            """
+            #!/bin/sh
+            [ -e "\(healthy)" ] && exec sleep 1000
+            echo "not today" >&2
+            exit 3
 
-        """, mode: 0o755)
-        try daemon.writeConfig("""
-        [hosts.flaky]
-        command = ["\(flaky)"]
-        restart_backoff_base = "50ms"
-        restart_backoff_max = "200ms"
-        restart_retries = 3
-        """)
+            """, mode: 0o755)
+        try daemon.writeConfig(
+            """
+            [hosts.flaky]
+            command = ["\(flaky)"]
+            restart_backoff_base = "50ms"
+            restart_backoff_max = "200ms"
+            restart_retries = 3
+            """)
         try daemon.start()
         let fatal = try #require(try waitForState(daemon, "flaky", "fatal", timeout: 10))
         #expect(fatal.pid == nil)
@@ -225,22 +239,24 @@ import Testing
         let daemon = try TestDaemon()
         let missing = daemon.directory.file("absent/program")
         let plain = try daemon.directory.write("plain.sh", "#!/bin/sh\nexec sleep 1000\n", mode: 0o644)
-        try daemon.writeConfig("""
-        [hosts.missing]
-        command = ["\(missing)"]
+        try daemon.writeConfig(
+            """
+            [hosts.missing]
+            command = ["\(missing)"]
 
-        [hosts.plain]
-        command = ["\(plain)"]
+            [hosts.plain]
+            command = ["\(plain)"]
 
-        [hosts.fine]
-        command = ["/bin/sleep", "1000"]
-        """)
+            [hosts.fine]
+            command = ["/bin/sleep", "1000"]
+            """)
         try daemon.start()
         var entries: [String: ProcessStatus] = [:]
-        #expect(try eventually {
-            entries = try Dictionary(uniqueKeysWithValues: allStatus(daemon).map { ($0.name, $0) })
-            return entries["missing"]?.error != nil && entries["plain"]?.error != nil
-        })
+        #expect(
+            try eventually {
+                entries = try Dictionary(uniqueKeysWithValues: allStatus(daemon).map { ($0.name, $0) })
+                return entries["missing"]?.error != nil && entries["plain"]?.error != nil
+            })
         let missingError = entries["missing"]?.error ?? ""
         #expect(missingError.contains(missing) && missingError.contains("No such file or directory"), "\(missingError)")
         let plainError = entries["plain"]?.error ?? ""
@@ -262,21 +278,25 @@ import Testing
     @Test func anOutputFloodKeepsTheDaemonSmallAndTheLogRotated() throws {
         let daemon = try TestDaemon()
         let raw = try daemon.directory.write("raw.sh", "#!/bin/sh\nhead -c 200M /dev/zero | tr '\\0' x\n", mode: 0o755)
-        let lines = try daemon.directory.write("lines.sh", #"""
-        #!/bin/sh
-        yes "$(head -c 999 /dev/zero | tr '\0' y)" | head -c 200M
+        let lines = try daemon.directory.write(
+            "lines.sh",
+            #"""
+            #!/bin/sh
+            yes "$(head -c 999 /dev/zero | tr '\0' y)" | head -c 200M
 
-        """#, mode: 0o755)
-        try daemon.writeConfig("""
-        [apps.raw]
-        command = ["\(raw)"]
+            """#, mode: 0o755)
+        try daemon.writeConfig(
+            """
+            [apps.raw]
+            command = ["\(raw)"]
 
-        [apps.lines]
-        command = ["\(lines)"]
-        """, supervisor: """
-        log_max_size = "64K"
-        log_files = 3
-        """)
+            [apps.lines]
+            command = ["\(lines)"]
+            """,
+            supervisor: """
+                log_max_size = "64K"
+                log_files = 3
+                """)
         try daemon.start()
         let daemonPid = try #require(daemon.process?.pid)
         let before = try memoryStatus(of: daemonPid, "VmRSS")
@@ -284,13 +304,14 @@ import Testing
         #expect(try daemon.supervisorctl(["start", "raw", "lines"]).exitCode == 0)
         // The daemon keeps answering while it takes in the floods.
         var slowest: Duration = .zero
-        #expect(try eventually(timeout: 60) {
-            let clock = ContinuousClock()
-            var entries: [ProcessStatus] = []
-            let elapsed = try clock.measure { entries = try allStatus(daemon) }
-            slowest = max(slowest, elapsed)
-            return entries.allSatisfy { $0.state == "exited" }
-        })
+        #expect(
+            try eventually(timeout: 60) {
+                let clock = ContinuousClock()
+                var entries: [ProcessStatus] = []
+                let elapsed = try clock.measure { entries = try allStatus(daemon) }
+                slowest = max(slowest, elapsed)
+                return entries.allSatisfy { $0.state == "exited" }
+            })
         // Generous, for a shared machine: a loop starved by the floods would answer only
         // once they stop, seconds later.
         #expect(slowest < .seconds(2), "status took \(slowest) during the flood")
@@ -319,23 +340,27 @@ import Testing
 
     @Test func tailShowsTheLastLinesAndFollowStreamsNewOnes() throws {
         let daemon = try TestDaemon()
-        let talker = try daemon.directory.write("talker.sh", """
-        #!/bin/sh
-        i=1
-        while :; do echo "line $i"; i=$((i + 1)); [ $i -gt 5 ] && sleep 0.05; done
+        let talker = try daemon.directory.write(
+            "talker.sh",
+            """
+            #!/bin/sh
+            i=1
+            while :; do echo "line $i"; i=$((i + 1)); [ $i -gt 5 ] && sleep 0.05; done
 
-        """, mode: 0o755)
-        try daemon.writeConfig("""
-        [apps.talker]
-        command = ["\(talker)"]
-        """)
+            """, mode: 0o755)
+        try daemon.writeConfig(
+            """
+            [apps.talker]
+            command = ["\(talker)"]
+            """)
         try daemon.start()
         #expect(try daemon.supervisorctl(["start", "talker"]).exitCode == 0)
         var shown: [Int] = []
-        #expect(try eventually {
-            shown = lineNumbers(try daemon.supervisorctl(["tail", "-n", "3", "talker"]).stdout)
-            return shown.count == 3 && shown[0] >= 5
-        })
+        #expect(
+            try eventually {
+                shown = lineNumbers(try daemon.supervisorctl(["tail", "-n", "3", "talker"]).stdout)
+                return shown.count == 3 && shown[0] >= 5
+            })
         #expect(shown == [shown[0], shown[0] + 1, shown[0] + 2], "\(shown)")
 
         // The daemon's stream: the last line, then each new one as it is written.
@@ -353,7 +378,10 @@ import Testing
             outputIn: daemon.directory.path, name: "follower"
         )
         var followed: [Int] = []
-        #expect(eventually(timeout: 5) { followed = lineNumbers(follower.stdout); return followed.count >= 3 }, "followed: \(follower.stdout)")
+        #expect(
+            eventually(timeout: 5) {
+                followed = lineNumbers(follower.stdout); return followed.count >= 3
+            }, "followed: \(follower.stdout)")
         #expect(zip(followed, followed.dropFirst()).allSatisfy { $1 == $0 + 1 }, "\(followed)")
         follower.signal(SIGKILL)
         #expect(follower.wait(timeout: 5) != nil)
@@ -367,14 +395,16 @@ import Testing
     /// A shell that ignores SIGTERM (as everything it starts does) and runs a child shell
     /// with two `sleep`s, and a `sleep` of its own: five processes, three generations.
     static func processTree(in daemon: TestDaemon) throws -> String {
-        try daemon.directory.write("tree.sh", """
-        #!/bin/sh
-        trap '' TERM
-        sh -c 'sleep 1000 & sleep 1000 & wait' &
-        sleep 1000 &
-        wait
+        try daemon.directory.write(
+            "tree.sh",
+            """
+            #!/bin/sh
+            trap '' TERM
+            sh -c 'sleep 1000 & sleep 1000 & wait' &
+            sleep 1000 &
+            wait
 
-        """, mode: 0o755)
+            """, mode: 0o755)
     }
 
     static let processTreeSize = 5
@@ -407,7 +437,8 @@ private func events(_ daemon: TestDaemon) throws -> [EventRecord] {
 /// Running (not a zombie): `/proc/PID/stat` exists and its state is not `Z`.
 func isAlive(_ pid: pid_t) -> Bool {
     guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-          let end = stat.lastIndex(of: ")") else { return false }
+        let end = stat.lastIndex(of: ")")
+    else { return false }
     return !stat[stat.index(after: end)...].hasPrefix(" Z")
 }
 
@@ -442,7 +473,8 @@ private func number(_ path: String) throws -> Int64 {
 private func memoryStatus(of pid: pid_t, _ key: String) throws -> UInt64 {
     let text = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
     guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(key + ":") }),
-          let kibibytes = line.split(separator: " ").dropFirst().first.flatMap({ UInt64($0) }) else {
+        let kibibytes = line.split(separator: " ").dropFirst().first.flatMap({ UInt64($0) })
+    else {
         throw TestSupportError("no \(key) in /proc/\(pid)/status")
     }
     return kibibytes << 10

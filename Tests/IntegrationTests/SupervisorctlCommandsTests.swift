@@ -9,26 +9,26 @@ import Testing
 @Suite struct SupervisorctlCommandsTests {
     /// A host that runs, one that does not start by itself, an app with two extensions.
     static let config = """
-    [hosts.panel]
-    command = ["/bin/sh", "-c", "trap 'echo got HUP' HUP; echo to-stdout; echo to-stderr >&2; while :; do sleep 0.05; done"]
+        [hosts.panel]
+        command = ["/bin/sh", "-c", "trap 'echo got HUP' HUP; echo to-stdout; echo to-stderr >&2; while :; do sleep 0.05; done"]
 
-    [hosts.spare]
-    command = ["/bin/sleep", "1000"]
-    autostart = false
+        [hosts.spare]
+        command = ["/bin/sleep", "1000"]
+        autostart = false
 
-    [apps."com.example.app"]
-    command = ["/bin/sleep", "1000"]
+        [apps."com.example.app"]
+        command = ["/bin/sleep", "1000"]
 
-    [extensions."com.example.app.widget"]
-    app = "com.example.app"
-    point = "widget"
-    command = ["/bin/sleep", "1000"]
+        [extensions."com.example.app.widget"]
+        app = "com.example.app"
+        point = "widget"
+        command = ["/bin/sleep", "1000"]
 
-    [extensions."com.example.app.clock"]
-    app = "com.example.app"
-    point = "widget"
-    command = ["/bin/sleep", "1000"]
-    """
+        [extensions."com.example.app.clock"]
+        app = "com.example.app"
+        point = "widget"
+        command = ["/bin/sleep", "1000"]
+        """
 
     static func runningDaemon(_ config: String = Self.config) throws -> TestDaemon {
         let daemon = try TestDaemon(config: config)
@@ -74,13 +74,14 @@ import Testing
     }
 
     @Test func pullOfAFailedUpdateExitsOneWithTheReason() throws {
-        let daemon = try Self.runningDaemon(Self.config + """
+        let daemon = try Self.runningDaemon(
+            Self.config + """
 
-            [extensions."com.example.app.broken"]
-            app = "com.example.app"
-            point = "widget"
-            command = ["/bin/sh", "-c", "echo '{\\"type\\":\\"ready\\",\\"protocol\\":1}' >&3; read -r line <&3; echo nonsense >&3; sleep 5"]
-            """)
+                [extensions."com.example.app.broken"]
+                app = "com.example.app"
+                point = "widget"
+                command = ["/bin/sh", "-c", "echo '{\\"type\\":\\"ready\\",\\"protocol\\":1}' >&3; read -r line <&3; echo nonsense >&3; sleep 5"]
+                """)
         let pull = try daemon.supervisorctl(["pull", "com.example.app.broken"])
         #expect(pull.exitCode == 1, "\(pull)")
         #expect(pull.stdout.split(separator: "\n").contains { $0.hasPrefix("result:") && $0.hasSuffix(" failed") }, "\(pull.stdout)")
@@ -106,7 +107,8 @@ import Testing
 
     @Test func theShellRunsPipedCommandsOnePerLine() throws {
         let daemon = try Self.runningDaemon()
-        let script = "printf 'status panel\\n\\nstart spare\\npid spare\\nhelp stop\\nbogus\\nstauts panel\\nstatus spare\\n' | '\(Binaries.path("supervisorctl"))' --socket '\(daemon.controlSocket)'"
+        let script =
+            "printf 'status panel\\n\\nstart spare\\npid spare\\nhelp stop\\nbogus\\nstauts panel\\nstatus spare\\n' | '\(Binaries.path("supervisorctl"))' --socket '\(daemon.controlSocket)'"
         let result = try runCommand("/bin/sh", ["-c", script], in: daemon.directory)
         #expect(!result.stdout.contains("supervisorctl>"), "no prompt without a terminal")
         #expect(result.stdout.contains("spare: started"))
@@ -117,11 +119,14 @@ import Testing
         #expect(result.stdout.components(separatedBy: "\n").filter { $0.hasPrefix("spare ") && $0.contains("running") }.count == 1)
         #expect(result.exitCode == 0, "the last command's status: spare runs")
 
-        let last = try runCommand("/bin/sh", ["-c", "echo 'status nope' | '\(Binaries.path("supervisorctl"))' --socket '\(daemon.controlSocket)'"], in: daemon.directory)
+        let last = try runCommand(
+            "/bin/sh", ["-c", "echo 'status nope' | '\(Binaries.path("supervisorctl"))' --socket '\(daemon.controlSocket)'"], in: daemon.directory)
         #expect(last.exitCode == 4)
 
         // `-i` asks for the shell explicitly: the same, one command per line.
-        let explicit = try runCommand("/bin/sh", ["-c", "printf 'stop spare\\nstatus spare\\n' | '\(Binaries.path("supervisorctl"))' -i --socket '\(daemon.controlSocket)'"], in: daemon.directory)
+        let explicit = try runCommand(
+            "/bin/sh", ["-c", "printf 'stop spare\\nstatus spare\\n' | '\(Binaries.path("supervisorctl"))' -i --socket '\(daemon.controlSocket)'"],
+            in: daemon.directory)
         #expect(explicit.stdout.contains("spare: stopped"), "\(explicit)")
         #expect(explicit.stdout.components(separatedBy: "\n").contains { $0.hasPrefix("spare ") && $0.contains("stopped") })
         #expect(explicit.exitCode == 3, "the last command's status: spare is stopped")
@@ -147,7 +152,10 @@ import Testing
 
         let update = try daemon.supervisorctl(["update"])
         #expect(update.exitCode == 0 && update.stdout.contains("changed: updated") && update.stdout.contains("added: added"), "\(update)")
-        #expect(eventually { let now = try? pid("changed"); return now != nil && now != changed }, "the changed host restarted")
+        #expect(
+            eventually {
+                let now = try? pid("changed"); return now != nil && now != changed
+            }, "the changed host restarted")
         #expect(eventually { (try? pid("added")) != nil })
         #expect(try pid("same") == same, "the unchanged host kept its pid")
         #expect(update.stdout.contains("removed: removed"), "\(update)")
@@ -215,8 +223,10 @@ import Testing
         let result = try daemon.supervisorctl(["--json"] + arguments)
         let lines = result.stdout.split(separator: "\n")
         #expect(!lines.isEmpty, "\(arguments): \(result)")
-        let responseKeys: Set = ["schema", "ok", "error", "code", "message", "status", "version", "events", "lines", "pull", "stats",
-                                 "pressure", "pid", "available", "changes", "done"]
+        let responseKeys: Set = [
+            "schema", "ok", "error", "code", "message", "status", "version", "events", "lines", "pull", "stats",
+            "pressure", "pid", "available", "changes", "done",
+        ]
         for line in lines {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
             #expect(object.keys.contains("schema") && object.keys.contains("ok") && object.keys.contains(key), "\(arguments): \(line)")
@@ -226,33 +236,48 @@ import Testing
             #expect(!(arguments == ["pid"]) || line.contains("\"pid\":\(daemon.process?.pid ?? 0)"), "integers stay integers: \(line)")
             #expect(object["schema"] as? Int == controlSchemaVersion)
             for entry in object["status"] as? [[String: Any]] ?? [] {
-                #expect(Set(entry.keys) == ["name", "kind", "autostart", "state", "pid", "uptimeMs", "rssBytes", "memoryCurrentBytes",
-                                            "memoryLimitBytes", "lastResult", "lastUpdateAgeMs", "updateLatencyP50Us", "updateLatencyP99Us", "error", "visible"])
+                #expect(
+                    Set(entry.keys) == [
+                        "name", "kind", "autostart", "state", "pid", "uptimeMs", "rssBytes", "memoryCurrentBytes",
+                        "memoryLimitBytes", "lastResult", "lastUpdateAgeMs", "updateLatencyP50Us", "updateLatencyP99Us", "error", "visible",
+                    ])
             }
             let latencyKeys: Set = ["count", "p50", "p90", "p99", "max"]
             if let stats = object["stats"] as? [String: Any] {
                 #expect(Set(stats.keys) == ["processes", "daemon"])
                 for entry in stats["processes"] as? [[String: Any]] ?? [] {
-                    #expect(Set(entry.keys) == ["name", "kind", "rssBytes", "peakRSSBytes", "memoryCurrentBytes", "memoryPeakBytes", "launches",
-                                                "launchLatencyUs", "updateLatencyUs", "pullsCached", "pullsCoalesced", "pullsUpdated",
-                                                "resultsNewData", "resultsNoData", "resultsFailed", "kills", "suspensions", "budgetLeft", "nextRefreshInMs",
-                                                "outputDroppedBytes"])
+                    #expect(
+                        Set(entry.keys) == [
+                            "name", "kind", "rssBytes", "peakRSSBytes", "memoryCurrentBytes", "memoryPeakBytes", "launches",
+                            "launchLatencyUs", "updateLatencyUs", "pullsCached", "pullsCoalesced", "pullsUpdated",
+                            "resultsNewData", "resultsNoData", "resultsFailed", "kills", "suspensions", "budgetLeft", "nextRefreshInMs",
+                            "outputDroppedBytes",
+                        ])
                     for key in ["launchLatencyUs", "updateLatencyUs"] {
                         if let latency = entry[key] as? [String: Any] { #expect(Set(latency.keys) == latencyKeys, "\(key)") }
                     }
                 }
-                #expect(Set((stats["daemon"] as? [String: Any] ?? [:]).keys) == ["rssBytes", "anonymousBytes", "cpuUserMs", "cpuSystemMs",
-                                                                                 "cgroupBackend", "pressureLevel"])
+                #expect(
+                    Set((stats["daemon"] as? [String: Any] ?? [:]).keys) == [
+                        "rssBytes", "anonymousBytes", "cpuUserMs", "cpuSystemMs",
+                        "cgroupBackend", "pressureLevel",
+                    ])
             }
             if let pressure = object["pressure"] as? [String: Any] {
-                #expect(Set(pressure.keys) == ["cgroupBackend", "budgetBytes", "usageBytes", "warnBytes", "lowBytes", "criticalBytes", "level",
-                                               "psi", "mechanisms"])
+                #expect(
+                    Set(pressure.keys) == [
+                        "cgroupBackend", "budgetBytes", "usageBytes", "warnBytes", "lowBytes", "criticalBytes", "level",
+                        "psi", "mechanisms",
+                    ])
             }
             for event in object["events"] as? [[String: Any]] ?? [] {
                 #expect(Set(event.keys) == ["sequence", "timeMs", "kind", "name", "reason", "message", "kill"])
                 if let kill = event["kill"] as? [String: Any] {
-                    #expect(Set(kill.keys) == ["band", "rssBytes", "growthBytes", "treeUsageBytes", "budgetBytes", "psiSomeAvg10", "triggerUs", "decisionUs",
-                                               "signalUs", "emptyUs", "lastBelowLowUs"])
+                    #expect(
+                        Set(kill.keys) == [
+                            "band", "rssBytes", "growthBytes", "treeUsageBytes", "budgetBytes", "psiSomeAvg10", "triggerUs", "decisionUs",
+                            "signalUs", "emptyUs", "lastBelowLowUs",
+                        ])
                 }
             }
         }
@@ -270,10 +295,11 @@ import Testing
 
     @Test func anAnswerOverTheLimitIsAnErrorNotSilence() throws {
         // 6000 lines of 4000 bytes: a 24 MB tail, over the 16 MiB answer limit.
-        let daemon = try TestDaemon(config: """
-        [hosts.flood]
-        command = ["/usr/bin/python3", "-c", "import sys, time\\nfor _ in range(6000): sys.stdout.write('x' * 4000 + '\\\\n')\\nsys.stdout.flush()\\ntime.sleep(1000)"]
-        """, supervisor: "log_max_size = \"64M\"\noutput_rate = \"1G\"")
+        let daemon = try TestDaemon(
+            config: """
+                [hosts.flood]
+                command = ["/usr/bin/python3", "-c", "import sys, time\\nfor _ in range(6000): sys.stdout.write('x' * 4000 + '\\\\n')\\nsys.stdout.flush()\\ntime.sleep(1000)"]
+                """, supervisor: "log_max_size = \"64M\"\noutput_rate = \"1G\"")
         try daemon.start()
         let log = daemon.stateDirectory + "/logs/flood.log"
         #expect(eventually(timeout: 20) { ((try? FileManager.default.attributesOfItem(atPath: log)[.size]) as? Int ?? 0) >= 6000 * 4000 })

@@ -13,8 +13,9 @@ import Testing
     func bash(_ daemon: TestDaemon, bin: String, sources: [String]) throws -> Tmux {
         try daemon.directory.write("bashrc", "PS1='$ '\n" + sources.map { "source '\($0)'\n" }.joined())
         let environment = "TERM=xterm-256color PATH='\(bin)':/usr/bin:/bin HOME='\(daemon.directory.path)' EXTENSIOND_SOCKET='\(daemon.controlSocket)'"
-        let tmux = try Tmux(in: daemon.directory, width: 160, height: 30,
-                            command: "env -i \(environment) /usr/bin/bash --noprofile --rcfile '\(daemon.directory.file("bashrc"))' -i")
+        let tmux = try Tmux(
+            in: daemon.directory, width: 160, height: 30,
+            command: "env -i \(environment) /usr/bin/bash --noprofile --rcfile '\(daemon.directory.file("bashrc"))' -i")
         #expect(eventually(timeout: 10) { (try? tmux.screen().contains("$ ")) == true })
         return tmux
     }
@@ -46,20 +47,27 @@ import Testing
         let daemon = try TestDaemon(config: SupervisorctlTerminalTests.config)
         try daemon.start()
         let destination = daemon.directory.file("dest")
-        let install = try runCommand(Binaries.packageRoot() + "/scripts/install-files", [],
-                                     environment: ["BIN": Binaries.directory, "DESTDIR": destination, "PREFIX": "/usr", "CTL": "extensiondctl"],
-                                     in: daemon.directory, timeout: 300)
+        let install = try runCommand(
+            Binaries.packageRoot() + "/scripts/install-files", [],
+            environment: ["BIN": Binaries.directory, "DESTDIR": destination, "PREFIX": "/usr", "CTL": "extensiondctl"],
+            in: daemon.directory, timeout: 300)
         #expect(install.exitCode == 0, "\(install.stderr)")
         let usr = destination + "/usr"
         try FileManager.default.createSymbolicLink(atPath: usr + "/bin/supervisorctl", withDestinationPath: usr + "/bin/extensiondctl")
-        let tmux = try bash(daemon, bin: usr + "/bin", sources: [usr + "/share/bash-completion/completions/extensiondctl",
-                                                               usr + "/share/extensiond/completions/supervisorctl.bash"])
+        let tmux = try bash(
+            daemon, bin: usr + "/bin",
+            sources: [
+                usr + "/share/bash-completion/completions/extensiondctl",
+                usr + "/share/extensiond/completions/supervisorctl.bash",
+            ])
         for name in ["extensiondctl", "supervisorctl"] {
             let screen = try tab(tmux, "\(name) tail pan") { $0.contains("$ \(name) tail panel ") }
             #expect(screen.contains("$ \(name) tail panel "), "\(name): \(screen)")
         }
-        for file in ["share/zsh/vendor-completions/_extensiondctl", "share/extensiond/completions/_supervisorctl",
-                     "share/fish/vendor_completions.d/extensiondctl.fish", "share/extensiond/completions/supervisorctl.fish"] {
+        for file in [
+            "share/zsh/vendor-completions/_extensiondctl", "share/extensiond/completions/_supervisorctl",
+            "share/fish/vendor_completions.d/extensiondctl.fish", "share/extensiond/completions/supervisorctl.fish",
+        ] {
             #expect(FileManager.default.fileExists(atPath: usr + "/" + file), "missing \(file)")
         }
     }
@@ -69,15 +77,17 @@ import Testing
         try daemon.start()
         let history = daemon.directory.file("state/history")
         let ctl = "EXTENSIOND_HISTORY='\(history)' '\(Binaries.path("supervisorctl"))' --socket '\(daemon.controlSocket)'"
-        let tmux = try Tmux(in: daemon.directory, width: 160, height: 30,
-                            command: "\(ctl); echo first-exited; \(ctl); echo second-exited; sleep 30")
+        let tmux = try Tmux(
+            in: daemon.directory, width: 160, height: 30,
+            command: "\(ctl); echo first-exited; \(ctl); echo second-exited; sleep 30")
         #expect(eventually(timeout: 10) { (try? tmux.screen().contains { $0.hasPrefix("supervisorctl>") }) == true })
         // `sta` is status or start: Tab lists both; `statu` completes; a name completes.
         try tmux.run(["send-keys", "sta", "Tab"])
         #expect(eventually(timeout: 5) { (try? tmux.screen().contains { $0.contains("start") && $0.contains("status") }) == true })
         try tmux.run(["send-keys", "C-u", "statu", "Tab", "pan", "Tab", "Enter"])
-        #expect(eventually(timeout: 5) { (try? tmux.screen().contains { $0.hasPrefix("panel ") && $0.contains("running") }) == true },
-                "\((try? tmux.screen()) ?? [])")
+        #expect(
+            eventually(timeout: 5) { (try? tmux.screen().contains { $0.hasPrefix("panel ") && $0.contains("running") }) == true },
+            "\((try? tmux.screen()) ?? [])")
         #expect(try tmux.screen().contains { $0.hasPrefix("supervisorctl> status panel") })
         try tmux.run(["send-keys", "quit", "Enter"])
         #expect(eventually(timeout: 5) { (try? tmux.screen().contains("first-exited")) == true })
@@ -85,9 +95,10 @@ import Testing
 
         // A new session: ↑↑ brings back the first session's command.
         try tmux.run(["send-keys", "Up", "Up", "Enter"])
-        #expect(eventually(timeout: 5) {
-            (try? tmux.screen().filter { $0.hasPrefix("supervisorctl> status panel") }.count) == 2
-        }, "\((try? tmux.screen()) ?? [])")
+        #expect(
+            eventually(timeout: 5) {
+                (try? tmux.screen().filter { $0.hasPrefix("supervisorctl> status panel") }.count) == 2
+            }, "\((try? tmux.screen()) ?? [])")
         try tmux.run(["send-keys", "exit", "Enter"])
         #expect(eventually(timeout: 5) { (try? tmux.screen().contains("second-exited")) == true })
     }

@@ -37,25 +37,26 @@ import Testing
     }
 
     static let config = """
-    [hosts.panel]
-    command = ["/bin/sleep", "1000"]
+        [hosts.panel]
+        command = ["/bin/sleep", "1000"]
 
-    [apps."com.example.app"]
-    command = ["/bin/sleep", "1000"]
-    autostart = false
+        [apps."com.example.app"]
+        command = ["/bin/sleep", "1000"]
+        autostart = false
 
-    [extensions."com.example.app.widget"]
-    app = "com.example.app"
-    point = "widget"
-    command = ["/bin/sleep", "1000"]
-    """
+        [extensions."com.example.app.widget"]
+        app = "com.example.app"
+        point = "widget"
+        command = ["/bin/sleep", "1000"]
+        """
 
     @Test func topUsesTheAlternateScreenFitsTheWidthAndQuitsOnQ() throws {
         let daemon = try TestDaemon(config: Self.config)
         try daemon.start()
         let ctl = "'\(Binaries.path("supervisorctl"))' --socket '\(daemon.controlSocket)'"
-        let tmux = try Tmux(in: daemon.directory, width: 90, height: 20,
-                            command: "echo before-top; \(ctl) top --interval 0.2; echo top-exited-$?; sleep 30")
+        let tmux = try Tmux(
+            in: daemon.directory, width: 90, height: 20,
+            command: "echo before-top; \(ctl) top --interval 0.2; echo top-exited-$?; sleep 30")
         #expect(eventually(timeout: 10) { (try? tmux.screen().contains { $0.hasPrefix("NAME") }) == true })
         #expect(try tmux.alternateScreen())
         let screen = try tmux.screen()
@@ -77,8 +78,9 @@ import Testing
         try daemon.start()
         let ctl = "'\(Binaries.path("supervisorctl"))' --socket '\(daemon.controlSocket)'"
         let output = daemon.directory.file("top.out")
-        let tmux = try Tmux(in: daemon.directory, width: 200, height: 20,
-                            command: "TERM=dumb \(ctl) top --interval 0.2 > '\(output)'; echo top-exited-$?; sleep 30")
+        let tmux = try Tmux(
+            in: daemon.directory, width: 200, height: 20,
+            command: "TERM=dumb \(ctl) top --interval 0.2 > '\(output)'; echo top-exited-$?; sleep 30")
         #expect(eventually(timeout: 10) { (try? tmux.screen().contains("top-exited-0")) == true })
         let text = try String(contentsOfFile: output, encoding: .utf8)
         #expect(!text.contains("\u{1B}"), "no escape sequences")
@@ -98,8 +100,9 @@ import Testing
         try tmux.run(["send-keys", "Up", "C-u", "status com.example.app:*", "Enter"])
         #expect(eventually(timeout: 5) { (try? tmux.screen().contains { $0.hasPrefix("com.example.app.widget") }) == true })
         try tmux.run(["send-keys", "quit", "Enter"])
-        #expect(eventually(timeout: 5) { (try? tmux.screen().contains { $0.hasPrefix("shell-exited-3") }) == true },
-                "the last command's status: the app and its widget are stopped")
+        #expect(
+            eventually(timeout: 5) { (try? tmux.screen().contains { $0.hasPrefix("shell-exited-3") }) == true },
+            "the last command's status: the app and its widget are stopped")
     }
 
     @Test func bashCompletesProcessNamesFromTheDaemon() throws {
@@ -114,11 +117,11 @@ import Testing
             let line = words.joined(separator: " ")
             let quoted = words.map { "'\($0)'" }.joined(separator: " ")
             let program = """
-            source '\(daemon.directory.file("completion.bash"))'
-            COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); COMP_LINE='\(line)'; COMP_POINT=\(line.count)
-            _supervisorctl
-            printf '%s\\n' "${COMPREPLY[@]}"
-            """
+                source '\(daemon.directory.file("completion.bash"))'
+                COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); COMP_LINE='\(line)'; COMP_POINT=\(line.count)
+                _supervisorctl
+                printf '%s\\n' "${COMPREPLY[@]}"
+                """
             let result = try runCommand("/usr/bin/bash", ["-c", program], in: daemon.directory)
             #expect(result.exitCode == 0, "\(result.stderr)")
             return result.stdout.split(separator: "\n").map(String.init).sorted()

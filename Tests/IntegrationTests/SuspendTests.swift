@@ -19,8 +19,10 @@ import Testing
 
     /// A test bed with a ticking ``ScriptedExtension`` `w`, suspended after 300 ms idle.
     private func startWidget(_ bed: ExtensionTestBed, idleExit: String = "1m") throws {
-        try bed.start(ExtensionTestBed.extensionTable("w", command: try bed.command(.ticking),
-                                                      settings: "suspend_after = \"300ms\"\nidle_exit = \"\(idleExit)\""))
+        try bed.start(
+            ExtensionTestBed.extensionTable(
+                "w", command: try bed.command(.ticking),
+                settings: "suspend_after = \"300ms\"\nidle_exit = \"\(idleExit)\""))
     }
 
     private func freezerState(_ bed: ExtensionTestBed) throws -> String {
@@ -48,10 +50,11 @@ import Testing
         // A request reaching the extension thaws it first; the same process answers.
         #expect(try bed.control(.refresh(NameSelection(["w"]))).ok)
         var second: PullReport?
-        #expect(try eventually(timeout: 10) {
-            second = try bed.pull("w")
-            return second?.version == 2
-        }, "\(bed.diagnostics("w"))")
+        #expect(
+            try eventually(timeout: 10) {
+                second = try bed.pull("w")
+                return second?.version == 2
+            }, "\(bed.diagnostics("w"))")
         #expect(second?.snapshot?.field("pid") == pid, "thawed, not relaunched")
         #expect(Self.cpuNanoseconds(Int32(pid)) > frozenAt, "thawed, its timers ran again")
         #expect(try bed.status("w")?.state != "starting")
@@ -65,8 +68,9 @@ import Testing
         try startWidget(bed, idleExit: "2s")
         _ = try bed.pull("w")
         #expect(try waitUntilSuspended(bed))
-        #expect(try eventually(timeout: 10) { try bed.status("w")?.state == "exited" || bed.status("w")?.state == "stopped" },
-                "\(bed.diagnostics("w"))")
+        #expect(
+            try eventually(timeout: 10) { try bed.status("w")?.state == "exited" || bed.status("w")?.state == "stopped" },
+            "\(bed.diagnostics("w"))")
         // It took `terminate` (thawed first) and exited on its own, status 0.
         let exits = try bed.control(.events(LogRequest(lines: 500))).events?.filter { $0.kind == .exit && $0.name == "w" } ?? []
         #expect(exits.map(\.reason) == ["idle"] && exits.first?.message.contains("exited with status 0") == true, "\(exits)")

@@ -10,9 +10,11 @@ import WireProtocol
 
     @Test(arguments: HostTestSetup.allCases)
     func aMinuteOfEntriesIsServedFromOneLaunch(_ setup: HostTestSetup) throws {
-        let world = try setup.start([TestExtension(
-            Self.widget, .timeline, reload: "never", settings: "idle_exit = \"1s\"",
-            refresh: "interval = \"5s\"\nmin_interval = \"5s\"\npull_cooldown = \"0s\"")])
+        let world = try setup.start([
+            TestExtension(
+                Self.widget, .timeline, reload: "never", settings: "idle_exit = \"1s\"",
+                refresh: "interval = \"5s\"\nmin_interval = \"5s\"\npull_cooldown = \"0s\"")
+        ])
         let host = try world.connectHost()
         try host.send(.subscribe(.init(extensions: [Self.widget])))
         let first = try world.pull(Self.widget, on: host, request: 1)

@@ -1,6 +1,6 @@
 import ExtensiondTestSupport
-import Testing
 import HostProtocol
+import Testing
 
 /// `visible`, in process and against a real daemon: a widget its hosts hide is not refreshed
 /// by the schedule and spends no budget; shown again with an expired snapshot it is
@@ -10,8 +10,10 @@ import HostProtocol
 
     @Test(arguments: HostTestSetup.allCases)
     func aHiddenWidgetWaitsAndIsRefreshedOnceWhenShown(_ setup: HostTestSetup) throws {
-        let world = try setup.start([TestExtension(
-            Self.widget, refresh: "interval = \"1s\"\nmin_interval = \"1s\"\npull_cooldown = \"0s\"\ndaily_budget = 1\nbudget_burst = 2")])
+        let world = try setup.start([
+            TestExtension(
+                Self.widget, refresh: "interval = \"1s\"\nmin_interval = \"1s\"\npull_cooldown = \"0s\"\ndaily_budget = 1\nbudget_burst = 2")
+        ])
         do {
             let host = try world.connectHost()
             try declare(false, on: host, id: 1, in: world)

@@ -11,8 +11,10 @@ import WireProtocol
     @Test(arguments: HostTestSetup.allCases)
     func anExpiredSnapshotIsAnsweredAtOnceAndTheFreshOneIsPushed(_ setup: HostTestSetup) throws {
         // `reload: never`: no scheduled refresh, so every update here is one a pull started.
-        let world = try setup.start([TestExtension(
-            Self.widget, delay: .seconds(1), reload: "never", refresh: "interval = \"300ms\"\nmin_interval = \"300ms\"\npull_cooldown = \"0s\"")])
+        let world = try setup.start([
+            TestExtension(
+                Self.widget, delay: .seconds(1), reload: "never", refresh: "interval = \"300ms\"\nmin_interval = \"300ms\"\npull_cooldown = \"0s\"")
+        ])
         let host = try world.connectHost()
         let first = try world.pull(Self.widget, on: host, request: 1)
         #expect(first.result == .newData && first.version == 1)

@@ -1,6 +1,7 @@
 import Glibc
-@testable import LinuxProcess
 import Testing
+
+@testable import LinuxProcess
 
 /// Resolving the credentials a child switches to.
 @Suite struct CredentialsTests {

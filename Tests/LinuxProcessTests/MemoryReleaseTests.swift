@@ -1,6 +1,8 @@
 import ExtensiondTestSupport
-@testable import LinuxProcess
 import Testing
+
+@testable import LinuxProcess
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,11 +12,12 @@ import Glibc
     /// A child that holds 32 MiB of touched anonymous memory and says so.
     private func holder() throws -> SpawnedProcess {
         let output = DescriptorPair.socketPair()
-        let child = try Spawner.spawn(SpawnRequest(
-            executable: "/usr/bin/python3",
-            arguments: ["-c", "import time\nb=bytearray(32<<20)\nprint('ok',flush=True)\ntime.sleep(60)"],
-            standardOutput: output.childEnd
-        ))
+        let child = try Spawner.spawn(
+            SpawnRequest(
+                executable: "/usr/bin/python3",
+                arguments: ["-c", "import time\nb=bytearray(32<<20)\nprint('ok',flush=True)\ntime.sleep(60)"],
+                standardOutput: output.childEnd
+            ))
         output.closeChildEnd()
         #expect(output.readLines(1) == ["ok"])
         return child

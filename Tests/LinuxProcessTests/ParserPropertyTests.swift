@@ -1,7 +1,7 @@
-@testable import LinuxProcess
 import ExtensiondTestSupport
 import Testing
 
+@testable import LinuxProcess
 
 /// The /proc parsers over many random inputs: valid texts round-trip, and
 /// anything else is a `malformed` error, never a crash.

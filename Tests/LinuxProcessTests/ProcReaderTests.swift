@@ -1,6 +1,8 @@
 import ExtensiondTestSupport
-@testable import LinuxProcess
 import Testing
+
+@testable import LinuxProcess
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -17,11 +19,12 @@ import Glibc
     @Test func memoryOfAChildGrowsWithItsAllocation() throws {
         let output = DescriptorPair.socketPair()
         // Allocates and touches 16 MiB, says so, then waits.
-        let child = try Spawner.spawn(SpawnRequest(
-            executable: "/usr/bin/python3",
-            arguments: ["-c", "import sys,time\nb=bytearray(16<<20)\nprint('ok',flush=True)\ntime.sleep(30)"],
-            standardOutput: output.childEnd
-        ))
+        let child = try Spawner.spawn(
+            SpawnRequest(
+                executable: "/usr/bin/python3",
+                arguments: ["-c", "import sys,time\nb=bytearray(16<<20)\nprint('ok',flush=True)\ntime.sleep(30)"],
+                standardOutput: output.childEnd
+            ))
         defer {
             try? child.descriptor.send(signal: SIGKILL)
             _ = try? child.descriptor.waitForExit()
@@ -55,11 +58,12 @@ import Glibc
 
     @Test func cgroupParsing() throws {
         let text = "4:memory:/a/b\n1:name=systemd:/\n0::/odd:name\n"
-        #expect(try CgroupMembership.parse(text, path: "t") == [
-            CgroupMembership(hierarchyID: 4, controllers: ["memory"], path: "/a/b"),
-            CgroupMembership(hierarchyID: 1, controllers: ["name=systemd"], path: "/"),
-            CgroupMembership(hierarchyID: 0, controllers: [], path: "/odd:name"),
-        ])
+        #expect(
+            try CgroupMembership.parse(text, path: "t") == [
+                CgroupMembership(hierarchyID: 4, controllers: ["memory"], path: "/a/b"),
+                CgroupMembership(hierarchyID: 1, controllers: ["name=systemd"], path: "/"),
+                CgroupMembership(hierarchyID: 0, controllers: [], path: "/odd:name"),
+            ])
         #expect(try CgroupMembership.parse(text, path: "t")[2].isUnified)
         #expect(throws: ProcessError.self) { try CgroupMembership.parse("garbage\n", path: "t") }
     }

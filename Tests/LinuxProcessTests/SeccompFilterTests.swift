@@ -2,6 +2,7 @@ import CLinux
 import ExtensiondTestSupport
 import LinuxProcess
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -32,21 +33,25 @@ import Glibc
                 print(name, "ok" if result != -1 else errno.errorcode.get(ctypes.get_errno(), ctypes.get_errno()))
             """
         let output = DescriptorPair.socketPair()
-        let child = try Spawner.spawn(SpawnRequest(
-            executable: "/usr/bin/python3", arguments: ["-S", "-c", script] + names, environment: ["PATH": "/usr/bin:/bin"],
-            standardOutput: output.childEnd, standardError: output.childEnd, sandbox: SpawnSandbox(fileSystem: nil)))
+        let child = try Spawner.spawn(
+            SpawnRequest(
+                executable: "/usr/bin/python3", arguments: ["-S", "-c", script] + names, environment: ["PATH": "/usr/bin:/bin"],
+                standardOutput: output.childEnd, standardError: output.childEnd, sandbox: SpawnSandbox(fileSystem: nil)))
         let text = output.readAll()
         #expect(try child.descriptor.waitForExit() == .exited(code: 0), "\(text)")
-        return Dictionary(text.split(separator: "\n").compactMap { line in
-            let parts = line.split(separator: " ")
-            return parts.count == 2 ? (String(parts[0]), String(parts[1])) : nil
-        }, uniquingKeysWith: { first, _ in first })
+        return Dictionary(
+            text.split(separator: "\n").compactMap { line in
+                let parts = line.split(separator: " ")
+                return parts.count == 2 ? (String(parts[0]), String(parts[1])) : nil
+            }, uniquingKeysWith: { first, _ in first })
     }
 
     @Test func everyDeniedCallAnswersEPERM() throws {
         let names = deniedNames
-        for expected in ["ptrace", "mount", "bpf", "kexec_load", "keyctl", "unshare", "setns", "reboot",
-                         "io_uring_setup", "io_uring_enter", "io_uring_register"] {
+        for expected in [
+            "ptrace", "mount", "bpf", "kexec_load", "keyctl", "unshare", "setns", "reboot",
+            "io_uring_setup", "io_uring_enter", "io_uring_register",
+        ] {
             #expect(names.contains(expected), "\(expected) is not in the deny-list")
         }
         let answers = try probe(names)

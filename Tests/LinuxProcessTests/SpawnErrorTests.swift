@@ -1,5 +1,6 @@
 import LinuxProcess
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -55,9 +56,11 @@ import Glibc
     }
 
     @Test func unwritableCgroupProcsFile() throws {
-        let error = try #require(spawnError(SpawnRequest(
-            executable: "/bin/true", cgroup: .joinBeforeExec(procsFiles: ["/nonexistent/cgroup.procs"])
-        )))
+        let error = try #require(
+            spawnError(
+                SpawnRequest(
+                    executable: "/bin/true", cgroup: .joinBeforeExec(procsFiles: ["/nonexistent/cgroup.procs"])
+                )))
         #expect(error.description == "join cgroup /nonexistent/cgroup.procs: No such file or directory")
     }
 

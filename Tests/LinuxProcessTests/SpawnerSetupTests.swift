@@ -2,6 +2,7 @@ import Cgroup
 import ExtensiondTestSupport
 import LinuxProcess
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,10 +24,11 @@ import Glibc
         sigaddset(&blocked, SIGUSR1)
         pthread_sigmask(SIG_BLOCK, &blocked, &previousMask)
         let spawned = Result { () throws(SpawnError) in
-            try Spawner.spawn(SpawnRequest(
-                executable: "/bin/sleep", arguments: ["30"],
-                cgroup: group.spawnPlacement, oomScoreAdjustment: 1000, extensionSocket: socket.childEnd
-            ))
+            try Spawner.spawn(
+                SpawnRequest(
+                    executable: "/bin/sleep", arguments: ["30"],
+                    cgroup: group.spawnPlacement, oomScoreAdjustment: 1000, extensionSocket: socket.childEnd
+                ))
         }
         pthread_sigmask(SIG_SETMASK, &previousMask, nil)
         signal(SIGPIPE, previousPipeHandler)
@@ -73,9 +75,10 @@ import Glibc
         try #require(held.allSatisfy { $0 >= 0 })
         let socket = DescriptorPair.socketPair()
         let output = DescriptorPair.socketPair()
-        let child = try Spawner.spawn(SpawnRequest(
-            executable: "/bin/sh", arguments: ["-c", "echo spoken; exec sleep 30"],
-            extensionSocket: socket.childEnd, standardOutput: output.childEnd))
+        let child = try Spawner.spawn(
+            SpawnRequest(
+                executable: "/bin/sh", arguments: ["-c", "echo spoken; exec sleep 30"],
+                extensionSocket: socket.childEnd, standardOutput: output.childEnd))
         defer {
             try? child.descriptor.send(signal: SIGKILL)
             _ = try? child.descriptor.waitForExit()
@@ -93,9 +96,10 @@ import Glibc
 
     @Test func extensionSocketIsConnectedAtFd3() throws {
         let socket = DescriptorPair.socketPair()
-        let child = try Spawner.spawn(SpawnRequest(
-            executable: "/bin/sh", arguments: ["-c", "echo hello >&3"], extensionSocket: socket.childEnd
-        ))
+        let child = try Spawner.spawn(
+            SpawnRequest(
+                executable: "/bin/sh", arguments: ["-c", "echo hello >&3"], extensionSocket: socket.childEnd
+            ))
         #expect(socket.readAll() == "hello\n")
         #expect(try child.descriptor.waitForExit() == .exited(code: 0))
     }
@@ -103,14 +107,15 @@ import Glibc
     @Test func outputEnvironmentAndDirectoryAreTheRequestedOnes() throws {
         let output = DescriptorPair.socketPair()
         let errors = DescriptorPair.socketPair()
-        let child = try Spawner.spawn(SpawnRequest(
-            executable: "sh",
-            arguments: ["-c", "read line; echo \"[$line] $GREETING $HOME\"; pwd; readlink /proc/self/fd/0; echo oops >&2"],
-            environment: ["GREETING": "hi", "PATH": "/usr/bin:/bin"],
-            workingDirectory: "/tmp",
-            standardOutput: output.childEnd,
-            standardError: errors.childEnd
-        ))
+        let child = try Spawner.spawn(
+            SpawnRequest(
+                executable: "sh",
+                arguments: ["-c", "read line; echo \"[$line] $GREETING $HOME\"; pwd; readlink /proc/self/fd/0; echo oops >&2"],
+                environment: ["GREETING": "hi", "PATH": "/usr/bin:/bin"],
+                workingDirectory: "/tmp",
+                standardOutput: output.childEnd,
+                standardError: errors.childEnd
+            ))
         #expect(output.readAll() == "[] hi \n/tmp\n/dev/null\n")
         #expect(errors.readAll() == "oops\n")
         #expect(try child.descriptor.waitForExit() == .exited(code: 0))
@@ -118,18 +123,20 @@ import Glibc
 
     @Test func runsAsTheRequestedUser() throws {
         let output = DescriptorPair.socketPair()
-        let child = try Spawner.spawn(SpawnRequest(
-            executable: "/usr/bin/id", arguments: ["-u"], user: "nobody", standardOutput: output.childEnd
-        ))
+        let child = try Spawner.spawn(
+            SpawnRequest(
+                executable: "/usr/bin/id", arguments: ["-u"], user: "nobody", standardOutput: output.childEnd
+            ))
         #expect(output.readAll() == "65534\n")
         #expect(try child.descriptor.waitForExit() == .exited(code: 0))
     }
 
     @Test func numericUserAndGroupNeedNoPasswdEntry() throws {
         let output = DescriptorPair.socketPair()
-        let child = try Spawner.spawn(SpawnRequest(
-            executable: "/bin/sh", arguments: ["-c", "id -u; id -g; id -G"], user: "54321", group: "54322", standardOutput: output.childEnd
-        ))
+        let child = try Spawner.spawn(
+            SpawnRequest(
+                executable: "/bin/sh", arguments: ["-c", "id -u; id -g; id -G"], user: "54321", group: "54322", standardOutput: output.childEnd
+            ))
         #expect(output.readAll() == "54321\n54322\n54322\n")
         #expect(try child.descriptor.waitForExit() == .exited(code: 0))
     }
@@ -143,10 +150,11 @@ import Glibc
         try tree.prepare()
         let group = try tree.group(.extensions, id: "namespace")
         let output = DescriptorPair.socketPair()
-        let child = try Spawner.spawn(SpawnRequest(
-            executable: "/bin/sh", arguments: ["-c", "echo $$; (sleep 300 &); sleep 300 & echo forked; wait"],
-            cgroup: group.spawnPlacement, standardOutput: output.childEnd, pidNamespaceWhenRoot: true
-        ))
+        let child = try Spawner.spawn(
+            SpawnRequest(
+                executable: "/bin/sh", arguments: ["-c", "echo $$; (sleep 300 &); sleep 300 & echo forked; wait"],
+                cgroup: group.spawnPlacement, standardOutput: output.childEnd, pidNamespaceWhenRoot: true
+            ))
         defer {
             try? child.descriptor.send(signal: SIGKILL)
             _ = try? child.descriptor.waitForExit()

@@ -1,4 +1,5 @@
 import ExtensiondTestSupport
+
 #if canImport(Glibc)
 import Glibc
 #endif

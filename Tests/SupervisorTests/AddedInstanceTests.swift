@@ -2,6 +2,7 @@ import ExtensiondConfig
 import ExtensiondPolicy
 import Testing
 import WireProtocol
+
 @testable import ExtensionCoordination
 
 /// Instances the user adds and removes (the gallery), in virtual time: an added instance
@@ -34,7 +35,9 @@ import WireProtocol
     }
 
     @Test func aRemovedInstanceIsForgottenWithItsScheduleAndItsWaitingPulls() throws {
-        let widget = CoordinatorHarness.widget("w") { $0.interval = .seconds(60); $0.minInterval = .seconds(60) }
+        let widget = CoordinatorHarness.widget("w") {
+            $0.interval = .seconds(60); $0.minInterval = .seconds(60)
+        }
         let harness = try CoordinatorHarness([widget])
         harness.processes.behaviours["w"] = .init(updateTime: .seconds(5))
         try harness.coordinator.addInstance("w", "paris", params: [:], placeLimits: [:])
@@ -53,7 +56,11 @@ import WireProtocol
     }
 
     @Test func aPreferredSizeBeyondThePlaceIsClampedAndWarnedOnce() throws {
-        let harness = try CoordinatorHarness([CoordinatorHarness.widget("w") { $0.pullCooldown = .zero; $0.interval = .seconds(1); $0.minInterval = .seconds(1) }])
+        let harness = try CoordinatorHarness([
+            CoordinatorHarness.widget("w") {
+                $0.pullCooldown = .zero; $0.interval = .seconds(1); $0.minInterval = .seconds(1)
+            }
+        ])
         harness.processes.behaviours["w"] = .init(answer: { update in
             .init(id: update.id, result: .newData, snapshot: ["n": 1], preferredSize: Size(width: 9999, height: 50))
         })

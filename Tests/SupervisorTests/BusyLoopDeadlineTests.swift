@@ -1,6 +1,7 @@
 import ExtensiondConfig
 import Testing
 import WireProtocol
+
 @testable import ExtensionCoordination
 
 /// A daemon whose loop is busy past a deadline (200 launches in one `start` on a loaded

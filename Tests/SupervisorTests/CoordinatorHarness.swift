@@ -1,14 +1,15 @@
 import EventLoop
-import Glibc
 import ExtensiondConfig
 import ExtensiondPolicy
 import ExtensiondTestSupport
-import Logging
+import Glibc
 import HostProtocol
+import Logging
 import Testing
+
 @testable import DaemonSupport
-@testable import ProcessIsolation
 @testable import ExtensionCoordination
+@testable import ProcessIsolation
 
 /// An ``ExtensionCoordinator`` on a ``VirtualClock`` and ``SimulatedExtensions``, with its
 /// state in a throw-away directory, recording what hosts would receive.
@@ -28,9 +29,10 @@ final class CoordinatorHarness {
         try store.createDirectories()
         clock.onLivelock = { Issue.record(Comment(rawValue: $0)) }
         processes = SimulatedExtensions(clock: clock)
-        coordinator = ExtensionCoordinator(clock: clock, processes: processes, events: events, store: store,
-                                           groups: GroupStore(stateDirectory: state.path, events: events, clock: clock),
-                                           random: SeededRandom(seed: seed))
+        coordinator = ExtensionCoordinator(
+            clock: clock, processes: processes, events: events, store: store,
+            groups: GroupStore(stateDirectory: state.path, events: events, clock: clock),
+            random: SeededRandom(seed: seed))
         processes.coordinator = coordinator
         coordinator.onPush = { [unowned self] _, snapshot in self.pushes.append((self.clock.now, snapshot)) }
         coordinator.configure(extensions, apps: apps)

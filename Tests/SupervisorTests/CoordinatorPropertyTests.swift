@@ -4,6 +4,7 @@ import ExtensiondPolicy
 import ExtensiondTestSupport
 import Testing
 import WireProtocol
+
 @testable import ExtensionCoordination
 
 /// The coordinator itself (not only its engines) over thousands of seeded random afternoons (four hours each):
@@ -19,19 +20,24 @@ import WireProtocol
     func randomTrafficKeepsTheGuarantees(seed: UInt64) throws {
         var random = SeededRandom(seed: seed &* 0x9E37_79B9_7F4A_7C15)
         let parameters = Parameters(&random)
-        let harness = try CoordinatorHarness([CoordinatorHarness.widget("w") {
-            $0.interval = parameters.interval
-            $0.minInterval = parameters.minInterval
-            $0.pullCooldown = parameters.pullCooldown
-            $0.dailyBudget = parameters.dailyBudget
-            $0.budgetBurst = parameters.budgetBurst
-        }], seed: seed)
+        let harness = try CoordinatorHarness(
+            [
+                CoordinatorHarness.widget("w") {
+                    $0.interval = parameters.interval
+                    $0.minInterval = parameters.minInterval
+                    $0.pullCooldown = parameters.pullCooldown
+                    $0.dailyBudget = parameters.dailyBudget
+                    $0.budgetBurst = parameters.budgetBurst
+                }
+            ], seed: seed)
         let clock = harness.clock
         var answers = 0
-        harness.processes.behaviours["w"] = .init(updateTime: parameters.updateTime, answer: { update in
-            answers += 1
-            return Self.answer(to: update, number: answers, wallMilliseconds: clock.wallMilliseconds, timelineLength: answers % 4)
-        })
+        harness.processes.behaviours["w"] = .init(
+            updateTime: parameters.updateTime,
+            answer: { update in
+                answers += 1
+                return Self.answer(to: update, number: answers, wallMilliseconds: clock.wallMilliseconds, timelineLength: answers % 4)
+            })
         let start = clock.now
         var visibility = VisibilityHistory(start: start)
 
@@ -43,8 +49,10 @@ import WireProtocol
             case 0..<7:
                 let mode: DisplayMode = Bool.random(using: &random) ? .compact : .expanded
                 let waits = Bool.random(using: &random)
-                try harness.coordinator.pull("w", mode: mode, maxSize: Size(width: 320, height: 160), instance: instance,
-                                             revalidated: waits ? nil : { _ in }) { _ in }
+                try harness.coordinator.pull(
+                    "w", mode: mode, maxSize: Size(width: 320, height: 160), instance: instance,
+                    revalidated: waits ? nil : { _ in }
+                ) { _ in }
             default:
                 let shown = Bool.random(using: &random)
                 // Instances nobody pulled yet have no slot: the coordinator ignores them.
@@ -63,25 +71,29 @@ import WireProtocol
         let queueing = parameters.updateTime * 6 + .milliseconds(41)
 
         for (previous, next) in zip(updates, updates.dropFirst()) {
-            #expect(next.at >= previous.at + parameters.updateTime,
-                    "seed \(seed): update at \(next.at) while the one sent at \(previous.at) was in flight")
+            #expect(
+                next.at >= previous.at + parameters.updateTime,
+                "seed \(seed): update at \(next.at) while the one sent at \(previous.at) was in flight")
         }
         let bySlot = Dictionary(grouping: updates) { SlotKey(mode: $0.update.mode, instance: $0.update.instance) }
         for (slot, sent) in bySlot {
             for (previous, next) in zip(sent, sent.dropFirst()) where next.update.reason == .pull {
-                #expect(next.at.since(previous.at) >= parameters.pullCooldown - queueing,
-                        "seed \(seed): \(slot) pulled at \(next.at), \(next.at.since(previous.at)) after its previous update")
+                #expect(
+                    next.at.since(previous.at) >= parameters.pullCooldown - queueing,
+                    "seed \(seed): \(slot) pulled at \(next.at), \(next.at.since(previous.at)) after its previous update")
             }
         }
         let scheduled = updates.filter { $0.update.reason == .schedule }
         for (index, update) in scheduled.enumerated() {
-            #expect(visibility.wasShown(update.update.instance, between: update.at.earlier(by: queueing), and: update.at),
-                    "seed \(seed): scheduled refresh of hidden \(update.update.instance ?? "widget") at \(update.at)")
+            #expect(
+                visibility.wasShown(update.update.instance, between: update.at.earlier(by: queueing), and: update.at),
+                "seed \(seed): scheduled refresh of hidden \(update.update.instance ?? "widget") at \(update.at)")
             for later in index..<scheduled.count {
                 let window = scheduled[later].at.since(update.at) + queueing
                 let allowed = Double(parameters.budgetBurst) + Double(parameters.dailyBudget) * window.seconds / 86_400
-                #expect(Double(later - index + 1) <= allowed + 1e-9,
-                        "seed \(seed): \(later - index + 1) scheduled refreshes within \(window), budget allows \(allowed)")
+                #expect(
+                    Double(later - index + 1) <= allowed + 1e-9,
+                    "seed \(seed): \(later - index + 1) scheduled refreshes within \(window), budget allows \(allowed)")
             }
         }
         let pushesBySlot = Dictionary(grouping: harness.pushes.map(\.snapshot)) { SlotKey(mode: $0.mode ?? .compact, instance: $0.instance) }
@@ -98,7 +110,8 @@ import WireProtocol
         let entries = (0..<timelineLength).map { index in
             #"{"date":"\#(rfc3339(wallMilliseconds + Int64(index + 1) * 240_000))","snapshot":{"entry":\#(index)}}"#
         }
-        let line = #"{"type":"result","id":\#(update.id.rawValue),"result":"newData","snapshot":{"n":\#(number)},"timeline":[\#(entries.joined(separator: ","))]}"#
+        let line =
+            #"{"type":"result","id":\#(update.id.rawValue),"result":"newData","snapshot":{"n":\#(number)},"timeline":[\#(entries.joined(separator: ","))]}"#
         guard case .result(let result) = try? ExtensionToSupervisor.decode(line: Array(line.utf8)) else {
             Issue.record("the test's own result did not decode: \(line)")
             return nil

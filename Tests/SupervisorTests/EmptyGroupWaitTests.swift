@@ -4,6 +4,7 @@ import ExtensiondTestSupport
 import LinuxProcess
 import Processes
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,6 +1,7 @@
 import ExtensiondTestSupport
 import PrometheusText
 import Testing
+
 @testable import DaemonSupport
 
 /// The exposition format as values: what a family renders to, and the histograms built
@@ -12,16 +13,17 @@ import Testing
         kills.add([("name", "e"), ("reason", "oom")], 0.25)
         var info = MetricFamily("x_info", .gauge, help: "Info.")
         info.add([], .infinity)
-        #expect(ExpositionText.render([kills, info]) == """
-        # HELP x_kills_total Kills,\\nby reason \\\\ kind.
-        # TYPE x_kills_total counter
-        x_kills_total{name="a\\"b\\\\c\\nd",reason="oom"} 3
-        x_kills_total{name="e",reason="oom"} 0.25
-        # HELP x_info Info.
-        # TYPE x_info gauge
-        x_info +Inf
+        #expect(
+            ExpositionText.render([kills, info]) == """
+                # HELP x_kills_total Kills,\\nby reason \\\\ kind.
+                # TYPE x_kills_total counter
+                x_kills_total{name="a\\"b\\\\c\\nd",reason="oom"} 3
+                x_kills_total{name="e",reason="oom"} 0.25
+                # HELP x_info Info.
+                # TYPE x_info gauge
+                x_info +Inf
 
-        """)
+                """)
     }
 
     @Test func aHistogramHasCumulativeBucketsInfSumAndCount() {

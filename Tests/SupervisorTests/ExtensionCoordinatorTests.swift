@@ -3,6 +3,7 @@ import ExtensiondConfig
 import ExtensiondPolicy
 import Testing
 import WireProtocol
+
 @testable import ExtensionCoordination
 
 /// The coordinator in-process, in virtual time: launches, coalescing, deadlines, the idle
@@ -31,7 +32,9 @@ import WireProtocol
     }
 
     @Test func anIdleExtensionIsStoppedAfterIdleExitAndRelaunchedByTheNextUpdate() throws {
-        var spec = CoordinatorHarness.widget("w") { $0.pullCooldown = .seconds(1); $0.interval = .seconds(3600) }
+        var spec = CoordinatorHarness.widget("w") {
+            $0.pullCooldown = .seconds(1); $0.interval = .seconds(3600)
+        }
         spec.idleExit = .seconds(30)
         let harness = try CoordinatorHarness([spec])
         try harness.pull("w")
@@ -81,13 +84,15 @@ import WireProtocol
     }
 
     @Test func scheduledRefreshesFollowTheIntervalAndSpendTheBudget() throws {
-        let harness = try CoordinatorHarness([CoordinatorHarness.widget("w") {
-            $0.interval = .seconds(600)
-            $0.minInterval = .seconds(60)
-            $0.jitter = .zero
-            $0.dailyBudget = 2
-            $0.budgetBurst = 2
-        }])
+        let harness = try CoordinatorHarness([
+            CoordinatorHarness.widget("w") {
+                $0.interval = .seconds(600)
+                $0.minInterval = .seconds(60)
+                $0.jitter = .zero
+                $0.dailyBudget = 2
+                $0.budgetBurst = 2
+            }
+        ])
         try harness.pull("w")
         harness.clock.advance(by: .seconds(4 * 600))
         let reasons = harness.processes.updates(of: "w").map(\.reason)

@@ -2,6 +2,7 @@ import ControlProtocol
 import ExtensiondTestSupport
 import Systemd
 import Testing
+
 @testable import DaemonSupport
 @testable import Output
 
@@ -41,7 +42,8 @@ import Testing
         let ids = EventKind.allCases.map(EventJournal.messageID)
         #expect(Set(ids).count == EventKind.allCases.count)
         #expect(ids.allSatisfy { $0.count == 32 && $0.allSatisfy(\.isHexDigit) && $0 == $0.lowercased() })
-        let exit = EventJournal.entry(EventRecord(sequence: 1, timeMs: 0, kind: .exit, name: "a", message: "m"), figures: [("PID", "42"), ("EXIT_STATUS", "3")])
+        let exit = EventJournal.entry(
+            EventRecord(sequence: 1, timeMs: 0, kind: .exit, name: "a", message: "m"), figures: [("PID", "42"), ("EXIT_STATUS", "3")])
         #expect(exit["EXTENSIOND_PID"] == "42" && exit["EXTENSIOND_EXIT_STATUS"] == "3" && exit["PRIORITY"] == "6")
     }
 

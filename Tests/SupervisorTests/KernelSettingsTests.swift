@@ -1,5 +1,6 @@
 import ExtensiondConfig
 import Testing
+
 @testable import Supervisor
 
 /// `pressure.psi` against this machine's kernel, without CAP_SYS_RESOURCE.

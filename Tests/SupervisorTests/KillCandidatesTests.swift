@@ -1,6 +1,7 @@
 import ControlProtocol
 import ExtensiondPolicy
 import Testing
+
 @testable import Pressure
 
 @Suite struct KillCandidatesTests {

@@ -1,6 +1,7 @@
 import ExtensiondTestSupport
 import Foundation
 import Testing
+
 @testable import Output
 
 /// The output log on real files in a temporary directory: two streams apart, merged

@@ -2,6 +2,7 @@ import EventLoop
 import ExtensiondPolicy
 import ExtensiondTestSupport
 import Testing
+
 @testable import DaemonSupport
 
 /// The policies count nanoseconds, the loop microseconds: a deadline crossing between them
@@ -18,12 +19,15 @@ import Testing
 
     @Test(arguments: 1...20 as ClosedRange<UInt64>)
     func retriesPlannedBetweenMicrosecondsLetTheClockMoveOn(seed: UInt64) throws {
-        let harness = try CoordinatorHarness([CoordinatorHarness.widget("w") {
-            $0.interval = .seconds(60)
-            $0.minInterval = .seconds(1)
-            $0.dailyBudget = 10_000
-            $0.budgetBurst = 100
-        }], seed: seed)
+        let harness = try CoordinatorHarness(
+            [
+                CoordinatorHarness.widget("w") {
+                    $0.interval = .seconds(60)
+                    $0.minInterval = .seconds(1)
+                    $0.dailyBudget = 10_000
+                    $0.budgetBurst = 100
+                }
+            ], seed: seed)
         harness.processes.behaviours["w"] = SimulatedExtensions.Behaviour()
         harness.processes.behaviours["w"]?.answer = { .init(id: $0.id, result: .failed, error: "offline") }
         try harness.pull("w")

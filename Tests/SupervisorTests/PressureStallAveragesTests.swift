@@ -1,17 +1,20 @@
 import Testing
+
 @testable import Pressure
 
 @Suite struct PressureStallAveragesTests {
     @Test func readsTheKernelsLines() {
-        let averages = PressureStallAverages(parsing: """
-        some avg10=1.25 avg60=0.50 avg300=0.07 total=1131186
-        full avg10=0.00 avg60=0.10 avg300=0.05 total=910269
+        let averages = PressureStallAverages(
+            parsing: """
+                some avg10=1.25 avg60=0.50 avg300=0.07 total=1131186
+                full avg10=0.00 avg60=0.10 avg300=0.05 total=910269
 
-        """)
-        #expect(averages.averages == [
-            "some avg10": 1.25, "some avg60": 0.5, "some avg300": 0.07,
-            "full avg10": 0, "full avg60": 0.1, "full avg300": 0.05,
-        ])
+                """)
+        #expect(
+            averages.averages == [
+                "some avg10": 1.25, "some avg60": 0.5, "some avg300": 0.07,
+                "full avg10": 0, "full avg60": 0.1, "full avg300": 0.05,
+            ])
         #expect(averages.someAverage10 == 1.25)
     }
 

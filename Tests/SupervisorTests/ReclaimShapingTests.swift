@@ -1,10 +1,11 @@
 import Cgroup
 import EventLoop
-import ExtensiondPolicy
 import ExtensiondConfig
+import ExtensiondPolicy
 import ExtensiondTestSupport
 import Logging
 import Testing
+
 @testable import DaemonSupport
 @testable import Pressure
 
@@ -33,8 +34,9 @@ import Testing
         fake.write("max\n", to: "memory.high")
         fake.write("low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\noom_group_kill 0\n", to: "memory.events")
         let loop = try EventLoop()
-        let monitor = PressureMonitor(loop: loop, tree: CgroupTree(unifiedRoot: fake.root), throttle: .cgroupFile,
-                                      events: EventLog(logger: Logger(label: "test")))
+        let monitor = PressureMonitor(
+            loop: loop, tree: CgroupTree(unifiedRoot: fake.root), throttle: .cgroupFile,
+            events: EventLog(logger: Logger(label: "test")))
 
         try monitor.arm(Self.configuration(budget: 100 * Self.mebibyte, hostLow: 32 * Self.mebibyte, appLow: 8 * Self.mebibyte))
         #expect(fake.read("hosts/memory.low") == "\(32 * Self.mebibyte)")

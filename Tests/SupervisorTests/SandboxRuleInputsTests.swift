@@ -1,6 +1,7 @@
 import ExtensiondTestSupport
 import Glibc
 import Testing
+
 @testable import ProcessIsolation
 
 /// A relaunch reuses a sandbox's rules while what they derive from is unchanged; a program

@@ -3,20 +3,23 @@ import ExtensiondConfig
 import ExtensiondPolicy
 import Testing
 import WireProtocol
+
 @testable import ExtensionCoordination
 
 /// Stale-while-revalidate in the coordinator, in virtual time: an expired snapshot is
 /// answered at once and revalidated; a pull that waits gets the update's answer.
 @Suite struct StaleWhileRevalidateTests {
     static func harness() throws -> CoordinatorHarness {
-        let harness = try CoordinatorHarness([CoordinatorHarness.widget("w") {
-            $0.interval = .seconds(60)
-            $0.minInterval = .seconds(60)
-            $0.pullCooldown = .seconds(5)
-            // No budget: no scheduled refresh, every update here is one a pull started.
-            $0.dailyBudget = 0
-            $0.budgetBurst = 0
-        }])
+        let harness = try CoordinatorHarness([
+            CoordinatorHarness.widget("w") {
+                $0.interval = .seconds(60)
+                $0.minInterval = .seconds(60)
+                $0.pullCooldown = .seconds(5)
+                // No budget: no scheduled refresh, every update here is one a pull started.
+                $0.dailyBudget = 0
+                $0.budgetBurst = 0
+            }
+        ])
         harness.processes.behaviours["w"] = .init(updateTime: .seconds(2))
         try harness.pull("w")
         harness.clock.advance(by: .seconds(3))
@@ -28,8 +31,10 @@ import WireProtocol
         harness.clock.advance(by: .seconds(60))  // 63 s after the first pull, 61 s after its result: expired
         var revalidations: [PullOutcome] = []
         let pull = CoordinatorHarness.Pull(sentAt: harness.clock.now)
-        try harness.coordinator.pull("w", mode: .compact, maxSize: Size(width: 1, height: 1),
-                                     revalidated: { revalidations.append($0) }) { outcome in
+        try harness.coordinator.pull(
+            "w", mode: .compact, maxSize: Size(width: 1, height: 1),
+            revalidated: { revalidations.append($0) }
+        ) { outcome in
             pull.record(outcome, at: harness.clock.now)
         }
         #expect(pull.latency == .zero)
@@ -59,17 +64,22 @@ import WireProtocol
         harness.processes.behaviours["w"]?.answer = { .init(id: $0.id, result: .failed, error: "offline") }
         harness.clock.advance(by: .seconds(60))
         var revalidations: [PullOutcome] = []
-        try harness.coordinator.pull("w", mode: .compact, maxSize: Size(width: 1, height: 1),
-                                     revalidated: { revalidations.append($0) }) { _ in }
+        try harness.coordinator.pull(
+            "w", mode: .compact, maxSize: Size(width: 1, height: 1),
+            revalidated: { revalidations.append($0) }
+        ) { _ in }
         harness.clock.advance(by: .milliseconds(2040))  // a launch (the idle run exited), then the update
         #expect(revalidations.map(\.result) == [.failed])
         #expect(revalidations.first?.state.error == "offline")
 
         // 2 s after the failed attempt, within the 5 s cooldown: the cache answers, nothing runs.
         let again = CoordinatorHarness.Pull(sentAt: harness.clock.now)
-        try harness.coordinator.pull("w", mode: .compact, maxSize: Size(width: 1, height: 1), revalidated: { _ in
-            Issue.record("no update, nothing to revalidate")
-        }) { again.record($0, at: harness.clock.now) }
+        try harness.coordinator.pull(
+            "w", mode: .compact, maxSize: Size(width: 1, height: 1),
+            revalidated: { _ in
+                Issue.record("no update, nothing to revalidate")
+            }
+        ) { again.record($0, at: harness.clock.now) }
         #expect(again.outcome?.result == .cached && again.outcome?.expired == false)
         #expect(again.outcome?.state.isStale == true)
         harness.clock.advance(by: .seconds(10))

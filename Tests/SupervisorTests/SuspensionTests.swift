@@ -1,16 +1,19 @@
 import EventLoop
-import ExtensiondTestSupport
 import ExtensiondConfig
 import ExtensiondPolicy
+import ExtensiondTestSupport
 import Testing
 import WireProtocol
+
 @testable import Supervisor
 
 /// Suspension in the coordinator, in virtual time: an idle extension is frozen after
 /// `suspend_after`, thawed before any request reaches it, and still ends at `idle_exit`.
 @Suite struct SuspensionTests {
     private func widget(suspendAfter: Duration, idleExit: Duration = .seconds(30)) -> ExtensionSpec {
-        var spec = CoordinatorHarness.widget("w") { $0.pullCooldown = .seconds(1); $0.interval = .seconds(3600) }
+        var spec = CoordinatorHarness.widget("w") {
+            $0.pullCooldown = .seconds(1); $0.interval = .seconds(3600)
+        }
         spec.suspendAfter = suspendAfter
         spec.idleExit = idleExit
         return spec
@@ -63,8 +66,11 @@ import WireProtocol
     @Test(arguments: 1...40 as ClosedRange<UInt64>)
     func nothingIsEverSentToASuspendedRun(seed: UInt64) throws {
         var random = SeededRandom(seed: seed)
-        let harness = try CoordinatorHarness([widget(suspendAfter: .milliseconds(Int64.random(in: 1...3000, using: &random)),
-                                                     idleExit: .seconds(Int64.random(in: 1...10, using: &random)))])
+        let harness = try CoordinatorHarness([
+            widget(
+                suspendAfter: .milliseconds(Int64.random(in: 1...3000, using: &random)),
+                idleExit: .seconds(Int64.random(in: 1...10, using: &random)))
+        ])
         for _ in 0..<60 {
             if Bool.random(using: &random) { try harness.pull("w") } else { try harness.coordinator.refresh(["w"]) }
             harness.clock.advance(by: .milliseconds(Int64.random(in: 0...4000, using: &random)))

@@ -1,5 +1,6 @@
 import Cgroup
 import Testing
+
 @testable import Pressure
 
 @Suite struct WorkingSetTests {

@@ -2,8 +2,9 @@ import EventLoop
 import ExtensiondTestSupport
 import Foundation
 import Sockets
-@testable import Systemd
 import Testing
+
+@testable import Systemd
 
 /// `sd_notify` as the daemon wraps it, against a socket standing in for systemd's
 /// `$NOTIFY_SOCKET` (libsystemd reads the variable, so these tests set it one at a time).
@@ -85,9 +86,10 @@ import Testing
         let directory = try TemporaryDirectory()
         let socket = try NotifySocket(path: directory.file("notify"))
         let loop = try EventLoop()
-        let watchdog = try #require(with(["NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "100000", "WATCHDOG_PID": "\(getpid())"]) {
-            Watchdog(loop: loop)
-        })
+        let watchdog = try #require(
+            with(["NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "100000", "WATCHDOG_PID": "\(getpid())"]) {
+                Watchdog(loop: loop)
+            })
         #expect(watchdog.interval == .milliseconds(100))
         let stop = try loop.addTimer(after: .milliseconds(300)) { loop.exit() }
         try with(["NOTIFY_SOCKET": socket.path]) { _ = try loop.run() }

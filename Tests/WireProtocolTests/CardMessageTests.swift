@@ -12,7 +12,8 @@ import WireProtocol
         // update is written by its own fast writer: its keys and values must be the general encoder's.
         try expectWire(
             SupervisorToExtension.update(.init(id: 1, mode: .compact, maxSize: size, reason: .pull, environment: environment)),
-            #"{"type":"update","id":1,"mode":"compact","maxSize":{"width":320,"height":110},"reason":"pull","colorScheme":"dark","locale":"zh-CN","scale":2.5}"#)
+            #"{"type":"update","id":1,"mode":"compact","maxSize":{"width":320,"height":110},"reason":"pull","colorScheme":"dark","locale":"zh-CN","scale":2.5}"#
+        )
         try expectWire(
             HostToSupervisor.pull(.init(id: 2, extensionID: "w", mode: .compact, maxSize: size, environment: environment)),
             #"{"type":"pull","id":2,"extension":"w","mode":"compact","maxSize":{"width":320,"height":110},"colorScheme":"dark","locale":"zh-CN","scale":2.5}"#)
@@ -38,21 +39,28 @@ import WireProtocol
     @Test func executeAndAssetsOnTheWire() throws {
         try expectWire(
             HostToSupervisor.execute(.init(id: 3, extensionID: "w", verb: "toggle", data: ["on": true], mode: .compact, maxSize: size, instance: "a")),
-            #"{"type":"execute","id":3,"extension":"w","verb":"toggle","data":{"on":true},"mode":"compact","maxSize":{"width":320,"height":110},"instance":"a"}"#)
+            #"{"type":"execute","id":3,"extension":"w","verb":"toggle","data":{"on":true},"mode":"compact","maxSize":{"width":320,"height":110},"instance":"a"}"#
+        )
         try expectWire(
-            SupervisorToExtension.execute(.init(id: 4, verb: "toggle", data: nil, mode: .expanded, maxSize: size,
-                                                environment: RenderEnvironment(colorScheme: .light))),
+            SupervisorToExtension.execute(
+                .init(
+                    id: 4, verb: "toggle", data: nil, mode: .expanded, maxSize: size,
+                    environment: RenderEnvironment(colorScheme: .light))),
             #"{"type":"execute","id":4,"verb":"toggle","data":null,"mode":"expanded","maxSize":{"width":320,"height":110},"colorScheme":"light"}"#)
-        try expectWire(HostToSupervisor.asset(.init(id: 5, extensionID: "w", name: "sun.png")),
-                       #"{"type":"asset","id":5,"extension":"w","name":"sun.png"}"#)
-        try expectWire(SupervisorToHost.assetResult(.init(id: 5, contentType: "image/png", data: "iVBO")),
-                       #"{"type":"assetResult","id":5,"contentType":"image/png","data":"iVBO"}"#)
+        try expectWire(
+            HostToSupervisor.asset(.init(id: 5, extensionID: "w", name: "sun.png")),
+            #"{"type":"asset","id":5,"extension":"w","name":"sun.png"}"#)
+        try expectWire(
+            SupervisorToHost.assetResult(.init(id: 5, contentType: "image/png", data: "iVBO")),
+            #"{"type":"assetResult","id":5,"contentType":"image/png","data":"iVBO"}"#)
         let longVerb = String(repeating: "v", count: 256)
-        let error = try #require(decodingError(
-            #"{"type":"execute","id":3,"extension":"w","verb":""# + longVerb + #"","mode":"compact","maxSize":{"width":1,"height":1}}"#,
-            as: HostToSupervisor.self))
+        let error = try #require(
+            decodingError(
+                #"{"type":"execute","id":3,"extension":"w","verb":""# + longVerb + #"","mode":"compact","maxSize":{"width":1,"height":1}}"#,
+                as: HostToSupervisor.self))
         #expect("\(error)".contains("verb"))
-        let bigData = #"{"type":"execute","id":3,"extension":"w","verb":"v","data":""# + String(repeating: "d", count: 4100)
+        let bigData =
+            #"{"type":"execute","id":3,"extension":"w","verb":"v","data":""# + String(repeating: "d", count: 4100)
             + #"","mode":"compact","maxSize":{"width":1,"height":1}}"#
         #expect("\(try #require(decodingError(bigData, as: HostToSupervisor.self)))".contains("data"))
     }
@@ -87,13 +95,20 @@ import WireProtocol
     static func randomCard(depth: Int, using random: inout SeededRandom) -> JSONValue {
         func element(_ depth: Int) -> JSONValue {
             switch Int.random(in: 0...3, using: &random) {
-            case 0 where depth > 0: return ["type": "Container", "style": "emphasis", "items": .array((0..<Int.random(in: 0...3, using: &random)).map { _ in element(depth - 1) })]
-            case 1 where depth > 0: return ["type": "ColumnSet", "columns": [["type": "Column", "width": "auto", "items": [element(depth - 1)]], ["items": []]]]
-            case 2: return ["type": "FactSet", "facts": [["title": "a", "value": .string(String(repeating: "é", count: Int.random(in: 0...8000, using: &random)))]]]
+            case 0 where depth > 0:
+                return ["type": "Container", "style": "emphasis", "items": .array((0..<Int.random(in: 0...3, using: &random)).map { _ in element(depth - 1) })]
+            case 1 where depth > 0:
+                return ["type": "ColumnSet", "columns": [["type": "Column", "width": "auto", "items": [element(depth - 1)]], ["items": []]]]
+            case 2:
+                return [
+                    "type": "FactSet", "facts": [["title": "a", "value": .string(String(repeating: "é", count: Int.random(in: 0...8000, using: &random)))]],
+                ]
             default: return ["type": "RichTextBlock", "inlines": ["plain", ["type": "TextRun", "text": "run", "italic": true]]]
             }
         }
-        return ["type": "AdaptiveCard", "version": "1.5", "body": .array((0..<Int.random(in: 0...5, using: &random)).map { _ in element(depth) }),
-                "actions": [["type": "Action.Execute", "verb": "go", "data": ["n": .number(Double(Int.random(in: 0...9, using: &random)))]]]]
+        return [
+            "type": "AdaptiveCard", "version": "1.5", "body": .array((0..<Int.random(in: 0...5, using: &random)).map { _ in element(depth) }),
+            "actions": [["type": "Action.Execute", "verb": "go", "data": ["n": .number(Double(Int.random(in: 0...9, using: &random)))]]],
+        ]
     }
 }

@@ -1,5 +1,5 @@
-import Testing
 import HostProtocol
+import Testing
 
 /// Decoding errors name the message type and the field.
 @Suite struct DecodingErrorTests {

@@ -1,10 +1,11 @@
+import HostProtocol
+import Testing
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Testing
-import HostProtocol
 
 @Suite struct EncodedJSONTests {
     @Test func snapshotLineEmbedsThePreEncodedBytesVerbatim() {

@@ -1,9 +1,11 @@
+import Synchronization
+import Testing
+
+@testable import ExtensionSDK
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
-import Testing
-@testable import ExtensionSDK
 
 /// The SDK's runtime loop, driven over a real socketpair by a test playing the supervisor.
 @Suite struct ExtensionRuntimeTests {
@@ -213,7 +215,7 @@ import Testing
         try peer.send(.defaultsResult(.init(id: request.id, outcome: .error("not your group"))))
         #expect(
             try peer.expectMessage()
-                == .result(.init(id: 7, result: .failed, error: "\(DefaultsError.rejected("not your group"))")))
+                == .result(.init(id: 7, result: .failed, error: "the supervisor refused the shared-defaults request: not your group")))
         try peer.send(.terminate)
         #expect(runtime.finish() == "terminated")
     }

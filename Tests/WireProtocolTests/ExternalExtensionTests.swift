@@ -1,3 +1,6 @@
+import Testing
+import WireProtocol
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -6,8 +9,6 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import Testing
-import WireProtocol
 
 /// Real extension processes, started with the socket at fd 3: the Python example (built on
 /// the Python SDK, which is written from docs/PROTOCOL.md alone) and the demo widget

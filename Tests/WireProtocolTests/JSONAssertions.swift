@@ -1,10 +1,11 @@
+import Testing
+import WireProtocol
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Testing
-import WireProtocol
 
 /// Parses JSON text into a tree, so that messages can be compared independently of key order.
 func jsonTree(_ text: some Collection<UInt8>) throws -> JSONValue {

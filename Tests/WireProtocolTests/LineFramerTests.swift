@@ -1,6 +1,6 @@
 import ExtensiondTestSupport
-import Testing
 import HostProtocol
+import Testing
 
 @Suite struct LineFramerTests {
     /// Feeds `stream` in the given chunk sizes and collects every line.

@@ -1,10 +1,11 @@
+import HostProtocol
+import Testing
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Testing
-import HostProtocol
 
 /// Every message type against its literal JSON, field names exactly as in docs/PROTOCOL.md.
 @Suite struct MessageEncodingTests {
@@ -97,11 +98,14 @@ import HostProtocol
     }
 
     @Test func timeline() throws {
-        let entries = [TimelineEntry(date: UnixTime(secondsSince1970: 1_795_334_400), snapshot: ["n": 3]),
-                       TimelineEntry(date: UnixTime(secondsSince1970: 1_795_334_401.5), snapshot: ["n": 4])]
+        let entries = [
+            TimelineEntry(date: UnixTime(secondsSince1970: 1_795_334_400), snapshot: ["n": 3]),
+            TimelineEntry(date: UnixTime(secondsSince1970: 1_795_334_401.5), snapshot: ["n": 4]),
+        ]
         try expectWire(
             ExtensionToSupervisor.result(.init(id: 1, result: .newData, snapshot: ["n": 2], timeline: entries)),
-            #"{"type":"result","id":1,"result":"newData","snapshot":{"n":2},"timeline":[{"date":"2026-11-22T08:00:00Z","snapshot":{"n":3}},{"date":"2026-11-22T08:00:01.500Z","snapshot":{"n":4}}]}"#)
+            #"{"type":"result","id":1,"result":"newData","snapshot":{"n":2},"timeline":[{"date":"2026-11-22T08:00:00Z","snapshot":{"n":3}},{"date":"2026-11-22T08:00:01.500Z","snapshot":{"n":4}}]}"#
+        )
         func refusal(_ fields: String) -> String? {
             let line = #"{"type":"result","id":1,"# + fields + "}"
             do {
@@ -158,9 +162,11 @@ import HostProtocol
             #"{"type":"snapshot","extension":"e","result":"failed","snapshot":null,"version":0,"ageMs":0,"stale":true}"#)
         try expectWire(
             SupervisorToHost.snapshot(
-                .init(id: nil, extensionID: "e", result: .newData, snapshot: (["t": "y"] as JSONValue).encoded(), version: 1,
-                      ageMs: 0, stale: false, mode: .expanded, preferredSize: size)),
-            #"{"type":"snapshot","extension":"e","result":"newData","snapshot":{"t":"y"},"version":1,"ageMs":0,"stale":false,"mode":"expanded","preferredSize":{"width":320,"height":120}}"#)
+                .init(
+                    id: nil, extensionID: "e", result: .newData, snapshot: (["t": "y"] as JSONValue).encoded(), version: 1,
+                    ageMs: 0, stale: false, mode: .expanded, preferredSize: size)),
+            #"{"type":"snapshot","extension":"e","result":"newData","snapshot":{"t":"y"},"version":1,"ageMs":0,"stale":false,"mode":"expanded","preferredSize":{"width":320,"height":120}}"#
+        )
         try expectWire(
             SupervisorToHost.extensions(
                 .init(id: nil, extensions: [.init(id: "w", app: "a", point: "widget", enabled: true, hasContent: true, modes: [.compact])])),

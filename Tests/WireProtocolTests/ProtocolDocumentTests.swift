@@ -1,10 +1,11 @@
+import HostProtocol
+import Testing
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Testing
-import HostProtocol
 
 /// Every line of the example session in docs/PROTOCOL.md decodes as a message of its
 /// direction and encodes back to the same JSON, so the document and the code agree.

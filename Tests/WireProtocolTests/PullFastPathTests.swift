@@ -1,5 +1,6 @@
 import ExtensiondTestSupport
 import Testing
+
 @testable import HostProtocol
 
 /// The `pull` fast path never disagrees with the general decoder: it either declines or

@@ -1,11 +1,12 @@
+import Testing
+import WireProtocol
+
 #if canImport(FoundationEssentials)
 import ExtensiondTestSupport
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Testing
-import WireProtocol
 
 @Suite struct RFC3339Tests {
     @Test func knownTimes() {

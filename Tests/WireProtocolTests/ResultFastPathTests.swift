@@ -1,5 +1,6 @@
 import ExtensiondTestSupport
 import Testing
+
 @testable import WireProtocol
 
 /// The `result` fast path never disagrees with the general decoder: it either declines or

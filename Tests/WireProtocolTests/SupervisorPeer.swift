@@ -1,8 +1,9 @@
+import Testing
+import WireProtocol
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Testing
-import WireProtocol
 
 /// The supervisor's end of a socketpair, for driving an extension in tests. Reads time out
 /// after a few seconds so that a broken extension fails the test instead of hanging it.

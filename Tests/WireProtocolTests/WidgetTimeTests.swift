@@ -1,8 +1,10 @@
+import Testing
+
+@testable import ExtensionSDK
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Testing
-@testable import ExtensionSDK
 
 /// The times a widget author writes without Foundation: `UnixTime.now`, a duration later,
 /// and how the SDK puts them on the wire.
@@ -36,13 +38,15 @@ import Testing
         let timeline = (1...3).map { TimelineItem(date: start + .seconds($0), snapshot: "t+\($0)") }
         let result = WidgetHandler<ClockWidget>.message(
             for: .newData("t", reload: .after(start + .seconds(600)), timeline: timeline), id: 7)
-        #expect(result == .init(
-            id: 7, result: .newData, snapshot: "t", reload: .after(UnixTime(secondsSince1970: 1_795_335_000)),
-            timeline: [
-                TimelineEntry(date: UnixTime(secondsSince1970: 1_795_334_401), snapshot: "t+1"),
-                TimelineEntry(date: UnixTime(secondsSince1970: 1_795_334_402), snapshot: "t+2"),
-                TimelineEntry(date: UnixTime(secondsSince1970: 1_795_334_403), snapshot: "t+3"),
-            ]))
+        #expect(
+            result
+                == .init(
+                    id: 7, result: .newData, snapshot: "t", reload: .after(UnixTime(secondsSince1970: 1_795_335_000)),
+                    timeline: [
+                        TimelineEntry(date: UnixTime(secondsSince1970: 1_795_334_401), snapshot: "t+1"),
+                        TimelineEntry(date: UnixTime(secondsSince1970: 1_795_334_402), snapshot: "t+2"),
+                        TimelineEntry(date: UnixTime(secondsSince1970: 1_795_334_403), snapshot: "t+3"),
+                    ]))
     }
 
     @Test func aTimelineOutOfOrderFailsTheUpdate() {

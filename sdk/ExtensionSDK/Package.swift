@@ -23,7 +23,8 @@ let package = Package(
         .library(name: "ExtensionSDKTesting", targets: ["ExtensionSDKTesting"]),
     ],
     targets: [
-        .target(name: "WireProtocol"),
+        .target(name: "JSON"),
+        .target(name: "WireProtocol", dependencies: ["JSON"]),
         .systemLibrary(name: "CMalloc"),
         .target(name: "ExtensionSDK", dependencies: ["WireProtocol", "CMalloc"]),
         .target(name: "ExtensionSDKTesting", dependencies: ["ExtensionSDK", "WireProtocol"]),

@@ -4,10 +4,11 @@ Card with an image from its assets, text, a tap target, an Action.Execute toggle
 element outside the renderer's subset (with a fallback). It records every request it gets in
 $EXTENSIOND_DATA_DIR/requests.jsonl so that the browser tests can see what reached it.
 
-Usage: city_widget.py [card|template|hostile|huge|html APP_URL|timeline COUNT MS]
+Usage: city_widget.py [card|template|hostile|huge|html APP_URL|escape URL|timeline COUNT MS|slow SECONDS]
 
 `template` sends only the data of city_card.json (its `card_template`); `timeline` answers
-with COUNT timeline entries MS milliseconds apart, each dated, for push latencies.
+with COUNT timeline entries MS milliseconds apart, each dated, for push latencies; `slow`
+answers each update with the card after SECONDS, for what a page shows while it loads.
 """
 import json
 import os
@@ -100,6 +101,25 @@ fetch("/config.json").then(() => { results.fetch = "read"; }, () => { results.fe
 </script></body>""" % app_url}
 
 
+def escape_document(url):
+    """An HTML widget that tries to take the page elsewhere: the top page at load (no user
+    activation) and at a click (with it), a pop-up, and its own frame to another origin."""
+    return {"type": "html", "html": """<!doctype html><body style="font:14px sans-serif">
+<p id="probe">probing</p><button id="leave">Leave</button>
+<script>
+const target = %s, results = {};
+function attempt(name, action) { try { results[name] = action() ? "opened" : "tried"; } catch (e) { results[name] = "blocked"; } }
+attempt("top", () => { top.location.href = target; });
+attempt("popup", () => window.open(target));
+document.getElementById("probe").dataset.results = JSON.stringify(results);
+document.getElementById("leave").addEventListener("click", () => {
+  attempt("topOnClick", () => { top.location.href = target + "top"; });
+  document.getElementById("probe").dataset.results = JSON.stringify(results);
+  setTimeout(() => { location.href = target + "self"; }, 1000);  // once the test has read the results
+});
+</script></body>""" % json.dumps(url)}
+
+
 def snapshot_for(request, alerts):
     if KIND == "hostile":
         return hostile_card()
@@ -107,6 +127,8 @@ def snapshot_for(request, alerts):
         return {"type": "AdaptiveCard", "version": "1.5", "body": [{"type": "TextBlock", "text": "x" * 1000000}]}
     if KIND == "html":
         return html_document(sys.argv[2])
+    if KIND == "escape":
+        return escape_document(sys.argv[2])
     if KIND in ("template", "timeline"):
         return card_data(request, alerts)
     return card(request, alerts)
@@ -130,6 +152,8 @@ def main():
             continue
         log.write(json.dumps(request) + "\n")
         log.flush()
+        if KIND == "slow":
+            time.sleep(float(sys.argv[2]))
         city = request.get("instance")
         if kind == "execute" and request.get("verb") == "toggle":
             alerts[city] = not alerts.get(city, False)

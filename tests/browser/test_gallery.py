@@ -35,11 +35,25 @@ daily_budget = 100000
 budget_burst = 1000
 """
 
+# Answers 3 s after it is asked: long enough to see its tile loading.
+SLOW_WIDGET = """
+[extensions.gallery_slow]
+app = "weather"
+point = "widget"
+command = %s
+enabled = false
+display_name = "Slow weather"
+preview = { type = "AdaptiveCard", version = "1.5", body = [{ type = "TextBlock", text = "Somewhere · 20°", id = "preview" }] }
+[extensions.gallery_slow.refresh]
+pull_cooldown = "0s"
+"""
+
 
 @pytest.fixture(scope="module")
 def managed():
     instance = Today(host_keys="manage = true\n")
-    instance.extra = GALLERY_WIDGET % json.dumps(["/usr/bin/python3", os.path.join(instance.directory, "city_widget.py"), "card"])
+    widget = ["/usr/bin/python3", os.path.join(instance.directory, "city_widget.py")]
+    instance.extra = GALLERY_WIDGET % json.dumps(widget + ["card"]) + SLOW_WIDGET % json.dumps(widget + ["slow", "3"])
     try:
         instance.start()
         yield instance
@@ -128,7 +142,7 @@ def test_removing_stops_the_scheduled_refreshes(editing, managed):
     asked = len(updates_of(managed, "Beijing"))
     time.sleep(6)  # three intervals of the widget's 2 s schedule
     assert len(updates_of(managed, "Beijing")) == asked, updates_of(managed, "Beijing")[asked:]
-    assert "gallery_city" in json.dumps(gallery_state(managed)), "the other instance was forgotten too"
+    assert "Lima" in gallery_state(managed)["instances"]["gallery_city"], "the other instance was forgotten too"
     assert "Beijing" not in json.dumps(gallery_state(managed))
 
 
@@ -143,6 +157,21 @@ def test_the_arrangement_survives_restarts_of_the_daemon_and_the_today_view(edit
     managed.restart()
     editing.get(managed.url)
     assert eventually(lambda: tile_order(editing) == moved, timeout=20), (tile_order(editing), moved)
+
+
+def test_a_widget_added_shows_its_preview_marked_as_loading_until_its_content_comes(editing, managed):
+    editing.execute_script("document.querySelector('.gallery-entry[data-extension=\"gallery_slow\"] button.gallery-add').click()")
+    loading = eventually(lambda: editing.find_elements(By.CSS_SELECTOR, 'article.tile.tile-loading[data-extension="gallery_slow"]'), timeout=5)
+    assert loading, "no loading tile; gallery error: %r" % editing.find_element(By.ID, "gallery-error").text
+    shown = loading[0]
+    assert shown.is_displayed() and shown.get_attribute("aria-busy") == "true"
+    assert shown.find_element(By.CSS_SELECTOR, '.tile-body [data-ac-id="preview"]').text == "Somewhere · 20°"
+    assert shown.find_element(By.CSS_SELECTOR, ".tile-loading-mark").text == "Loading…"
+    assert not shown.find_elements(By.CSS_SELECTOR, '[data-ac-id="city"]')
+    # The widget's own card replaces the preview.
+    assert eventually(lambda: "21° Sunny" in shown.text, timeout=15), shown.text
+    assert "tile-loading" not in shown.get_attribute("class") and shown.get_attribute("aria-busy") == "false"
+    assert not shown.find_elements(By.CSS_SELECTOR, '[data-ac-id="preview"]') and shown.find_element(By.CSS_SELECTOR, ".tile-loading-mark").text == ""
 
 
 def test_edit_mode_screenshots(editing, managed):

@@ -146,6 +146,61 @@ def test_the_html_widget_frame_reaches_neither_the_page_nor_the_network(page, to
     assert eventually(lambda: "frames://opened" in launches(today, "frame-launches")), launches(today, "frame-launches")
 
 
+def sink_requests(today):
+    """The requests that reached the sink (their first lines). Chromium opens a connection
+    to where a frame navigates before it checks the page's policy, and then sends nothing
+    on it: a connection without a request is not counted (docs/HOSTS.md)."""
+    lines = []
+    while True:
+        try:
+            connection, _ = today.sink.accept()
+        except BlockingIOError:
+            return lines
+        connection.settimeout(2)
+        try:
+            request = connection.recv(4096)
+        except OSError:
+            request = b""
+        connection.close()
+        if request:
+            lines.append(request.split(b"\r\n")[0].decode(errors="replace"))
+
+
+def test_the_html_widget_frame_cannot_navigate_the_page_or_itself_elsewhere(page, today):
+    """The frame's sandbox has no allow-top-navigation (nor allow-popups), and the page's
+    Content-Security-Policy lets its frames load only /frame: neither the top page nor the
+    frame itself reaches another origin, at load or at a click."""
+    assert "ERROR" not in today.supervisorctl("enable", "escape")
+    try:
+        page.get(today.url)
+        frame = shown_tile(page, "escape").find_element(By.CSS_SELECTOR, "iframe")
+        page.get_log("browser")  # what earlier pages logged
+        page.switch_to.frame(frame)
+        try:
+            probe = page.find_element(By.ID, "probe")
+            assert eventually(lambda: probe.get_attribute("data-results"))
+            page.find_element(By.ID, "leave").click()
+            results = json.loads(probe.get_attribute("data-results"))
+        finally:
+            page.switch_to.default_content()
+        check_nothing_escaped(page, today, results)
+    finally:
+        today.supervisorctl("disable", "escape")
+
+
+def check_nothing_escaped(page, today, results):
+    """The page stayed, no window opened, the frame is still /frame, the page's policy
+    refused the frame's own navigation, and no request reached the other origin."""
+    assert results["popup"] != "opened", results
+    time.sleep(2)
+    assert page.current_url == today.url and len(page.window_handles) == 1
+    assert tile(page, "escape") and tile(page, "escape").find_element(By.CSS_SELECTOR, "iframe").get_attribute("src") == today.url + "frame"
+    refusals = [entry["message"] for entry in page.get_log("browser") if "frame-src" in entry["message"]]
+    assert any(today.sink_url in message and "blocked" in message for message in refusals), refusals
+    reached = sink_requests(today)
+    assert not reached, "the frame reached %s: %s (%s)" % (today.sink_url, reached, results)
+
+
 def test_screenshots(page, today):
     """The README's pictures: light, dark, narrow, wide and the System page."""
     os.makedirs(SCREENSHOTS, exist_ok=True)
@@ -201,6 +256,20 @@ def test_the_program_relays_only_a_pages_own_messages_within_bounds(today):
         assert post("/send?session=" + token, b"not json")[0] == 400
         assert post("/send?session=" + token, b'{"type":"list"}\n{"type":"list"}')[0] == 400
         assert post("/send?session=" + token, b"x" * (64 * 1024 + 1))[0] == 413
+        # Several messages in one request (what a page load sends): every one is checked first.
+        status, text = post("/send?session=" + token, b'[{"type":"list","id":3},{"type":"defaults","id":4}]')
+        assert status == 400 and text.startswith("message 1: a page sends only"), text
+        assert post("/send?session=" + token, b'[]')[0] == 400
+        assert post("/send?session=" + token, json.dumps([{"type": "list", "id": 5}] * 257).encode())[0] == 400
+        assert post("/send?session=" + token, b'[{"type":"list","id":6},{"type":"list","id":7}]')[0] == 204
+        answered = set()
+        while answered != {1, 6, 7}:
+            line = stream.readline()
+            assert line, "the stream ended before the answers to 1, 6 and 7: %s" % answered
+            if line.startswith(b"data: "):
+                message = json.loads(line[len(b"data: "):])
+                if message.get("type") == "extensions" and "id" in message:
+                    answered.add(message["id"])
     headers = urllib.request.urlopen(today.url, timeout=5).headers
     assert "script-src 'self'" in headers["Content-Security-Policy"] and "frame-ancestors 'none'" in headers["Content-Security-Policy"]
     frame = urllib.request.urlopen(today.url + "frame", timeout=5).headers["Content-Security-Policy"]

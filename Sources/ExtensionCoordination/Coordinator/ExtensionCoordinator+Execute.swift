@@ -6,8 +6,10 @@ import WireProtocol
 /// app's reload does, starts now (or right after the update in flight), launches the widget
 /// if needed and meets the `deadline`; its result is the card's new content.
 extension ExtensionCoordinator {
-    package func execute(_ id: String, verb: String, data: JSONValue, mode: DisplayMode, maxSize: Size, instance: String?,
-                 environment: RenderEnvironment, completion: @escaping (PullOutcome) -> Void) throws(RequestRejection) {
+    package func execute(
+        _ id: String, verb: String, data: JSONValue, mode: DisplayMode, maxSize: Size, instance: String?,
+        environment: RenderEnvironment, completion: @escaping (PullOutcome) -> Void
+    ) throws(RequestRejection) {
         let record = try usableRecord(id, point: .widget)
         guard let own = record.slots[SlotKey(mode: mode, instance: nil)] else { throw .undeclaredMode(id, mode.rawValue) }
         let slot = try instance.map { name throws(RequestRejection) in try instanceSlot(record, mode: mode, name) } ?? own
@@ -25,17 +27,23 @@ extension ExtensionCoordinator {
     }
 
     /// The request to send for the queued update of `key`: the slot's execution, once.
-    func updateMessage(_ requestID: RequestID, _ request: UpdateRequest, _ key: SlotKey, _ record: ExtensionRecord,
-                       modeChanged: Bool) -> SupervisorToExtension {
+    func updateMessage(
+        _ requestID: RequestID, _ request: UpdateRequest, _ key: SlotKey, _ record: ExtensionRecord,
+        modeChanged: Bool
+    ) -> SupervisorToExtension {
         let slot = record.slots[key]
         let maxSize = slot?.maxSize ?? Size(width: 320, height: 160)
         if let slot, let execution = slot.execution, execution.sentAs == nil {
             slot.execution?.sentAs = requestID
-            return .execute(.init(id: requestID, verb: execution.verb, data: execution.data, mode: key.mode, maxSize: maxSize,
-                                  instance: key.instance, params: slot.params, environment: record.environment))
+            return .execute(
+                .init(
+                    id: requestID, verb: execution.verb, data: execution.data, mode: key.mode, maxSize: maxSize,
+                    instance: key.instance, params: slot.params, environment: record.environment))
         }
-        return .update(.init(id: requestID, mode: key.mode, maxSize: maxSize, reason: WireProtocol.UpdateReason(request.reason),
-                             instance: key.instance, params: slot?.params, modeChanged: modeChanged, environment: record.environment))
+        return .update(
+            .init(
+                id: requestID, mode: key.mode, maxSize: maxSize, reason: WireProtocol.UpdateReason(request.reason),
+                instance: key.instance, params: slot?.params, modeChanged: modeChanged, environment: record.environment))
     }
 
     /// The execution sent as `requestID` is over: its host gets the slot's snapshot now.
@@ -43,8 +51,9 @@ extension ExtensionCoordinator {
         guard let execution = slot.execution, execution.sentAs != nil, requestID == nil || execution.sentAs == requestID else { return }
         slot.execution = nil
         let state = slot.engine.state(at: now)
-        var outcome = PullOutcome(result: result, delivery: .updated, state: state, versionOffset: record.shownVersion.offset,
-                                  mode: slot.mode, preferredSize: slot.preferredSize, instance: slot.instance)
+        var outcome = PullOutcome(
+            result: result, delivery: .updated, state: state, versionOffset: record.shownVersion.offset,
+            mode: slot.mode, preferredSize: slot.preferredSize, instance: slot.instance)
         outcome.date = state.snapshot?.timelineDate.map { wallDate(of: $0, slot) }
         execution.completion(outcome)
     }

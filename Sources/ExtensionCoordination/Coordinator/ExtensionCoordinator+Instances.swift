@@ -47,9 +47,10 @@ extension ExtensionCoordinator {
         guard let limit = slot.placeLimit, preferred.width > limit.width || preferred.height > limit.height else { return preferred }
         if !record.warnedOversize {
             record.warnedOversize = true
-            events.record(.error, record.id, reason: "preferred-size",
-                          "preferredSize \(preferred.width)x\(preferred.height) is larger than its place allows "
-                          + "(\(limit.width)x\(limit.height) in mode \(slot.mode.rawValue)); clamped (said once)")
+            events.record(
+                .error, record.id, reason: "preferred-size",
+                "preferredSize \(preferred.width)x\(preferred.height) is larger than its place allows "
+                    + "(\(limit.width)x\(limit.height) in mode \(slot.mode.rawValue)); clamped (said once)")
         }
         return Size(width: min(preferred.width, limit.width), height: min(preferred.height, limit.height))
     }

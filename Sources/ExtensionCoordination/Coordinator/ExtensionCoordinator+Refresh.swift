@@ -43,11 +43,13 @@ extension ExtensionCoordinator {
                 record.queue.append(.update(request, slot.key))
                 dispatch(record)
             case .pushSnapshot(let snapshot):
-                onPush?(record.id, SupervisorToHost.Snapshot(
-                    id: nil, extensionID: record.id, result: .newData, snapshot: snapshot.payload,
-                    version: snapshot.version &+ record.shownVersion.offset,
-                    ageMs: 0, stale: false, mode: slot.mode, preferredSize: slot.preferredSize,
-                    date: snapshot.timelineDate.map { wallDate(of: $0, slot) }, instance: slot.instance))
+                onPush?(
+                    record.id,
+                    SupervisorToHost.Snapshot(
+                        id: nil, extensionID: record.id, result: .newData, snapshot: snapshot.payload,
+                        version: snapshot.version &+ record.shownVersion.offset,
+                        ageMs: 0, stale: false, mode: slot.mode, preferredSize: slot.preferredSize,
+                        date: snapshot.timelineDate.map { wallDate(of: $0, slot) }, instance: slot.instance))
             case .killForDeadline:
                 record.abandonOutstandingUpdate(at: clock.now)
                 record.lastResult = ("failed", clock.now)

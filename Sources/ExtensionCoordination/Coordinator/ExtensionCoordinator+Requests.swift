@@ -10,9 +10,11 @@ extension ExtensionCoordinator {
     /// With `revalidated`, an expired snapshot is answered at once (`expired`) while an
     /// update replaces it, and `revalidated` gets that update's outcome; without it (the
     /// host's `wait: true`, the CLI) the answer waits for the update.
-    package func pull(_ id: String, mode: DisplayMode, maxSize: Size, placeLimit: Size? = nil, instance: String? = nil, params: JSONValue? = nil,
-              revalidated: ((PullOutcome) -> Void)? = nil,
-              completion: @escaping (PullOutcome) -> Void) throws(RequestRejection) {
+    package func pull(
+        _ id: String, mode: DisplayMode, maxSize: Size, placeLimit: Size? = nil, instance: String? = nil, params: JSONValue? = nil,
+        revalidated: ((PullOutcome) -> Void)? = nil,
+        completion: @escaping (PullOutcome) -> Void
+    ) throws(RequestRejection) {
         let record = try usableRecord(id, point: .widget)
         guard let own = record.slots[SlotKey(mode: mode, instance: nil)] else { throw .undeclaredMode(id, mode.rawValue) }
         let slot = try instance.map { name throws(RequestRejection) in try instanceSlot(record, mode: mode, name) } ?? own
@@ -72,9 +74,10 @@ extension ExtensionCoordinator {
         guard known || added || record.madeUpInstanceCount < Self.maxInstances else {
             throw .tooManyInstances(record.id, Self.maxInstances)
         }
-        let slot = ModeSlot(mode: mode, instance: name,
-                            engine: RefreshEngine(parameters: RefreshParameters(record.spec.refresh), now: now), preferredSize: nil,
-                            wallOffsetMs: wallOffsetMs)
+        let slot = ModeSlot(
+            mode: mode, instance: name,
+            engine: RefreshEngine(parameters: RefreshParameters(record.spec.refresh), now: now), preferredSize: nil,
+            wallOffsetMs: wallOffsetMs)
         // Its siblings' params until a host gives its own.
         slot.params = record.slots.values.first { $0.instance == name }?.params
         record.add(slot)

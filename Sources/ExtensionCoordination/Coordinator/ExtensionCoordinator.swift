@@ -30,8 +30,10 @@ package final class ExtensionCoordinator {
     var nextRequestID: UInt64 = 0
     /// The refresh engines' jitter and backoff; seeded in tests so a run repeats exactly.
     var random: any RandomNumberGenerator
-    private(set) lazy var writer = RecordWriter(store: store, clock: clock, events: events,
-                                                hasContent: { [unowned self] in self.hasContentDeclared }) { [unowned self] id in
+    private(set) lazy var writer = RecordWriter(
+        store: store, clock: clock, events: events,
+        hasContent: { [unowned self] in self.hasContentDeclared }
+    ) { [unowned self] id in
         self.records[id]
     }
     /// A snapshot to push to the hosts subscribed to an extension.
@@ -52,13 +54,15 @@ package final class ExtensionCoordinator {
 
     /// The user's `enable`/`disable` choices (persisted). An extension without one takes
     /// its configured `enabled`, so a config change still applies to it.
-    package private(set) var enabledChoices: [String: Bool] = [:]
+    private var enabledChoices: [String: Bool] = [:]
     /// What each extension last said with `setHasContent` (persisted: hosts keep hiding an
     /// extension without content across restarts).
     private var hasContentDeclared: [String: Bool] = [:]
 
-    package init(clock: any CoordinatorClock, processes: any ExtensionProcesses, events: EventLog, store: ExtensionStore, groups: GroupStore,
-         random: any RandomNumberGenerator = SystemRandomNumberGenerator()) {
+    package init(
+        clock: any CoordinatorClock, processes: any ExtensionProcesses, events: EventLog, store: ExtensionStore, groups: GroupStore,
+        random: any RandomNumberGenerator = SystemRandomNumberGenerator()
+    ) {
         self.clock = clock
         self.random = random
         self.processes = processes
@@ -99,9 +103,10 @@ package final class ExtensionCoordinator {
             } else {
                 let saved = restoredModes(spec.id)
                 let slots = declaredModes(spec).map { mode in
-                    let engine = saved[mode].map {
-                        RefreshEngine(parameters: parameters, restoring: $0.record, now: now)
-                    } ?? RefreshEngine(parameters: parameters, now: now)
+                    let engine =
+                        saved[mode].map {
+                            RefreshEngine(parameters: parameters, restoring: $0.record, now: now)
+                        } ?? RefreshEngine(parameters: parameters, now: now)
                     return ModeSlot(mode: mode, engine: engine, preferredSize: saved[mode]?.preferredSize, wallOffsetMs: wallOffsetMs)
                 }
                 let record = ExtensionRecord(spec: spec, slots: slots, enabled: enabled, now: clock.now)
@@ -159,10 +164,11 @@ package final class ExtensionCoordinator {
     func answerWaitingPulls(_ record: ExtensionRecord, _ slots: [ModeSlot], because reason: String) {
         for slot in slots {
             let last = slot.engine.state(at: now)
-            let outcome = PullOutcome(result: .failed, delivery: .updated,
-                                      state: SnapshotState(snapshot: last.snapshot, age: last.age, isFresh: false, error: reason),
-                                      versionOffset: record.shownVersion.offset, mode: slot.mode, preferredSize: slot.preferredSize,
-                                      instance: slot.instance)
+            let outcome = PullOutcome(
+                result: .failed, delivery: .updated,
+                state: SnapshotState(snapshot: last.snapshot, age: last.age, isFresh: false, error: reason),
+                versionOffset: record.shownVersion.offset, mode: slot.mode, preferredSize: slot.preferredSize,
+                instance: slot.instance)
             let pulls = slot.pendingPulls
             slot.pendingPulls.removeAll()
             slot.revalidations.removeAll()

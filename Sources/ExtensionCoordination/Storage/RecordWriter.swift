@@ -24,8 +24,10 @@ final class RecordWriter {
     private var unsaved: Set<String> = []
     private var timer: (any CoordinatorTimer)?
 
-    init(store: ExtensionStore, clock: any CoordinatorClock, events: EventLog,
-         hasContent: @escaping () -> [String: Bool], current: @escaping (String) -> ExtensionRecord?) {
+    init(
+        store: ExtensionStore, clock: any CoordinatorClock, events: EventLog,
+        hasContent: @escaping () -> [String: Bool], current: @escaping (String) -> ExtensionRecord?
+    ) {
         self.store = store
         self.clock = clock
         self.events = events

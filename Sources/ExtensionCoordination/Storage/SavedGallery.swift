@@ -9,6 +9,10 @@ package struct SavedGallery: Codable, Equatable {
     package var instances: [String: [String: AddedInstance]] = [:]
     /// By `HOST/PLACE` (the place empty when the host named none).
     package var arrangements: [String: [HostToSupervisor.Shown]] = [:]
+    /// The extensions of the last configuration applied, sorted: what a new start compares
+    /// its configuration with to tell an app installed while it was stopped. `nil` in a
+    /// file written before it was kept, and before the first start.
+    package var configured: [String]?
 
     package init() {}
 }

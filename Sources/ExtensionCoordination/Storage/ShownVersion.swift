@@ -34,7 +34,8 @@ extension ExtensionStore {
         guard let bytes = FileSystem.read(versionPath(id)), bytes.count == Self.versionLineBytes else { return nil }
         let fields = bytes.dropLast().split(separator: UInt8(ascii: " "))
         guard fields.count == 2, let shown = UInt64(String(decoding: fields[0], as: UTF8.self)),
-              let offset = UInt64(String(decoding: fields[1], as: UTF8.self)) else { return nil }
+            let offset = UInt64(String(decoding: fields[1], as: UTF8.self))
+        else { return nil }
         return ShownVersion(shown: shown, offset: offset)
     }
 

@@ -43,10 +43,13 @@ extension ConfigurationDecoder {
         guard let reader = TableReader(node, diagnostics: diagnostics) else { return nil }
         defer { reader.rejectUnknownKeys() }
         let name = reader.require("name", .parameterName)
-        let type = reader.require("type", ValueKind<String>.string.refined { type in
-            ["text", "choice", "number", "toggle"].contains(type) ? .success(type)
-                : .failure(ValueSyntaxError(#""\#(type)" is not a parameter type; expected one of "text", "choice", "number", "toggle""#))
-        })
+        let type = reader.require(
+            "type",
+            ValueKind<String>.string.refined { type in
+                ["text", "choice", "number", "toggle"].contains(type)
+                    ? .success(type)
+                    : .failure(ValueSyntaxError(#""\#(type)" is not a parameter type; expected one of "text", "choice", "number", "toggle""#))
+            })
         let displayName = reader.read("display_name", .localizedText(maxBytes: Self.maxNameBytes))
         let kind: WidgetParameter.Kind?
         let value: WidgetParameter.Value?
@@ -54,34 +57,46 @@ extension ConfigurationDecoder {
         case "text":
             let maxLength = reader.read("max_length", .positiveInteger) ?? WidgetParameter.defaultTextLength
             kind = .text(maxLength: maxLength)
-            value = reader.require("default", ValueKind<String>.string.refined { text in
-                text.utf8.count <= maxLength ? .success(.text(text))
-                    : .failure(ValueSyntaxError("the default is \(text.utf8.count) bytes, longer than max_length (\(maxLength))"))
-            })
+            value = reader.require(
+                "default",
+                ValueKind<String>.string.refined { text in
+                    text.utf8.count <= maxLength
+                        ? .success(.text(text))
+                        : .failure(ValueSyntaxError("the default is \(text.utf8.count) bytes, longer than max_length (\(maxLength))"))
+                })
         case "choice":
-            let choices = reader.require("choices", ValueKind<String>.nonEmptyString.list.refined { choices in
-                choices.isEmpty ? .failure(ValueSyntaxError("expected at least one choice"))
-                    : Set(choices).count < choices.count ? .failure(ValueSyntaxError("a choice is listed twice")) : .success(choices)
-            })
+            let choices = reader.require(
+                "choices",
+                ValueKind<String>.nonEmptyString.list.refined { choices in
+                    choices.isEmpty
+                        ? .failure(ValueSyntaxError("expected at least one choice"))
+                        : Set(choices).count < choices.count ? .failure(ValueSyntaxError("a choice is listed twice")) : .success(choices)
+                })
             kind = choices.map { .choice($0) }
-            value = reader.require("default", ValueKind<String>.string.refined { text in
-                choices?.contains(text) == false
-                    ? .failure(ValueSyntaxError("the default \"\(text)\" is not one of the choices")) : .success(.text(text))
-            })
+            value = reader.require(
+                "default",
+                ValueKind<String>.string.refined { text in
+                    choices?.contains(text) == false
+                        ? .failure(ValueSyntaxError("the default \"\(text)\" is not one of the choices")) : .success(.text(text))
+                })
         case "number":
             let minimum = reader.require("min", .number), maximum = reader.require("max", .number)
-            let step = reader.read("step", ValueKind<Double>.number.refined { step in
-                step > 0 ? .success(step) : .failure(ValueSyntaxError("a step must be above 0, found \(step)"))
-            })
+            let step = reader.read(
+                "step",
+                ValueKind<Double>.number.refined { step in
+                    step > 0 ? .success(step) : .failure(ValueSyntaxError("a step must be above 0, found \(step)"))
+                })
             if let minimum, let maximum, minimum > maximum {
                 reader.report(involving: ["min", "max"], "min (\(minimum)) must not be above max (\(maximum))")
             }
             let range = minimum.flatMap { low in maximum.flatMap { high in low <= high ? low...high : nil } }
             kind = range.map { .number($0, step: step) }
-            value = reader.require("default", ValueKind<Double>.number.refined { number in
-                range.map { !$0.contains(number) } == true
-                    ? .failure(ValueSyntaxError("the default \(number) is outside min...max")) : .success(.number(number))
-            })
+            value = reader.require(
+                "default",
+                ValueKind<Double>.number.refined { number in
+                    range.map { !$0.contains(number) } == true
+                        ? .failure(ValueSyntaxError("the default \(number) is outside min...max")) : .success(.number(number))
+                })
         case "toggle":
             kind = .toggle
             value = reader.require("default", ValueKind<Bool>.boolean.refined { .success(.toggle($0)) })
@@ -107,9 +122,11 @@ extension ConfigurationDecoder {
             defer { reader.rejectUnknownKeys() }
             var sizes: [WidgetMode: PixelSize] = [:]
             for mode in WidgetMode.allCases {
-                sizes[mode] = reader.read(mode.rawValue, ValueKind<String>.string.refined { text in
-                    do throws(ValueSyntaxError) { return .success(try PixelSize(parsing: text)) } catch { return .failure(error) }
-                })
+                sizes[mode] = reader.read(
+                    mode.rawValue,
+                    ValueKind<String>.string.refined { text in
+                        do throws(ValueSyntaxError) { return .success(try PixelSize(parsing: text)) } catch { return .failure(error) }
+                    })
             }
             return PlaceSpec(id: name, maxSizes: sizes)
         }
@@ -121,7 +138,8 @@ extension ValueKind where Value == LocalizedText {
     /// most `maxBytes`, each key a language tag.
     static func localizedText(maxBytes: Int) -> Self {
         let text = ValueKind<String>.nonEmptyString.refined { text in
-            text.utf8.count <= maxBytes ? .success(text)
+            text.utf8.count <= maxBytes
+                ? .success(text)
                 : .failure(ValueSyntaxError("is \(text.utf8.count) bytes; at most \(maxBytes) are allowed"))
         }
         return Self { node throws(ConfigurationError) in
@@ -130,7 +148,8 @@ extension ValueKind where Value == LocalizedText {
                 throw node.mismatch(#"a string, or a table of translations such as { default = "Weather", "zh-CN" = "天气" }"#)
             }
             var translations = try text.table(keys: { tag in
-                tag == "default" || isLanguageTag(tag) ? nil
+                tag == "default" || isLanguageTag(tag)
+                    ? nil
                     : "\"\(tag)\" is not a language tag: expected letters, digits and \"-\" such as \"zh-CN\", or \"default\""
             }).decode(node)
             guard let fallback = translations.removeValue(forKey: "default") else {
@@ -159,9 +178,11 @@ extension ValueKind where Value == String {
     /// A key of an instance's `params`: 1 to 64 ASCII letters, digits, `_`, `-` or `.`.
     static var parameterName: Self {
         string.refined { name in
-            let valid = (1...64).contains(name.utf8.count)
+            let valid =
+                (1...64).contains(name.utf8.count)
                 && name.unicodeScalars.allSatisfy { $0.isASCIILetterOrDigit || "_-.".unicodeScalars.contains($0) }
-            return valid ? .success(name)
+            return valid
+                ? .success(name)
                 : .failure(ValueSyntaxError("\"\(name)\" is not a parameter name: expected 1 to 64 letters, digits, \"_\", \"-\" or \".\""))
         }
     }

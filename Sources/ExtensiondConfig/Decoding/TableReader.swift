@@ -66,8 +66,7 @@ final class TableReader {
     /// written in this very table, else at the first inherited from `[defaults]`, else at the table.
     func report(involving keys: [String], _ message: String) {
         let present = keys.compactMap { entries[$0] }
-        if let own = present.first(where: { $0.origin.keyPath.components.dropLast() == origin.keyPath.components[...] })
-        {
+        if let own = present.first(where: { $0.origin.keyPath.components.dropLast() == origin.keyPath.components[...] }) {
             diagnostics.report(own.origin.error(message))
         } else if let inherited = present.first {
             diagnostics.report(inherited.origin.error("\(message) (applies to \(origin.keyPath))"))

@@ -131,10 +131,11 @@ extension ValueKind where Value == ClosedRange<UInt32> {
         ValueKind<String>.string.refined { text in
             let bounds = text.split(separator: "-", omittingEmptySubsequences: false)
             guard bounds.count == 2, let first = UInt32(bounds[0]), let last = UInt32(bounds[1]), first >= 1, first <= last,
-                  last < UInt32.max
+                last < UInt32.max
             else {
-                return .failure(ValueSyntaxError(
-                    #""\#(text)" is not an id range: expected "FIRST-LAST" with 1 <= FIRST <= LAST < 4294967295, such as "61000-61999""#))
+                return .failure(
+                    ValueSyntaxError(
+                        #""\#(text)" is not an id range: expected "FIRST-LAST" with 1 <= FIRST <= LAST < 4294967295, such as "61000-61999""#))
             }
             return .success(first...last)
         }

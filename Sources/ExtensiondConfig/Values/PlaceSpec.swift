@@ -31,8 +31,8 @@ public struct PixelSize: Sendable, Equatable, Hashable, CustomStringConvertible 
     public init(parsing text: String) throws(ValueSyntaxError) {
         let sides = text.split(separator: "x", omittingEmptySubsequences: false)
         guard sides.count == 2, sides.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) }),
-              let width = Int(sides[0]), let height = Int(sides[1]),
-              (1...Self.maxSide).contains(width), (1...Self.maxSide).contains(height)
+            let width = Int(sides[0]), let height = Int(sides[1]),
+            (1...Self.maxSide).contains(width), (1...Self.maxSide).contains(height)
         else {
             throw ValueSyntaxError(
                 "\"\(text)\" is not a size: expected \"WIDTHxHEIGHT\" in pixels, each 1 to \(Self.maxSide), such as \"320x110\"")

@@ -181,7 +181,8 @@ function added(tile) {
   return tile.instance !== null && (tile.info.instances ?? []).some((entry) => entry.instance === tile.instance);
 }
 
-function previewOf(info) {
+// What a widget looks like before it has content: its `preview`, inert (taps do nothing).
+export function previewOf(info) {
   const preview = info.preview;
   if (preview?.type === "AdaptiveCard") return renderCard(preview, { open() {}, execute() {}, assetURL: () => "" });
   const text = document.createElement("p");

@@ -4,7 +4,7 @@
 // an HTML widget in a sandboxed frame, or the text of a plain snapshot.
 import { renderCard, checkedLink } from "./cards.js";
 import { expandTemplate } from "./template.js";
-import { Gallery } from "./gallery.js";
+import { Gallery, previewOf } from "./gallery.js";
 
 const MAX_HEIGHT = { compact: 160, expanded: 400 };
 const grid = document.getElementById("widgets");
@@ -25,9 +25,28 @@ function environment() {
   return { colorScheme: darkQuery.matches ? "dark" : "light", locale: navigator.language || "en", scale: window.devicePixelRatio || 1 };
 }
 
+// The messages sent in one task go in one request (a page load's subscriptions and pulls,
+// two per tile, would otherwise queue for the browser's few connections to the program).
+let outbox = null;
 function send(message) {
   if (!session) return Promise.reject(new Error("not connected"));
-  return fetch("/send?session=" + session, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(message) });
+  if (!outbox) {
+    const batch = outbox = [];
+    batch.sent = Promise.resolve().then(() => { outbox = null; return post(batch); });
+  }
+  outbox.push(message);
+  return outbox.sent;
+}
+
+// One request within the program's bounds (256 messages, 64 KiB: 20,000 UTF-16 units are at
+// most 60 KB); more go in several.
+function post(messages) {
+  const body = JSON.stringify(messages.length === 1 ? messages[0] : messages);
+  if (messages.length > 1 && (messages.length > 256 || body.length > 20000)) {
+    const half = Math.ceil(messages.length / 2);
+    return post(messages.slice(0, half)).then(() => post(messages.slice(half)));
+  }
+  return fetch("/send?session=" + session, { method: "POST", headers: { "Content-Type": "application/json" }, body });
 }
 
 function request(message) {
@@ -127,7 +146,10 @@ class Tile {
     this.title.textContent = instance ? `${name} · ${instance}` : name;
     this.age = document.createElement("span");
     this.age.className = "tile-age";
-    header.append(this.title, this.age);
+    this.loadingMark = document.createElement("span");
+    this.loadingMark.className = "tile-loading-mark";
+    this.loadingMark.textContent = "Loading…";
+    header.append(this.title, this.loadingMark, this.age);
     this.body = document.createElement("div");
     this.body.className = "tile-body";
     this.more = document.createElement("button");
@@ -153,6 +175,7 @@ class Tile {
     if (this.instance) subscription.instance = this.instance;
     send(subscription);
     this.pull();
+    this.render();
   }
 
   pull() {
@@ -173,13 +196,24 @@ class Tile {
     if (mode === this.mode) this.render();
   }
 
+  // A tile without content is hidden, unless its widget has a preview: then it shows that
+  // (WidgetKit's placeholder), marked as loading, until the first content arrives.
   render() {
     const message = this.snapshots[this.mode];
     const content = message?.snapshot;
+    const empty = content === null || content === undefined;
+    const loading = empty && this.info.preview !== undefined && this.info.preview !== null;
     const appears = this.element.hidden;
-    this.element.hidden = content === null || content === undefined;
+    this.element.hidden = empty && !loading;
+    this.element.classList.toggle("tile-loading", loading);
+    this.element.setAttribute("aria-busy", String(loading));
     if (this.element.hidden) return;
     if (appears) visibility.reobserve(this);
+    if (loading) {
+      this.body.replaceChildren(previewOf(this.info));
+      this.body.style.height = "";
+      return;
+    }
     this.body.replaceChildren(this.content(content));
     const preferred = message.preferredSize?.height;
     this.body.style.maxHeight = MAX_HEIGHT[this.mode] + "px";

@@ -62,4 +62,3 @@ let minimalConfig = """
     command = ["/bin/widget"]
 
     """
-

@@ -6,8 +6,9 @@
 # daemon's package and purges them again (the demo's Swift programs load the runtime on a
 # machine without a Swift toolchain), then installs the daemon's package, proves the service it starts works (its hardened
 # unit still runs a host and a sandboxed extension in their cgroups), reloads, restarts,
-# upgrades over a changed conffile, stops, removes and purges, checking each leaves
-# nothing behind; then installs beside a supervisorctl that is not ours.
+# upgrades over a changed conffile, installs and purges an app's own package (dpkg runs
+# the package's file trigger), stops, removes and purges, checking each leaves nothing
+# behind; then installs beside a supervisorctl that is not ours.
 set -u
 cd /test
 . /test/lib/checks.sh
@@ -116,6 +117,49 @@ pid=$(unit MainPID)
 dpkg -i --force-confold "$deb" >/tmp/dpkg.out 2>&1; expect "dpkg -i over the installed package" "$?" 0
 check "the upgrade restarted the service" wait_until 30 '[ "$(unit MainPID)" != "$pid" ] && [ "$(unit ActiveState)" = active ]'
 check "the changed conffile was kept" grep -q 'changed by the administrator' /etc/extensiond/extensiond.toml
+
+step "an app's own package: dpkg runs the trigger, the daemon applies its drop-in"
+# A demo app's .deb as its vendor would build it: one drop-in, its manifest, a conffile as
+# debhelper makes every file under /etc (docs/CONFIG.md, "Installing an app").
+app=/tmp/notes-demo
+mkdir -p "$app/DEBIAN" "$app/etc/extensiond/extensiond.d"
+cat >"$app/DEBIAN/control" <<'CONTROL'
+Package: notes-demo
+Version: 1.0
+Architecture: all
+Maintainer: extensiond tests <tests@example.invalid>
+Description: a demo app with one widget, for extensiond's package test
+CONTROL
+echo /etc/extensiond/extensiond.d/com.example.notes.toml >"$app/DEBIAN/conffiles"
+cat >"$app/etc/extensiond/extensiond.d/com.example.notes.toml" <<'TOML'
+[apps."com.example.notes"]
+command = ["/bin/sleep", "100003"]
+url_schemes = ["notes"]
+
+[extensions."com.example.notes.widget"]
+app = "com.example.notes"
+point = "widget"
+command = ["/usr/local/bin/DemoWidget"]
+display_name = "Notes"
+TOML
+check "dpkg-deb builds the app's package" dpkg-deb --root-owner-group --build "$app" /tmp/notes-demo.deb
+listed() { extensiondctl status 2>/dev/null | grep -q '^com\.example\.notes\.widget '; }
+trigprocs() { grep -c ' trigproc extensiond:' /var/log/dpkg.log; }
+before=$(trigprocs)
+dpkg -i /tmp/notes-demo.deb >/tmp/dpkg.out 2>&1; expect "dpkg -i notes-demo.deb exit code" "$?" 0
+sed 's/^/    /' /tmp/dpkg.out
+check "dpkg processed extensiond's trigger (its output)" grep -q '^Processing triggers for extensiond ' /tmp/dpkg.out
+expect "dpkg.log records one more trigger run of extensiond" "$(trigprocs)" "$((before + 1))"
+expect "no trigger is left pending" "$(dpkg-query -W -f '${db:Status-Status}' extensiond)" installed
+check "the app's widget is listed" wait_for 10 listed
+check "the app is supervised" sh -c 'extensiondctl status com.example.notes | grep -q "^com\.example\.notes "'
+before=$(trigprocs)
+dpkg --purge notes-demo >/tmp/dpkg.out 2>&1; expect "dpkg --purge notes-demo exit code" "$?" 0
+sed 's/^/    /' /tmp/dpkg.out
+check "dpkg processed extensiond's trigger again" grep -q '^Processing triggers for extensiond ' /tmp/dpkg.out
+expect "dpkg.log records the trigger run" "$(trigprocs)" "$((before + 1))"
+check "the drop-in is gone" test ! -e /etc/extensiond/extensiond.d/com.example.notes.toml
+check "the app's widget is no longer listed" wait_until 10 '! listed'
 
 step "stop"
 check "systemctl stop succeeds" systemctl stop "$SERVICE"

@@ -13,6 +13,8 @@ public struct HelloWidget: Widget {
         count += 1
         do {
             try store.set("count", to: .number(count))
+        } catch let error where error.code == .rejected {
+            return .failed("the app group refused the count: \(error.reason ?? "")")
         } catch {
             return .failed("the shared count could not be saved: \(error)")
         }

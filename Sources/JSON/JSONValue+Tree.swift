@@ -1,7 +1,7 @@
 /// ``JSONValue`` straight from a parsed node and straight to bytes: the free-form JSON of
 /// snapshots is the bulk of what the daemon decodes and encodes.
 extension JSONValue: JSONNodeDecodable, JSONNodeEncodable {
-    init(node: JSONNode, codingPath: [any CodingKey]) throws {
+    package init(node: JSONNode, codingPath: [any CodingKey]) throws {
         switch node {
         case .null: self = .null
         case .bool(let value): self = .bool(value)
@@ -24,10 +24,10 @@ extension JSONValue: JSONNodeDecodable, JSONNodeEncodable {
         }
     }
 
-    var outputNode: JSONOutputNode { .value(self) }
+    package var outputNode: JSONOutputNode { .value(self) }
 
     /// Appends the value as compact JSON with sorted keys; NaN and infinities as `null`.
-    func write(to output: inout [UInt8]) {
+    package func write(to output: inout [UInt8]) {
         switch self {
         case .null: output.append(contentsOf: "null".utf8)
         case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)

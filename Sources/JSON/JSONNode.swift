@@ -4,7 +4,7 @@
 /// their members in order (a repeated key finds its first value, as Foundation's decoder did).
 /// `Sendable` is declared: inferring it goes round the members' tuples back to `JSONNode`,
 /// a cycle that fails a clean build whenever a file that asks comes first.
-enum JSONNode: Sendable {
+package enum JSONNode: Sendable {
     case null
     case bool(Bool)
     /// The number as written: valid JSON number syntax, not yet converted.

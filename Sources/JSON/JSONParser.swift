@@ -218,7 +218,7 @@ struct JSONParser {
     private mutating func literal(_ word: StaticString) throws(JSONSyntaxError) {
         let length = word.utf8CodeUnitCount
         guard position + length <= bytes.count,
-              word.withUTF8Buffer({ $0.elementsEqual(bytes[position..<position + length]) })
+            word.withUTF8Buffer({ $0.elementsEqual(bytes[position..<position + length]) })
         else { throw error("unexpected character") }
         position += length
     }

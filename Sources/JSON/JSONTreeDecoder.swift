@@ -26,12 +26,12 @@ struct JSONTreeDecoder: Decoder {
 
 /// Values that decode straight from a node, skipping the container protocols: the
 /// protocol's free-form JSON, which would otherwise be decoded by trial and error.
-protocol JSONNodeDecodable {
+package protocol JSONNodeDecodable {
     init(node: JSONNode, codingPath: [any CodingKey]) throws
 }
 
 /// Decodes a value of any type from `node`: scalars directly, the rest through its `init(from:)`.
-func decodeValue<Value: Decodable>(_: Value.Type, from node: JSONNode, at codingPath: [any CodingKey]) throws -> Value {
+package func decodeValue<Value: Decodable>(_: Value.Type, from node: JSONNode, at codingPath: [any CodingKey]) throws -> Value {
     if let direct = Value.self as? any JSONNodeDecodable.Type {
         return try direct.init(node: node, codingPath: codingPath) as! Value
     }
@@ -95,7 +95,8 @@ enum JSONScalar {
         if let number = Int64(text, radix: 10) { return .signed(number) }
         if let number = UInt64(text, radix: 10) { return .unsigned(number) }
         guard text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }),
-              let number = Double(text) else { return nil }
+            let number = Double(text)
+        else { return nil }
         if let whole = Int64(exactly: number) { return .signed(whole) }
         return UInt64(exactly: number).map { .unsigned($0) }
     }

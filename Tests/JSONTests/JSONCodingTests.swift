@@ -1,10 +1,11 @@
+import JSON
+import Testing
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Testing
-import WireProtocol
 
 /// The project's JSON coder: escapes, UTF-8, numbers, limits and the paths its errors name.
 @Suite struct JSONCodingTests {
@@ -50,10 +51,11 @@ import WireProtocol
         #expect(try JSONCoding.decode(String.self, from: JSONCoding.encode(all)) == all)
     }
 
-    @Test(arguments: [
-        [0x22, 0xFF, 0x22], [0x22, 0xC0, 0xAF, 0x22], [0x22, 0xE2, 0x82, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22],
-        [0x22, 0x5C, 0x6E, 0xF8, 0x22],
-    ] as [[UInt8]])
+    @Test(
+        arguments: [
+            [0x22, 0xFF, 0x22], [0x22, 0xC0, 0xAF, 0x22], [0x22, 0xE2, 0x82, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22],
+            [0x22, 0x5C, 0x6E, 0xF8, 0x22],
+        ] as [[UInt8]])
     func invalidUTF8IsRejected(bytes: [UInt8]) {
         #expect(syntaxError(bytes)?.problem == "invalid UTF-8 in a string")
     }
@@ -103,8 +105,10 @@ import WireProtocol
             var count: UInt64?
             var ratio: Double?
         }
-        for (text, field) in [(#"{"count":18446744073709551616}"#, "count"), (#"{"small":256}"#, "small"),
-                              (#"{"count":1.5}"#, "count"), (#"{"count":-1}"#, "count"), (#"{"ratio":1e400}"#, "ratio")] {
+        for (text, field) in [
+            (#"{"count":18446744073709551616}"#, "count"), (#"{"small":256}"#, "small"),
+            (#"{"count":1.5}"#, "count"), (#"{"count":-1}"#, "count"), (#"{"ratio":1e400}"#, "ratio"),
+        ] {
             #expect(codingPath(of: Fields.self, text) == [field], "\(text)")
         }
         #expect(throws: DecodingError.self) { try JSONCoding.decode(JSONValue.self, from: Array("[1e400]".utf8)) }
@@ -112,22 +116,26 @@ import WireProtocol
     }
 
     @Test func doublesRoundTripInTheirShortestForm() throws {
-        let values: [Double] = [0, -0.0, 1, -1.5, 0.1, 1e20, 1e-7, 123456789012345678, .pi, .leastNonzeroMagnitude, .greatestFiniteMagnitude]
+        let values: [Double] = [0, -0.0, 1, -1.5, 0.1, 1e20, 1e-7, 123_456_789_012_345_678, .pi, .leastNonzeroMagnitude, .greatestFiniteMagnitude]
         let bytes = try JSONCoding.encode(values)
-        #expect(String(decoding: bytes, as: UTF8.self)
-            == "[0,-0,1,-1.5,0.1,1e+20,1e-07,1.2345678901234568e+17,3.141592653589793,5e-324,1.7976931348623157e+308]")
+        #expect(
+            String(decoding: bytes, as: UTF8.self)
+                == "[0,-0,1,-1.5,0.1,1e+20,1e-07,1.2345678901234568e+17,3.141592653589793,5e-324,1.7976931348623157e+308]")
         #expect(try JSONCoding.decode([Double].self, from: bytes) == values)
         #expect(throws: EncodingError.self) { try JSONCoding.encode([Double.nan]) }
         #expect(try JSONCoding.encode(JSONValue.array([.number(.infinity)])) == Array("[null]".utf8))
     }
 
     @Test func errorsNameThePathOfTheField() {
-        #expect(codingPath(of: Outer.self, #"{"id":1,"ratio":1,"flag":true,"items":[{"name":"a"},{"name":2}],"counts":{},"small":0,"signed":0}"#)
-            == ["items", "Index 1", "name"])
-        #expect(codingPath(of: Outer.self, #"{"id":1,"ratio":1,"flag":true,"items":[{"name":"a","tags":[1]}],"counts":{},"small":0,"signed":0}"#)
-            == ["items", "Index 0", "tags", "Index 0"])
-        #expect(codingPath(of: Outer.self, #"{"id":1,"ratio":1,"flag":true,"items":[],"counts":{"k":"v"},"small":0,"signed":0}"#)
-            == ["counts", "k"])
+        #expect(
+            codingPath(of: Outer.self, #"{"id":1,"ratio":1,"flag":true,"items":[{"name":"a"},{"name":2}],"counts":{},"small":0,"signed":0}"#)
+                == ["items", "Index 1", "name"])
+        #expect(
+            codingPath(of: Outer.self, #"{"id":1,"ratio":1,"flag":true,"items":[{"name":"a","tags":[1]}],"counts":{},"small":0,"signed":0}"#)
+                == ["items", "Index 0", "tags", "Index 0"])
+        #expect(
+            codingPath(of: Outer.self, #"{"id":1,"ratio":1,"flag":true,"items":[],"counts":{"k":"v"},"small":0,"signed":0}"#)
+                == ["counts", "k"])
         #expect(codingPath(of: Outer.self, #"{"id":1,"ratio":1,"flag":null,"items":[],"counts":{},"small":0,"signed":0}"#) == ["flag"])
         // A missing key is named by the error itself; its context is the object's path.
         do {
@@ -167,7 +175,7 @@ import WireProtocol
         } catch let error as DecodingError {
             switch error {
             case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context),
-                 .keyNotFound(_, let context):
+                .keyNotFound(_, let context):
                 return context.codingPath.map(\.stringValue)
             @unknown default:
                 return nil

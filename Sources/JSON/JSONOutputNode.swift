@@ -1,6 +1,6 @@
 /// A value being encoded by ``JSONTreeEncoder``. Objects and arrays are builders (classes),
 /// because a container handed out by an encoder keeps adding to the value it belongs to.
-enum JSONOutputNode {
+package enum JSONOutputNode {
     /// A number, `true`, `false` or `null`, as written.
     case literal(String)
     case string(String)
@@ -44,16 +44,16 @@ enum JSONOutputNode {
 }
 
 /// The members of an object being encoded; encoding a key again replaces its value.
-final class JSONObjectBuilder {
+package final class JSONObjectBuilder {
     var members: [String: JSONOutputNode] = [:]
 }
 
 /// The elements of an array being encoded.
-final class JSONArrayBuilder {
+package final class JSONArrayBuilder {
     var elements: [JSONOutputNode] = []
 }
 
 /// Where an encoder puts the one value it encodes.
-final class JSONOutputSlot {
+package final class JSONOutputSlot {
     var node: JSONOutputNode?
 }

@@ -84,11 +84,4 @@ extension JSONValue {
     public init(encoding value: some Encodable) throws {
         self = try JSONCoding.decode(JSONValue.self, from: JSONCoding.encode(value))
     }
-
-    /// This value as compact JSON bytes, ready to be embedded with ``EncodedJSON``.
-    public func encoded() -> EncodedJSON {
-        var bytes: [UInt8] = []
-        write(to: &bytes)
-        return EncodedJSON(trustedBytes: bytes)
-    }
 }

@@ -1,11 +1,11 @@
 /// The text of JSON scalars, written the way Foundation's `JSONEncoder` wrote them with
 /// `.withoutEscapingSlashes`, so that every line the daemon writes keeps its bytes.
 @usableFromInline
-enum JSONText {
+package enum JSONText {
     /// A string in quotes: `"` and `\` escaped, control characters as `\n`-style or `\u00XX`
     /// escapes, everything else (`/` and non-ASCII included) as its UTF-8.
     @usableFromInline
-    static func appendString(_ string: String, to output: inout [UInt8]) {
+    package static func appendString(_ string: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
         var string = string
         string.withUTF8 { utf8 in

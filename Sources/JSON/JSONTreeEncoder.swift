@@ -37,7 +37,7 @@ struct JSONTreeEncoder: Encoder {
 
 /// Values that become a node directly, skipping the container protocols: the scalars that
 /// generic code encodes most, and JSON the protocol carries as is.
-protocol JSONNodeEncodable {
+package protocol JSONNodeEncodable {
     var outputNode: JSONOutputNode { get }
 }
 
@@ -59,17 +59,17 @@ func numberNode(_ value: some BinaryFloatingPoint & LosslessStringConvertible, a
 }
 
 extension String: JSONNodeEncodable {
-    var outputNode: JSONOutputNode { .string(self) }
+    package var outputNode: JSONOutputNode { .string(self) }
 }
 
 extension Bool: JSONNodeEncodable {
-    var outputNode: JSONOutputNode { .literal(self ? "true" : "false") }
+    package var outputNode: JSONOutputNode { .literal(self ? "true" : "false") }
 }
 
 extension Int: JSONNodeEncodable {
-    var outputNode: JSONOutputNode { .literal(String(self)) }
+    package var outputNode: JSONOutputNode { .literal(String(self)) }
 }
 
 extension UInt64: JSONNodeEncodable {
-    var outputNode: JSONOutputNode { .literal(String(self)) }
+    package var outputNode: JSONOutputNode { .literal(String(self)) }
 }
