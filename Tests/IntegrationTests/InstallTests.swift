@@ -205,18 +205,25 @@ import Testing
     func checkTheOtherPackages(in directory: TemporaryDirectory) throws {
         let out = directory.file("out")
         func package(_ name: String) throws -> String {
-            let file = try #require(try FileManager.default.contentsOfDirectory(atPath: out).first { $0.hasPrefix(name + "_") && $0.hasSuffix(".deb") },
-                                    "no \(name) package")
+            let file = try #require(
+                try FileManager.default.contentsOfDirectory(atPath: out).first { $0.hasPrefix(name + "_") && $0.hasSuffix(".deb") },
+                "no \(name) package")
             return out + "/" + file
         }
         let expected = [
-            "extensiond-today": ["./usr/bin/extensiond-today", "./usr/share/man/man1/extensiond-today.1.gz",
-                                 "./etc/extensiond/extensiond.d/extensiond-today.toml -> /usr/share/extensiond-today/extensiond-today.toml"],
-            "extensiond-swift-runtime": ["./usr/lib/extensiond/swift/libswiftCore.so", "./usr/lib/extensiond/swift/libswift_Concurrency.so",
-                                         "./usr/share/doc/extensiond-swift-runtime/copyright"],
-            "extensiond-demo": ["./usr/lib/extensiond/demo/DemoWidget", "./usr/lib/extensiond/demo/DemoApp",
-                                "./usr/share/extensiond-demo/cards/clock.json",
-                                "./etc/extensiond/extensiond.d/extensiond-demo.toml -> /usr/share/extensiond-demo/extensiond-demo.toml"],
+            "extensiond-today": [
+                "./usr/bin/extensiond-today", "./usr/share/man/man1/extensiond-today.1.gz",
+                "./etc/extensiond/extensiond.d/extensiond-today.toml -> /usr/share/extensiond-today/extensiond-today.toml",
+            ],
+            "extensiond-swift-runtime": [
+                "./usr/lib/extensiond/swift/libswiftCore.so", "./usr/lib/extensiond/swift/libswift_Concurrency.so",
+                "./usr/share/doc/extensiond-swift-runtime/copyright",
+            ],
+            "extensiond-demo": [
+                "./usr/lib/extensiond/demo/DemoWidget", "./usr/lib/extensiond/demo/DemoApp",
+                "./usr/share/extensiond-demo/cards/clock.json",
+                "./etc/extensiond/extensiond.d/extensiond-demo.toml -> /usr/share/extensiond-demo/extensiond-demo.toml",
+            ],
         ]
         for (name, paths) in expected {
             let deb = try package(name)
@@ -234,8 +241,9 @@ import Testing
             try FileManager.default.removeItem(atPath: "\(dropIns)/\(name).toml")
             try FileManager.default.copyItem(atPath: directory.file("root") + "/usr/share/\(name)/\(name).toml", toPath: "\(dropIns)/\(name).toml")
         }
-        let check = try runCommand(Binaries.path("extensiond"), ["--check-config", "--config", directory.file("root") + "/etc/extensiond/extensiond.toml"],
-                                   in: directory)
+        let check = try runCommand(
+            Binaries.path("extensiond"), ["--check-config", "--config", directory.file("root") + "/etc/extensiond/extensiond.toml"],
+            in: directory)
         #expect(check.exitCode == 0, "\(check.stdout)\(check.stderr)")
     }
 

@@ -1,5 +1,6 @@
 import CLinux
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
