@@ -9,8 +9,17 @@ CTL ?= supervisorctl
 FORCE ?=
 DEBUG_FILES ?=
 RELEASE = -c release --static-swift-stdlib
+# Widgets and apps that load the shared Swift runtime (the extensiond-swift-runtime
+# package) from SHARED_RUNTIME instead of the toolchain's directory; README.md, "Deploy".
+SHARED_RUNTIME = /usr/lib/extensiond/swift
+# Built for size without the implicit imports of the concurrency and regex modules, as
+# docs/PROTOCOL.md §5 tells widget authors.
+RUNTIME_LINKED = -c release --scratch-path .build/shared-runtime -Xswiftc -no-toolchain-stdlib-rpath \
+    -Xlinker -rpath -Xlinker $(SHARED_RUNTIME) -Xswiftc -Osize \
+    -Xswiftc -Xfrontend -Xswiftc -disable-implicit-concurrency-module-import \
+    -Xswiftc -Xfrontend -Xswiftc -disable-implicit-string-processing-module-import
 
-.PHONY: deps build demo test lint format man browser-test python-test alert-rules-test sdk-package-test fuzz fuzz-short bench release install deb clean vm-test
+.PHONY: deps build demo test lint format man browser-test python-test alert-rules-test sdk-package-test fuzz fuzz-short bench release runtime-linked install deb clean vm-test
 
 # Installs what a fresh Debian machine lacks (run as root, or with sudo available).
 deps:
@@ -105,6 +114,14 @@ release: deps
 	$(SWIFT) build $(RELEASE) --product extensiond
 	$(SWIFT) build $(RELEASE) --product supervisorctl
 	$(SWIFT) build $(RELEASE) --product extensiond-today
+	@$(MAKE) --no-print-directory runtime-linked
+
+# The demo's widget and app, linked against the shared runtime (make deb, tests/vm/deb);
+# the last line names their directory.
+runtime-linked:
+	$(SWIFT) build $(RUNTIME_LINKED) --product DemoWidget
+	$(SWIFT) build $(RUNTIME_LINKED) --product DemoApp
+	@echo "RUNTIME_BIN=$$($(SWIFT) build $(RUNTIME_LINKED) --show-bin-path)"
 
 # Stripped binaries, man pages, completions, the unit, a config (never over an existing
 # one) and the docs: scripts/install-files.
@@ -112,9 +129,10 @@ install: release
 	BIN="$$($(SWIFT) build $(RELEASE) --show-bin-path)" DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" \
 	    CTL="$(CTL)" FORCE="$(FORCE)" DEBUG_FILES="$(DEBUG_FILES)" scripts/install-files
 
-# .build/deb/extensiond_<version>-1_<arch>.deb: scripts/build-deb.
+# .build/deb/*.deb: scripts/build-deb.
 deb: release
-	BIN="$$($(SWIFT) build $(RELEASE) --show-bin-path)" scripts/build-deb .build/deb
+	BIN="$$($(SWIFT) build $(RELEASE) --show-bin-path)" RUNTIME_BIN="$$($(SWIFT) build $(RUNTIME_LINKED) --show-bin-path)" \
+	    scripts/build-deb .build/deb
 
 clean:
 	rm -rf .build

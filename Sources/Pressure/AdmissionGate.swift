@@ -1,25 +1,29 @@
 import Cgroup
+import DaemonSupport
 import EventLoop
 import ExtensiondPolicy
 import Processes
 
 /// Memory admission on the daemon's widgets (``MemoryAdmission``): every reading of the
 /// tree and every pressure kill is fed to the policy, and each widget's scheduled
-/// refreshes are held or released (the engine's `memoryHold`) as it decides. While the
-/// policy holds anything, the tree is read again every ``rereadInterval``: easing is only
-/// seen in a reading, and the kernel announces crossings of usage, not of the working set.
+/// refreshes are held or released (the engine's `memoryHold`) as it decides. The gate reads
+/// the tree again at the policy's ``MemoryAdmission/nextReading`` with its own timer and its
+/// own reading: the pressure monitor's thresholds, re-checks and episodes are not touched.
 package final class AdmissionGate {
-    private let loop: EventLoop
+    let loop: EventLoop
     private let tree: CgroupTree
-    private let registry: ProcessRegistry
-    private var admission = MemoryAdmission(thresholds: nil)
-    private var reread: EventSource?
+    let registry: ProcessRegistry
+    var admission = MemoryAdmission(thresholds: nil)
+    private var nextReading: EventSource?
+    /// Launches waiting for memory, by extension id (``admitsLaunch(of:then:)``).
+    var launches: [String: PendingLaunch] = [:]
+    /// Starts an episode that frees room for a launch of this many bytes (its recorded
+    /// peak counted as charged); false when one is under way. ``episodeEnded()`` follows.
+    var onFree: ((_ reserve: UInt64) -> Bool)?
     /// Widget ids and whether their scheduled refreshes are held; the coordinator applies it.
     package var onHold: ((_ id: String, _ held: Bool) -> Void)?
     /// The widgets whose schedules are subject to admission.
     package var widgets: () -> [String] = { [] }
-
-    static let rereadInterval: Duration = .seconds(1)
 
     init(loop: EventLoop, tree: CgroupTree, registry: ProcessRegistry) {
         self.loop = loop
@@ -27,10 +31,10 @@ package final class AdmissionGate {
         self.registry = registry
     }
 
-    /// A reading of the tree's working set against `thresholds` (`nil` without a budget).
-    func observe(workingSet: UInt64, thresholds: PressureThresholds?) {
+    /// A reading of the tree against `thresholds` (`nil` without a budget).
+    func observe(_ reading: WorkingSet.Reading, thresholds: PressureThresholds?) {
         admission.thresholds = thresholds
-        admission.observe(workingSet: workingSet)
+        admission.observe(workingSet: reading.workingSet, usage: reading.usage, at: loop.now.policyInstant)
         apply()
     }
 
@@ -40,23 +44,28 @@ package final class AdmissionGate {
         apply()
     }
 
-    /// Holds or releases every widget's schedule as the policy says now.
+    /// Holds or releases every widget's schedule as the policy says now, and arms the next reading.
     private func apply() {
         for id in widgets() {
-            let process = registry[id]
-            let peak = process.map(\.statistics.peakMemoryBytes).flatMap { $0 > 0 ? $0 : nil }
-            let launchPeak = process?.isAlive == true ? nil : peak
+            let launchPeak = registry[id]?.isAlive == true ? nil : recordedPeak(of: id)
             onHold?(id, !admission.admitsScheduledRefresh(of: id, launchPeak: launchPeak))
         }
-        guard admission.isHolding else {
-            reread = nil
+        guard let due = admission.nextReading.map(MonotonicInstant.init(notBefore:)) else {
+            nextReading = nil
             return
         }
-        guard reread == nil else { return }
-        reread = try? loop.addTimer(after: Self.rereadInterval, accuracy: .milliseconds(100)) { [unowned self] in
-            self.reread = nil
-            guard let reading = WorkingSet.read(self.tree.root) else { return }
-            self.observe(workingSet: reading.workingSet, thresholds: self.admission.thresholds)
+        if let nextReading {
+            nextReading.reschedule(at: due)
+        } else {
+            nextReading = loop.addTimer(at: due, accuracy: .milliseconds(100)) { [unowned self] in self.readTree() }
         }
+    }
+
+    func readTree() {
+        guard let reading = WorkingSet.read(tree.root) else {
+            nextReading = nil
+            return
+        }
+        observe(reading, thresholds: admission.thresholds)
     }
 }

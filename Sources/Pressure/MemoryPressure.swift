@@ -2,8 +2,8 @@
 /// memory warnings to extensions, the working-set readings and kill candidates, and the
 /// admission of scheduled refreshes against memory.
 ///
-/// This module owns deciding when pressure calls for a kill and whom, and when memory holds
-/// scheduled refreshes back. It kills only through the supervisor and must not know the
+/// This module owns deciding when pressure calls for a kill and whom, when memory holds
+/// scheduled refreshes back, and when a launch may go. It kills only through the supervisor and must not know the
 /// extension coordinator or hosts (admission reaches widgets through callbacks).
 import Cgroup
 import ControlProtocol
@@ -39,10 +39,14 @@ package final class MemoryPressure {
         monitor.onTrigger = { [unowned self] trigger in
             self.responder.respond(to: trigger, watermarks: self.monitor.watermarks)
         }
-        responder.onReading = { [unowned self] workingSet, thresholds in self.admission.observe(workingSet: workingSet, thresholds: thresholds) }
+        responder.onReading = { [unowned self] reading, thresholds in self.admission.observe(reading, thresholds: thresholds) }
         responder.onKilled = { [unowned self] id in self.admission.killedByPressure(id) }
+        admission.onFree = { [unowned self] reserve in
+            self.responder.respond(to: PressureTrigger(cause: .launch, time: .current()), watermarks: self.monitor.watermarks, reserve: reserve)
+        }
         responder.onEpisodeEnded = { [unowned self] in
             if let reading = self.responder.lastReading { self.monitor.settle(after: reading) }
+            self.admission.episodeEnded()
         }
     }
 

@@ -19,6 +19,8 @@ struct PressureTrigger {
         /// A re-check of a working set near or past the low watermark (see
         /// ``PressureMonitor/settle(after:)``).
         case recheck = "re-check"
+        /// A launch a host asked for needs room (``AdmissionGate/admitsLaunch(of:then:)``).
+        case launch = "launch admission"
     }
 
     var cause: Cause

@@ -40,8 +40,8 @@ final class PressureResponder {
     private var lastBelowLow: MonotonicInstant?
     /// Called on the loop when an episode is over.
     var onEpisodeEnded: (() -> Void)?
-    /// Called with each reading of the tree's working set and the watermarks it was read against.
-    var onReading: ((_ workingSet: UInt64, _ thresholds: PressureThresholds?) -> Void)?
+    /// Called with each reading of the tree and the watermarks it was read against.
+    var onReading: ((_ reading: WorkingSet.Reading, _ thresholds: PressureThresholds?) -> Void)?
     /// Called with each victim once its kill is recorded.
     var onKilled: ((_ id: String) -> Void)?
 
@@ -67,16 +67,19 @@ final class PressureResponder {
     /// Whether an episode is under way (waiting for a victim, most of the time).
     var isResponding: Bool { episode != nil }
 
-    /// Starts an episode for `trigger` against `watermarks` (`nil` without `memory_budget`).
-    /// A trigger during an episode changes nothing: the episode reads the tree again once
-    /// its victim is gone.
-    func respond(to trigger: PressureTrigger, watermarks: PressureWatermarks?) {
-        guard episode == nil else { return }
+    /// Starts an episode for `trigger` against `watermarks` (`nil` without `memory_budget`),
+    /// counting `reserve` bytes about to be taken by a launch as charged; returns whether it
+    /// started. A trigger during an episode changes nothing: the episode reads the tree
+    /// again once its victim is gone.
+    @discardableResult
+    func respond(to trigger: PressureTrigger, watermarks: PressureWatermarks?, reserve: UInt64 = 0) -> Bool {
+        guard episode == nil else { return false }
         let steps = PressureEpisode(
             triggeredAt: trigger.time.policyInstant, byStall: trigger.cause == .stall, thresholds: watermarks?.thresholds,
-            warning: warning, emptyTimeout: Self.emptyTimeout, reclaimFirst: tree.root.canReclaim)
+            warning: warning, emptyTimeout: Self.emptyTimeout, reserve: reserve, reclaimFirst: tree.root.canReclaim)
         episode = (steps, trigger.cause, watermarks)
         perform(steps.start())
+        return true
     }
 
     /// Executes the episode's actions in order, feeding each answer back, until it waits
@@ -125,7 +128,7 @@ final class PressureResponder {
         guard let reading = WorkingSet.read(tree.root) else { return nil }
         lastReading = reading
         if let low = watermarks?.thresholds.lowBytes, reading.workingSet < low { lastBelowLow = .current() }
-        onReading?(reading.workingSet, watermarks?.thresholds)
+        onReading?(reading, watermarks?.thresholds)
         return reading.workingSet
     }
 

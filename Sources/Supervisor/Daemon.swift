@@ -105,11 +105,13 @@ public final class Daemon: ControlledDaemon {
         supervisor = ProcessSupervisor(
             loop: loop, tree: cgroups.tree, events: events, isolation: isolation,
             hostSocket: settings.runtimeDirectory + "/host.sock")
-        extensions = ExtensionCoordinator(
-            clock: loop, processes: SupervisedExtensions(supervisor: supervisor, registry: registry), events: events, store: store, groups: isolation.groups)
+        let processes = SupervisedExtensions(supervisor: supervisor, registry: registry)
+        extensions = ExtensionCoordinator(clock: loop, processes: processes, events: events, store: store, groups: isolation.groups)
         pressure = MemoryPressure(
             loop: loop, tree: cgroups.tree, throttle: cgroups.throttle, registry: registry, supervisor: supervisor, events: events,
             lastUsed: { [extensions] process in extensions.records[process.name]?.lastUsed })
+        processes.admission = pressure.admission
+        processes.onLaunchFailed = { [unowned extensions] id, reason in extensions.launchFailed(id, because: reason) }
         settleRemovedApps()
         connectComponents()
     }
@@ -258,7 +260,7 @@ public final class Daemon: ControlledDaemon {
         routeOutput()
         echoOutputOfNewProcesses()
         startAutostarted()
-        notifier.ready(status: summary)
+        becomeReady()
         do {
             return try loop.run()
         } catch {

@@ -1,6 +1,7 @@
 import EventLoop
 import ExtensionCoordination
 import ExtensiondPolicy
+import Pressure
 import Processes
 import WireProtocol
 
@@ -9,6 +10,12 @@ import WireProtocol
 final class SupervisedExtensions: ExtensionProcesses {
     private let supervisor: ProcessSupervisor
     private let registry: ProcessRegistry
+    /// Admits launches against memory; without it every launch goes at once.
+    var admission: AdmissionGate?
+    /// A launch that waited for memory was refused, or failed: why.
+    var onLaunchFailed: ((_ id: String, _ reason: String) -> Void)?
+    /// Extensions whose launch waits for memory.
+    private var waitingForMemory: Set<String> = []
 
     init(supervisor: ProcessSupervisor, registry: ProcessRegistry) {
         self.supervisor = supervisor
@@ -16,6 +23,7 @@ final class SupervisedExtensions: ExtensionProcesses {
     }
 
     func phase(of id: String) -> ExtensionPhase {
+        if waitingForMemory.contains(id) { return .starting }
         guard let process = registry[id], let run = process.run else { return .notRunning }
         if process.state == .starting { return .starting }
         if run.stopReason != nil { return .stopping }
@@ -26,7 +34,24 @@ final class SupervisedExtensions: ExtensionProcesses {
 
     func launch(_ id: String) throws(LaunchError) {
         guard let process = registry[id] else { return }
+        // Marked first: an episode with nothing to wait for decides before `admitsLaunch` returns.
+        waitingForMemory.insert(id)
+        if let admission, !admission.admitsLaunch(of: id, then: { [unowned self] refusal in self.admitted(process, refusal: refusal) }) { return }
+        waitingForMemory.remove(id)
         try supervisor.start(process)
+    }
+
+    private func admitted(_ process: SupervisedProcess, refusal: String?) {
+        waitingForMemory.remove(process.name)
+        if let refusal {
+            onLaunchFailed?(process.name, refusal)
+            return
+        }
+        do {
+            try supervisor.start(process)
+        } catch {
+            onLaunchFailed?(process.name, "launch failed: \(error)")
+        }
     }
 
     func markReady(_ id: String) -> Duration? {

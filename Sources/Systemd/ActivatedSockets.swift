@@ -29,6 +29,22 @@ public struct ActivatedSockets {
         }
     }
 
+    /// Closes every descriptor this process inherited above stderr, except the sockets that
+    /// socket activation passed (`$LISTEN_FDS` for this pid). Call it first, before anything
+    /// opens a descriptor: descriptors a parent leaked into the daemon would count against
+    /// its open-file limit, which bounds hosts and launches, and reach nothing it serves.
+    public static func closeInherited() {
+        let first = SD_LISTEN_FDS_START + max(0, sd_listen_fds(0))
+        guard let directory = opendir("/proc/self/fd") else { return }
+        var inherited: [Int32] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if let fd = Int32(name), fd >= first, fd != dirfd(directory) { inherited.append(fd) }
+        }
+        closedir(directory)
+        for fd in inherited { close(fd) }
+    }
+
     /// The socket bound to `path`, if systemd passed one; it is the caller's from then on.
     public mutating func take(path: String) -> Int32? {
         guard let index = unclaimed.firstIndex(where: { $0.path == path }) else { return nil }

@@ -44,6 +44,7 @@ struct Extensiond {
     }
 
     func run() throws {
+        ActivatedSockets.closeInherited()
         let configuration: Configuration
         do {
             configuration = try ConfigurationLoader.load(path: config)

@@ -9,7 +9,7 @@ import Testing
 
     @Test func withoutABudgetEverythingIsAdmitted() {
         var admission = MemoryAdmission(thresholds: nil)
-        admission.observe(workingSet: .max)
+        admission.observe(workingSet: .max, usage: .max, at: .at(0))
         admission.killedByPressure("w")
         #expect(admission.admitsScheduledRefresh(of: "w", launchPeak: .max))
         #expect(admission.bytesToFree(beforeLaunching: .max) == 0)
@@ -19,26 +19,53 @@ import Testing
     @Test func aScheduledRefreshWaitsAboveWarnAndForAPressureKilledWidgetUntilPressureEased() {
         var admission = MemoryAdmission(thresholds: Self.thresholds)
         let warn = Self.thresholds.warnBytes
-        admission.observe(workingSet: warn - 1)
+        admission.observe(workingSet: warn - 1, usage: warn - 1, at: .at(0))
         #expect(admission.admitsScheduledRefresh(of: "w", launchPeak: nil))
-        admission.observe(workingSet: warn)
+        admission.observe(workingSet: warn, usage: warn, at: .at(0))
         #expect(!admission.admitsScheduledRefresh(of: "w", launchPeak: nil) && admission.isHolding)
         admission.killedByPressure("w")
         // Back under warn: pressure eased, the killed widget may run again.
-        admission.observe(workingSet: warn - 1)
+        admission.observe(workingSet: warn - 1, usage: warn - 1, at: .at(0))
         #expect(admission.admitsScheduledRefresh(of: "w", launchPeak: nil) && !admission.isHolding)
         // Killed while below warn (a stall): held until a reading below warn comes after it.
         admission.killedByPressure("w")
         #expect(!admission.admitsScheduledRefresh(of: "w", launchPeak: nil) && admission.admitsScheduledRefresh(of: "other", launchPeak: nil))
-        admission.observe(workingSet: 0)
+        admission.observe(workingSet: 0, usage: 0, at: .at(0))
         #expect(admission.admitsScheduledRefresh(of: "w", launchPeak: nil))
+    }
+
+    /// The gap the daemon test found: the kernel announced usage crossing warn while the
+    /// working set was still below it, and nothing announces the working set following.
+    @Test func theTreeIsReadEverySecondWhileUsageIsPastWarnOrAnythingIsHeld() {
+        var admission = MemoryAdmission(thresholds: Self.thresholds)
+        let warn = Self.thresholds.warnBytes
+        #expect(admission.nextReading == nil, "nothing read yet")
+        admission.observe(workingSet: warn - 1, usage: warn - 1, at: .at(0))
+        #expect(admission.nextReading == nil, "below warn the kernel's crossing suffices")
+        admission.observe(workingSet: warn - 10 * Self.mebibyte, usage: warn, at: .at(3))
+        #expect(admission.nextReading == .at(4) && admission.admitsScheduledRefresh(of: "w", launchPeak: nil))
+        // The next reading, a second later, finds the working set past warn: held.
+        admission.observe(workingSet: warn, usage: warn + Self.mebibyte, at: .at(4))
+        #expect(admission.nextReading == .at(5) && !admission.admitsScheduledRefresh(of: "w", launchPeak: nil))
+        admission.killedByPressure("w")
+        admission.observe(workingSet: 0, usage: 0, at: .at(9))
+        #expect(admission.nextReading == nil && admission.admitsScheduledRefresh(of: "w", launchPeak: nil))
+        // Killed by a stall below warn: read again until a reading after the kill is below warn.
+        admission.killedByPressure("w")
+        #expect(admission.nextReading == .at(10))
+        admission.observe(workingSet: 0, usage: .max, at: .at(10))
+        #expect(admission.usage == .max && admission.nextReading == .at(11), "usage at its extreme")
+        admission.observe(workingSet: 0, usage: 0, at: Instant(nanoseconds: .max))
+        #expect(admission.nextReading == nil)
+        admission.observe(workingSet: .max, usage: 0, at: Instant(nanoseconds: .max))
+        #expect(admission.usage == .max && admission.nextReading == Instant(nanoseconds: .max), "the next reading saturates at the end of time")
     }
 
     @Test func aLaunchFreesWhatItsPeakWouldTakePastLow() {
         var admission = MemoryAdmission(thresholds: Self.thresholds)
         let low = Self.thresholds.lowBytes
         #expect(admission.bytesToFree(beforeLaunching: 100 * Self.mebibyte) == 0, "nothing read yet")
-        admission.observe(workingSet: low - 10 * Self.mebibyte)
+        admission.observe(workingSet: low - 10 * Self.mebibyte, usage: low - 10 * Self.mebibyte, at: .at(0))
         #expect(admission.bytesToFree(beforeLaunching: 10 * Self.mebibyte - 1) == 0)
         #expect(admission.bytesToFree(beforeLaunching: 10 * Self.mebibyte) == 1)
         #expect(admission.bytesToFree(beforeLaunching: 30 * Self.mebibyte) == 20 * Self.mebibyte + 1)
@@ -53,15 +80,16 @@ import Testing
     @Test(arguments: seeds(300))
     func decisionsFollowTheRules(seed: UInt64) {
         var random = SeededRandom(seed: seed)
-        let budgets: [UInt64] = [0, 1, 256 * Self.mebibyte, .max]
-        let budget = Bool.random(using: &random) ? budgets.randomElement(using: &random)! : UInt64.random(in: 0...(1 << 40), using: &random)
-        let thresholds = PressureThresholds(budget: budget, low: Double.random(in: 0...1, using: &random), critical: 1)
+        let (budget, thresholds) = Self.randomBudget(using: &random)
         var admission = MemoryAdmission(thresholds: thresholds)
         var killedSinceEase = Set<String>()
+        var now = Instant.at(0)
         for _ in 0..<50 {
             let values: [UInt64] = [0, thresholds.warnBytes, thresholds.lowBytes, .max, UInt64.random(in: 0...max(budget, 1), using: &random)]
             let reading = values.randomElement(using: &random)!
-            admission.observe(workingSet: reading)
+            let usage = Bool.random(using: &random) ? reading : max(reading, values.randomElement(using: &random)!)
+            now = now + .milliseconds(Int64.random(in: 0...5_000, using: &random))
+            admission.observe(workingSet: reading, usage: usage, at: now)
             if reading < thresholds.warnBytes { killedSinceEase = [] }
             let id = ["a", "b", "c"].randomElement(using: &random)!
             if Bool.random(using: &random) {
@@ -79,7 +107,16 @@ import Testing
             }
             let expected = reading < thresholds.warnBytes && !killedSinceEase.contains(id) && fits
             #expect(admission.admitsScheduledRefresh(of: id, launchPeak: peak) == expected, "seed \(seed)")
+            let readsAgain = usage >= thresholds.warnBytes || !killedSinceEase.isEmpty
+            #expect(admission.nextReading == (readsAgain ? now + MemoryAdmission.readingInterval : nil), "seed \(seed)")
         }
+    }
+
+    /// A budget (0, 1, 256 MiB, 2^64 − 1 or any up to 1 TiB) and random watermarks of it.
+    static func randomBudget(using random: inout SeededRandom) -> (budget: UInt64, thresholds: PressureThresholds) {
+        let budgets: [UInt64] = [0, 1, 256 * mebibyte, .max]
+        let budget = Bool.random(using: &random) ? budgets.randomElement(using: &random)! : UInt64.random(in: 0...(1 << 40), using: &random)
+        return (budget, PressureThresholds(budget: budget, low: Double.random(in: 0...1, using: &random), critical: 1))
     }
 
     @Test func aHeldWidgetSpendsNothingAndRunsOnceReleased() throws {

@@ -195,5 +195,69 @@ import Testing
         let check = try runCommand(Binaries.path("extensiond"), ["--check-config", "--config", conffile], in: directory)
         #expect(check.exitCode == 0, "\(check.stderr)")
         #expect(contents.split(separator: "\n").allSatisfy { $0.contains("root/root") }, "files belong to root")
+        try checkTheOtherPackages(in: directory)
+    }
+
+    /// The Today view, the shared runtime and the demo: each in its package, depending on the
+    /// daemon (and the demo on the runtime) of the same version, the drop-ins links into
+    /// the packages that the daemon's conffile accepts. Whether the demo runs without a Swift
+    /// toolchain is tests/vm/deb.
+    func checkTheOtherPackages(in directory: TemporaryDirectory) throws {
+        let out = directory.file("out")
+        func package(_ name: String) throws -> String {
+            let file = try #require(
+                try FileManager.default.contentsOfDirectory(atPath: out).first { $0.hasPrefix(name + "_") && $0.hasSuffix(".deb") },
+                "no \(name) package")
+            return out + "/" + file
+        }
+        let expected = [
+            "extensiond-today": [
+                "./usr/bin/extensiond-today", "./usr/share/man/man1/extensiond-today.1.gz",
+                "./etc/extensiond/extensiond.d/extensiond-today.toml -> /usr/share/extensiond-today/extensiond-today.toml",
+            ],
+            "extensiond-swift-runtime": [
+                "./usr/lib/extensiond/swift/libswiftCore.so", "./usr/lib/extensiond/swift/libswift_Concurrency.so",
+                "./usr/share/doc/extensiond-swift-runtime/copyright",
+            ],
+            "extensiond-demo": [
+                "./usr/lib/extensiond/demo/DemoWidget", "./usr/lib/extensiond/demo/DemoApp",
+                "./usr/share/extensiond-demo/cards/clock.json",
+                "./etc/extensiond/extensiond.d/extensiond-demo.toml -> /usr/share/extensiond-demo/extensiond-demo.toml",
+            ],
+        ]
+        for (name, paths) in expected {
+            let deb = try package(name)
+            let contents = try runCommand("/usr/bin/dpkg-deb", ["--contents", deb], in: directory).stdout
+            for path in paths { #expect(contents.contains(path), "\(name) lacks \(path): \(contents)") }
+            #expect(try runCommand("/usr/bin/dpkg-deb", ["--extract", deb, directory.file("root")], in: directory).exitCode == 0)
+        }
+        let fields = { (name: String) in try runCommand("/usr/bin/dpkg-deb", ["--field", try package(name), "Depends"], in: directory).stdout }
+        #expect(try fields("extensiond-today").contains("extensiond (= "))
+        #expect(try fields("extensiond-demo").contains("extensiond-swift-runtime (= "))
+        #expect(try fields("extensiond-swift-runtime").contains("libstdc++6"), "dpkg-shlibdeps names the runtime's C++ library")
+        // The links point into /usr/share of the device; here the packages' files are in root.
+        let dropIns = directory.file("root") + "/etc/extensiond/extensiond.d"
+        for name in ["extensiond-today", "extensiond-demo"] {
+            try FileManager.default.removeItem(atPath: "\(dropIns)/\(name).toml")
+            try FileManager.default.copyItem(atPath: directory.file("root") + "/usr/share/\(name)/\(name).toml", toPath: "\(dropIns)/\(name).toml")
+        }
+        let check = try runCommand(
+            Binaries.path("extensiond"), ["--check-config", "--config", directory.file("root") + "/etc/extensiond/extensiond.toml"],
+            in: directory)
+        #expect(check.exitCode == 0, "\(check.stdout)\(check.stderr)")
+    }
+
+    /// extensiond-today(1) (debian/extensiond-today.1, written by hand) names every option
+    /// `extensiond-today --help` lists.
+    @Test func todayManPageNamesEveryOption() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let help = try runCommand(Binaries.path("extensiond-today"), ["--help"], in: directory).stdout
+        let page = try String(contentsOfFile: root + "/debian/extensiond-today.1", encoding: .utf8)
+        let options = Set(help.split(whereSeparator: { " [].\n".contains($0) }).filter { $0.hasPrefix("--") })
+        #expect(options.count >= 4, "\(help)")
+        for option in options {
+            #expect(page.contains("\\fB" + option.replacingOccurrences(of: "-", with: "\\-") + "\\fR"), "the man page lacks \(option)")
+        }
     }
 }

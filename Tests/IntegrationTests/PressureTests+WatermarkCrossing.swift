@@ -54,7 +54,8 @@ extension PressureTests {
             try control(scenario, .start(NameSelection(["hog2"])))
             _ = try eventually(timeout: 20) { try kills(scenario).count > killsBefore }
             let newKills = try kills(scenario).dropFirst(killsBefore)
-            let kill = try #require(newKills.first, "run \(run): no kill after hog2 grew past the low watermark")
+            let diagnosis = newKills.isEmpty ? try diagnosis(scenario) : ""
+            let kill = try #require(newKills.first, "run \(run): no kill after hog2 grew past the low watermark; \(diagnosis)")
             #expect(kill.name == "hog1", "run \(run): the policy names the idle extension, not \(kill.name ?? "?")")
             #expect(kill.reason == "pressure")
             let record = try #require(kill.kill)
@@ -77,6 +78,14 @@ extension PressureTests {
     private func control(_ scenario: PressureScenario, _ request: ControlRequest) throws {
         let response = try scenario.daemon.control(request)
         try #require(response.ok, "\(request): \(response.error ?? "")")
+    }
+
+    /// What the daemon saw, for a run that found no kill.
+    private func diagnosis(_ scenario: PressureScenario) throws -> String {
+        let report = try scenario.daemon.control(.pressure).pressure
+        let states = try ["hog1", "hog2"].map { "\($0) \(try scenario.state(of: $0) ?? "?")" }
+        let recent = try scenario.events().suffix(8).map { "\($0.kind.rawValue) \($0.name ?? "-"): \($0.message)" }
+        return "usage \(report?.usageBytes ?? 0) of low \(report?.lowBytes ?? 0), \(states), mechanisms \(report?.mechanisms ?? []), events \(recent)"
     }
 
     private func kills(_ scenario: PressureScenario) throws -> [EventRecord] {

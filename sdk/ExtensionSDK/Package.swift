@@ -9,6 +9,11 @@
 //   .package(path: "/path/to/extensiond/sdk/ExtensionSDK")
 //   .product(name: "ExtensionSDK", package: "ExtensionSDK")
 //   .product(name: "ExtensionSDKTesting", package: "ExtensionSDK")   (tests)
+//
+// A widget shipped to a device links the shared runtime of the extensiond-swift-runtime
+// package: `swift build -c release -Xswiftc -no-toolchain-stdlib-rpath -Xlinker -rpath
+// -Xlinker /usr/lib/extensiond/swift` (docs/PROTOCOL.md §5 adds the size flags), or the
+// runtime statically with `--static-swift-stdlib` (README.md, "Deploy on a device").
 import PackageDescription
 
 let package = Package(

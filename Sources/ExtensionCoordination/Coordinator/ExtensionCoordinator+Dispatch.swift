@@ -49,6 +49,14 @@ extension ExtensionCoordinator {
         becameActive(record)
     }
 
+    /// A launch ``ExtensionProcesses/launch(_:)`` deferred (waiting for memory) will not
+    /// happen: the event log says why, and what waited for it fails with that reason.
+    package func launchFailed(_ id: String, because reason: String) {
+        guard let record = records[id] else { return }
+        events.record(.error, id, reason)
+        fail(record, because: reason)
+    }
+
     /// Every queued request fails (the extension could not be launched).
     func fail(_ record: ExtensionRecord, because reason: String) {
         defer { failExecutions(record) }

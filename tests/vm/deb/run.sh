@@ -1,8 +1,10 @@
 #!/bin/bash
 # deb: the package's whole life under systemd (PID 1) with cgroup v2, in the VM guest.
 #
-# /test holds extensiond_*.deb (built by ./stage on the host with scripts/build-deb) and
-# bin/DemoWidget. Installs the package, proves the service it starts works (its hardened
+# /test holds the packages (built by ./stage on the host with scripts/build-deb) and
+# bin/DemoWidget. Installs the Today view, the shared Swift runtime and the demo over the
+# daemon's package and purges them again (the demo's Swift programs load the runtime on a
+# machine without a Swift toolchain), then installs the daemon's package, proves the service it starts works (its hardened
 # unit still runs a host and a sandboxed extension in their cgroups), reloads, restarts,
 # upgrades over a changed conffile, installs and removes an app's own package (dpkg runs
 # the package's file trigger), stops, removes and purges, checking each leaves nothing
@@ -50,6 +52,31 @@ score=$(exposure)
 check "systemd-analyze security rates the installed unit at most 5.0 ($score)" \
     awk -v e="${score:-99}" 'BEGIN { exit !(e <= 5.0) }'
 expect "the daemon's oom_score_adj" "$(cat /proc/"$(unit MainPID)"/oom_score_adj)" -900
+
+step "the Today view, the shared Swift runtime and the demo, on a machine without Swift"
+check "no Swift toolchain on this machine (/opt/swift, swift)" sh -c '! test -e /opt/swift && ! command -v swift'
+extras=$(ls /test/extensiond-today_*.deb /test/extensiond-swift-runtime_*.deb /test/extensiond-demo_*.deb)
+dpkg -i $extras >/tmp/dpkg.out 2>&1; expect "dpkg -i the three packages" "$?" 0
+sed 's/^/    /' /tmp/dpkg.out
+demo=/usr/lib/extensiond/demo/DemoWidget
+runpath=$(LD_DEBUG=libs ldd "$demo" 2>&1 | grep -m1 "(RUNPATH from file $demo)")
+echo "    $runpath"
+check "the demo widget's RUNPATH names /usr/lib/extensiond/swift, not the build machine's toolchain" \
+    sh -c 'echo "$1" | grep -q "/usr/lib/extensiond/swift" && ! echo "$1" | grep -q /opt/swift' _ "$runpath"
+check "its libraries come from /usr/lib/extensiond/swift, none missing" \
+    sh -c "ldd $demo | grep -q 'libswiftCore.so => /usr/lib/extensiond/swift/libswiftCore.so' && ! ldd $demo | grep -q 'not found'"
+check "the drop-ins are the packages' links" test -L /etc/extensiond/extensiond.d/extensiond-demo.toml -a -L /etc/extensiond/extensiond.d/extensiond-today.toml
+check "the drop-ins bring up the Today view in hosts/extensiond.today" wait_until 30 '[ -n "$(group_pids hosts/extensiond.today)" ]'
+check "the Today view serves its page on 127.0.0.1:8080" wait_for 30 python3 -c \
+    'import urllib.request; assert b"<html" in urllib.request.urlopen("http://127.0.0.1:8080/", timeout=5).read().lower()'
+check "the demo widget answers a pull (supervisorctl pull demo.widget)" wait_for 60 supervisorctl pull demo.widget
+check "the demo widget runs from the package in extensions/demo.widget" \
+    wait_until 30 'grep -qx "$demo" <<<"$(readlink /proc/$(head -1 "$CG$(unit ControlGroup)/extensions/demo.widget/cgroup.procs" 2>/dev/null)/exe 2>/dev/null)"'
+dpkg -P extensiond-demo extensiond-swift-runtime extensiond-today >/tmp/dpkg.out 2>&1; expect "dpkg -P the three packages" "$?" 0
+check "their drop-ins are gone" test ! -e /etc/extensiond/extensiond.d/extensiond-demo.toml -a ! -e /etc/extensiond/extensiond.d/extensiond-today.toml
+check "the daemon dropped the Today view and the demo widget" \
+    wait_until 30 '[ ! -e "$CG$(unit ControlGroup)/hosts/extensiond.today" ] && ! supervisorctl status | grep -q demo.widget'
+check "the runtime is gone" test ! -e /usr/lib/extensiond
 
 step "reload: a drop-in adds a host and an extension"
 install -m 0755 bin/DemoWidget /usr/local/bin/DemoWidget

@@ -165,7 +165,7 @@ widget_pid=$(group_pids "$widget" | head -1)
 expect "extensions/demo.widget memory.max (16M)" "$(cat "$widget/memory.max" 2>&1)" 16777216
 expect "the widget's oom_score_adj" "$(cat /proc/"${widget_pid:-0}"/oom_score_adj 2>&1)" 1000
 expect "the widget's nice" "$(ps -o ni= -p "${widget_pid:-0}" | tr -d ' ')" 0
-check "status shows demo.widget up (running or idle, with its pid)" wait_for 20 sh -c 'supervisorctl status demo.widget | grep -Eq "^demo\.widget +extension +(running|idle)(, (visible|hidden))? +[0-9]"'
+check "status shows demo.widget up (running, idle or suspended, with its pid)" wait_for 20 sh -c 'supervisorctl status demo.widget | grep -Eq "^demo\.widget +extension +(running|idle|suspended)(, (visible|hidden))? +[0-9]"'
 supervisorctl status demo.widget 2>&1 | sed 's/^/    /'
 
 step "an extension past memory_max is OOM-killed in its own cgroup"

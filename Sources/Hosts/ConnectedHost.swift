@@ -1,0 +1,102 @@
+import EventLoop
+import ExtensionCoordination
+import ExtensiondPolicy
+import HostProtocol
+import Sockets
+
+/// One host's connection, subscriptions, and the pushes held back while it is behind.
+final class ConnectedHost {
+    var connection: Connection?
+    var framer = LineFramer()
+    var subscriptions: Set<String> = []
+    /// False once disconnected for falling behind: its requests are no longer read.
+    var isReading = true
+    var farewellTimer: EventSource?
+    /// The latest push of each extension not sent yet, and their size.
+    private var heldPushes: [HeldPush: [UInt8]] = [:]
+    /// The modes and instances it pulled of each extension: the pushes it gets.
+    private var pulledSlots: [String: Set<SlotKey>] = [:]
+    private var heldBytes = 0
+    /// Extensions it pulled, subscribed to or performed: it hears when they end.
+    var used: Set<String> = []
+    /// Its last `list`, when it sent one: it hears when an extension's `hasContent`
+    /// changes, and gets the list again when it changes.
+    var listed: ListedState?
+    /// What its `visible` messages said of each widget and instance: shown or not.
+    var shown: [ShownWidget: Bool] = [:]
+    let peer: HostPeer
+    /// The peer's user: its share of a widget's instances is bounded too.
+    let uid: UInt32?
+
+    init(peer: HostPeer, uid: UInt32?) {
+        self.peer = peer
+        self.uid = uid
+    }
+
+    func send(_ message: SupervisorToHost) {
+        connection?.send(message.encodedLine())
+    }
+
+    /// Bytes the daemon holds for this host: queued on the socket and held back.
+    var queuedByteCount: Int { (connection?.queuedByteCount ?? 0) + heldBytes }
+
+    /// A pull of `extensionID` (a configured one) in the mode and instance of `key`.
+    func pulled(_ extensionID: String, _ key: SlotKey) {
+        pulledSlots[extensionID, default: []].insert(key)
+    }
+
+    /// The instances of `extensionID` it pulled or subscribed to.
+    func instances(of extensionID: String) -> Set<String> { Set(pulledSlots[extensionID]?.compactMap(\.instance) ?? []) }
+
+    /// Whether it pulled or subscribed to `widget` (an instance, or the widget itself).
+    func uses(_ widget: ShownWidget) -> Bool {
+        pulledSlots[widget.extensionID]?.contains { $0.instance == widget.instance } ?? false
+    }
+
+    /// The widgets and instances whose visibility may change when it leaves.
+    var shownOrUsed: [ShownWidget] {
+        let instances = pulledSlots.flatMap { id, keys in
+            keys.compactMap { $0.instance.map { ShownWidget(extensionID: id, instance: $0) } }
+        }
+        return Array(shown.keys) + instances
+    }
+
+    /// Whether `snapshot` is one it shows: of a mode and instance it pulled, or, before its
+    /// first pull of the extension, of the widget itself in its first mode (what a
+    /// version-1 host, which knows no modes or instances, expects).
+    func wants(_ snapshot: SupervisorToHost.Snapshot, firstMode: DisplayMode?) -> Bool {
+        guard let pulled = pulledSlots[snapshot.extensionID] else {
+            return snapshot.instance == nil && (snapshot.mode == nil || snapshot.mode == firstMode)
+        }
+        return pulled.contains(SlotKey(mode: snapshot.mode ?? .compact, instance: snapshot.instance))
+    }
+
+    func push(_ line: [UInt8], of extensionID: String, _ key: SlotKey) {
+        guard let connection, isReading else { return }
+        if heldPushes.isEmpty && connection.queuedByteCount < HostLimits.coalesceAfter {
+            return connection.send(line)
+        }
+        heldBytes += line.count - (heldPushes.updateValue(line, forKey: HeldPush(extensionID: extensionID, slot: key))?.count ?? 0)
+    }
+
+    /// The host caught up: what was held back goes out.
+    func sendHeldPushes() {
+        let held = heldPushes.sorted { $0.key.order.lexicographicallyPrecedes($1.key.order) }
+        dropHeldPushes()
+        for (_, line) in held { connection?.send(line) }
+    }
+
+    func dropHeldPushes() {
+        heldPushes.removeAll()
+        heldBytes = 0
+    }
+}
+
+/// Which snapshot a held push is: only the latest of each is kept.
+private struct HeldPush: Hashable {
+    var extensionID: String
+    var slot: SlotKey
+
+    /// Extensions in name order, then modes and instances.
+    var order: [String] { [extensionID, slot.mode.rawValue, slot.instance ?? ""] }
+}
