@@ -295,16 +295,13 @@ public final class Daemon: ControlledDaemon {
         }
     }
 
-    /// A drop-in that appears, changes or disappears is applied as `supervisorctl update`
-    /// would (changed extensions relaunch on demand); a broken one keeps the configuration.
+    /// Drop-ins that change are applied as `update` applies them; a broken one keeps the config.
     private func watchDropIns() {
         let directories = ConfigurationLoader.dropInDirectories(for: configPath, configuration.supervisor)
         guard dropIns?.directories != directories else { return }
         do {
             dropIns = try DropInWatcher(loop: loop, directories: directories) { [unowned self] in
-                do {
-                    try self.reload(restartingChanged: true)
-                } catch {
+                do { try self.reload(restartingChanged: true) } catch {
                     self.events.record(.error, nil, reason: "drop-in", "a drop-in changed; not applied: \(error)")
                 }
             }
