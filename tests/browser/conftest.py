@@ -15,6 +15,7 @@ import time
 import urllib.request
 
 import pytest
+from selenium.common.exceptions import StaleElementReferenceException
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.environ.get("EXTENSIOND_BIN", os.path.join(REPO, ".build", "debug"))
@@ -208,13 +209,19 @@ url_schemes = ["frames"]
 
 
 def eventually(condition, timeout=10, interval=0.1):
+    def attempt():
+        try:
+            return condition()
+        except StaleElementReferenceException:  # the page redrew the node: read it again
+            return None
+
     deadline = time.time() + timeout
     while time.time() < deadline:
-        value = condition()
+        value = attempt()
         if value:
             return value
         time.sleep(interval)
-    return condition()
+    return attempt()
 
 
 @pytest.fixture(scope="session")
