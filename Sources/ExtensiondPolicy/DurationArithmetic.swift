@@ -22,6 +22,13 @@ extension Int64 {
     }
 }
 
+extension UInt64 {
+    package func saturatingAdd(_ other: UInt64) -> UInt64 {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? .max : sum
+    }
+}
+
 extension Duration {
     /// Whole nanoseconds, truncated toward zero and clamped to `Int64`.
     var saturatingNanoseconds: Int64 {

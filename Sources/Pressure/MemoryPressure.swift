@@ -10,6 +10,7 @@ import ControlProtocol
 import DaemonSupport
 import EventLoop
 import ExtensiondConfig
+import ExtensiondPolicy
 import Processes
 
 /// The daemon's memory pressure handling, assembled: the monitor's notifications run the
@@ -20,6 +21,8 @@ package final class MemoryPressure {
     private let monitor: PressureMonitor
     private let responder: PressureResponder
     private let warnings: MemoryWarnings
+    /// Which trigger starts an episode, and the re-checks after one.
+    private var detection = PressureDetection<PressureTrigger>(usageNoise: PressureMonitor.usageNoise, moveSlack: PressureMonitor.thresholdSlack)
     /// Holds scheduled refreshes back while memory is short.
     package let admission: AdmissionGate
 
@@ -37,24 +40,51 @@ package final class MemoryPressure {
             lastUsed: lastUsed)
         admission = AdmissionGate(loop: loop, tree: tree, registry: registry)
         monitor.onTrigger = { [unowned self] trigger in
-            self.responder.respond(to: trigger, watermarks: self.monitor.watermarks)
+            self.execute(self.detection.handle(trigger.cause == .recheck ? .recheckDue(trigger) : .trigger(trigger, byStall: trigger.cause == .stall)))
         }
         responder.onReading = { [unowned self] reading, thresholds in self.admission.observe(reading, thresholds: thresholds) }
         responder.onKilled = { [unowned self] id in self.admission.killedByPressure(id) }
         admission.onFree = { [unowned self] reserve in
-            self.responder.respond(to: PressureTrigger(cause: .launch, time: .current()), watermarks: self.monitor.watermarks, reserve: reserve)
+            // A launch waits for the episode under way instead (its gate re-decides).
+            guard self.detection.isIdle else { return false }
+            self.execute(self.detection.handle(.trigger(PressureTrigger(cause: .launch, time: .current(), reserve: reserve), byStall: false)))
+            return true
         }
-        responder.onEpisodeEnded = { [unowned self] in
-            if let reading = self.responder.lastReading { self.monitor.settle(after: reading) }
+        responder.onEpisodeEnded = { [unowned self] reading in
+            self.execute(self.detection.handle(.episodeEnded(reading)))
             self.admission.episodeEnded()
         }
     }
 
-    /// Arms the notifications `configuration` asks for, at start and after each reload.
+    private func execute(_ actions: [PressureDetection<PressureTrigger>.Action]) {
+        for action in actions {
+            switch action {
+            case .startEpisode(let trigger):
+                responder.respond(to: trigger, watermarks: monitor.watermarks)
+            case .moveThresholds(let offset):
+                monitor.moveUsageThresholds(offset: offset) { [unowned self] moved in
+                    self.execute(self.detection.handle(.thresholdsMoved(moved)))
+                }
+            case .readTree:
+                execute(detection.handle(.reading(WorkingSet.read(tree.root))))
+            case .armRecheck:
+                monitor.armRecheck()
+            }
+        }
+    }
+
+    /// Arms the notifications `configuration` asks for, at start and after each reload,
+    /// then triggers once.
     ///
     /// - Throws: ``SupervisorError/pressureTrigger(setting:_:)`` when the kernel refuses
     ///   `pressure.psi`, naming the setting and the kernel's rule.
     package func apply(_ configuration: Configuration) throws(SupervisorError) {
+        // Then once, since usage may already be past a watermark (also after an error: what
+        // was armed stays armed).
+        defer {
+            detection.armed(monitor.watermarks?.thresholds, usageThresholdOffset: monitor.usageThresholdOffset)
+            execute(detection.handle(.trigger(PressureTrigger(cause: .armed, time: .current()), byStall: false)))
+        }
         try monitor.arm(configuration)
     }
 

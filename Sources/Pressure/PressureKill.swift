@@ -1,9 +1,8 @@
 import EventLoop
 import ExtensiondPolicy
-import LinuxProcess
 
 /// What woke the pressure responder.
-struct PressureTrigger {
+struct PressureTrigger: Hashable {
     /// Which mechanism fired.
     enum Cause: String {
         /// The watermarks were (re)armed: usage may already be past one.
@@ -17,7 +16,7 @@ struct PressureTrigger {
         /// A PSI trigger (`pressure.psi`, system-wide or the subtree's).
         case stall = "PSI"
         /// A re-check of a working set near or past the low watermark (see
-        /// ``PressureMonitor/settle(after:)``).
+        /// ``PressureDetection``).
         case recheck = "re-check"
         /// A launch a host asked for needs room (``AdmissionGate/admitsLaunch(of:then:)``).
         case launch = "launch admission"
@@ -26,6 +25,8 @@ struct PressureTrigger {
     var cause: Cause
     /// When the notification was read (CLOCK_MONOTONIC).
     var time: MonotonicInstant
+    /// Bytes about to be taken by a launch, counted as charged (``Cause/launch``).
+    var reserve: UInt64 = 0
 }
 
 /// One kill of an episode, as the event log records it: the policy's figures, on the
@@ -45,8 +46,6 @@ struct PressureKill {
     var empty: MonotonicInstant?
     /// The last reading of the tree below the low watermark before the decision.
     var lastBelowLow: MonotonicInstant?
-    /// What `process_mrelease` did after the signal; `nil` when it was not called.
-    var memoryRelease: MemoryRelease?
 
     var reason: StopReason { .pressureKill(at: level) }
 

@@ -5,6 +5,10 @@ import ExtensiondConfig
 import ExtensiondPolicy
 import Processes
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Detects memory pressure on the tree from kernel notifications registered in the
 /// event loop, never by polling:
 /// * the budget's watermarks: v1 usage-threshold eventfds at `pressure.low` and
@@ -38,6 +42,8 @@ package final class PressureMonitor {
     private var otherMechanisms: [String] = []
     /// A one-shot re-check, armed while the working set is near or past the low watermark.
     private var recheck: EventSource?
+    /// Counts ``arm(_:)``s: a move of the thresholds begun before the last one is dropped.
+    private var armings = 0
 
     /// What is armed, for `supervisorctl pressure`.
     var mechanisms: [String] {
@@ -60,6 +66,11 @@ package final class PressureMonitor {
     /// The thresholds move only when the cache changed by more than this.
     static let thresholdSlack: UInt64 = 1 << 20
 
+    /// v1: how far usage may drop back under a threshold the kernel saw it cross: each CPU
+    /// charges a group up to 64 pages ahead (the kernel's `MEMCG_CHARGE_BATCH`) and hands
+    /// them back when another group charges there.
+    static let usageNoise = 64 * UInt64(sysconf(Int32(_SC_PAGESIZE))) * UInt64(max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+
     /// v1 `memory.pressure_level` that wakes the responder: any reclaim in the tree. The
     /// usage thresholds see usage with the file cache; once cache holds usage above a
     /// watermark, reclaim is what announces that the working set is growing.
@@ -72,14 +83,14 @@ package final class PressureMonitor {
         self.events = events
     }
 
-    /// Replaces every notification with those `configuration` asks for, then triggers
-    /// once, since usage may already be past a watermark. What was armed before an error
+    /// Replaces every notification with those `configuration` asks for. What was armed before an error
     /// stays armed (after a reload whose `pressure.psi` the kernel refuses, the watermarks
     /// still act) and is listed in ``mechanisms``.
     ///
     /// - Throws: ``SupervisorError/pressureTrigger(setting:_:)`` when the kernel refuses
     ///   `pressure.psi`; ``SupervisorError/cgroup(_:)`` when a notification cannot be set up.
     func arm(_ configuration: Configuration) throws(SupervisorError) {
+        armings += 1
         watches.removeAll()
         usageThresholds.removeAll()
         otherMechanisms.removeAll()
@@ -90,7 +101,6 @@ package final class PressureMonitor {
                     budget: budget.bytes, warn: configuration.pressure.warn?.fraction, low: configuration.pressure.low.fraction,
                     critical: configuration.pressure.critical.fraction))
         }
-        defer { onTrigger?(PressureTrigger(cause: .armed, time: .current())) }
         if tree.version == .v2 { shapeReclaim(configuration, warnBytes: watermarks?.thresholds.warnBytes) }
         if let thresholds = watermarks?.thresholds {
             try watchWatermarks(thresholds)
@@ -196,40 +206,57 @@ package final class PressureMonitor {
         "pressure.psi = \"\(trigger)\""
     }
 
-    /// After an episode that ended at `reading`: moves the v1 usage thresholds with the
-    /// unmapped cache, then arms a re-check when the working set is near or past the low
-    /// watermark, or when usage is already past the low usage threshold (the kernel
-    /// announces crossings, not levels, so a rise from there would go unnoticed). Below
-    /// that nothing wakes the daemon but the kernel.
-    func settle(after reading: WorkingSet.Reading) {
-        follow(unmappedCache: reading.unmappedCache)
-        guard let thresholds = watermarks?.thresholds, recheck == nil else { return }
-        let pastThreshold = usageThresholds.isEmpty ? false : reading.usage >= thresholds.recheckBytes + thresholdOffset
-        guard thresholds.needsRecheck(workingSet: reading.workingSet) || pastThreshold else { return }
+    /// v1: where the usage thresholds sit above the watermarks (the unmapped cache when
+    /// they were set); `nil` without usage thresholds.
+    var usageThresholdOffset: UInt64? { usageThresholds.isEmpty ? nil : thresholdOffset }
+
+    /// v1: moves the usage thresholds to the watermarks plus `offset` (the unmapped cache),
+    /// so that usage crosses them when the working set crosses the watermarks; `moved` is
+    /// called on the loop with whether they moved (the old ones stay when the new ones cannot
+    /// be set, or when the watermarks were armed anew meanwhile). The new ones are registered
+    /// on a thread of their own: each registration waits for an RCU grace period, three of
+    /// which would hold the loop during a pressure episode (bench/README.md, status-load).
+    func moveUsageThresholds(offset: UInt64, then moved: @escaping (Bool) -> Void) {
+        guard !usageThresholds.isEmpty, let thresholds = watermarks?.thresholds else { return moved(false) }
+        let root = tree.root
+        let levels = Self.levels(thresholds, offset: offset)
+        let generation = armings
+        do {
+            try loop.offload({ Result { () throws(CgroupError) in try levels.map { bytes throws(CgroupError) in try root.usageThreshold(bytes) } } }) {
+                [weak self] registered in
+                guard let self, generation == self.armings, case .success(let sources) = registered,
+                    let watches = try? sources.map({ source throws(CgroupError) in try self.watchSource(source, .usageThreshold) })
+                else { return moved(false) }
+                self.usageThresholds = watches
+                self.thresholdOffset = offset
+                moved(true)
+            }
+        } catch {
+            moved(false)
+        }
+    }
+
+    /// Arms the one-shot re-check: ``onTrigger`` with ``PressureTrigger/Cause/recheck``
+    /// after ``recheckInterval``.
+    func armRecheck() {
+        guard recheck == nil else { return }
         recheck = loop.addTimer(after: Self.recheckInterval) { [unowned self] in
             self.recheck = nil
             self.onTrigger?(PressureTrigger(cause: .recheck, time: .current()))
         }
     }
 
-    /// v1: moves the usage thresholds to the watermarks plus `unmappedCache`, so that usage
-    /// crosses them when the working set crosses the watermarks. Keeps the old ones when
-    /// the new ones cannot be set.
-    private func follow(unmappedCache: UInt64) {
-        guard !usageThresholds.isEmpty, let thresholds = watermarks?.thresholds,
-            max(unmappedCache, thresholdOffset) - min(unmappedCache, thresholdOffset) > Self.thresholdSlack,
-            let moved = try? usageThresholds(thresholds, offset: unmappedCache)
-        else { return }
-        usageThresholds = moved
-        thresholdOffset = unmappedCache
+    /// The v1 usage thresholds' levels: the warn watermark, the re-check band's bottom and
+    /// the critical watermark, each plus `offset`.
+    private static func levels(_ thresholds: PressureThresholds, offset: UInt64) -> [UInt64] {
+        [thresholds.warnBytes, thresholds.recheckBytes, thresholds.criticalBytes].map { bytes in
+            let (sum, overflow) = bytes.addingReportingOverflow(offset)
+            return overflow ? .max : sum
+        }
     }
 
     private func usageThresholds(_ thresholds: PressureThresholds, offset: UInt64) throws(CgroupError) -> [Watch] {
-        [
-            try watchSource(tree.root.usageThreshold(thresholds.warnBytes + offset), .usageThreshold),
-            try watchSource(tree.root.usageThreshold(thresholds.recheckBytes + offset), .usageThreshold),
-            try watchSource(tree.root.usageThreshold(thresholds.criticalBytes + offset), .usageThreshold),
-        ]
+        try Self.levels(thresholds, offset: offset).map { bytes throws(CgroupError) in try watchSource(tree.root.usageThreshold(bytes), .usageThreshold) }
     }
 
     private func watch(_ source: CgroupEventSource, _ cause: PressureTrigger.Cause, _ mechanism: String) throws(CgroupError) {

@@ -3,7 +3,6 @@ import ControlProtocol
 import DaemonSupport
 import EventLoop
 import ExtensiondPolicy
-import LinuxProcess
 import Processes
 
 #if canImport(Glibc)
@@ -28,18 +27,19 @@ final class PressureResponder {
     private var episode: (steps: PressureEpisode, cause: PressureTrigger.Cause, watermarks: PressureWatermarks?)?
     /// The wait for the current victim's cgroup.
     private var victimWait: EmptyGroupWait?
-    /// Each victim's cgroup and what `process_mrelease` did, from its kill to its record.
-    private var victims: [String: (group: ControlGroup, release: MemoryRelease?)] = [:]
-    /// Kills whose cgroup did not empty within ``emptyTimeout``, by victim: recorded once
-    /// the run has ended, so that every kill event carries all four timestamps.
-    private var unfinished: [String: (kill: PressureKill, watermarks: PressureWatermarks?)] = [:]
-    /// The tree's memory at the last reading of an episode: the usage thresholds follow
-    /// its unmapped cache, and re-checks its working set.
-    private(set) var lastReading: WorkingSet.Reading?
+    /// Each victim's cgroup and run, from its kill to the end of its wait.
+    private var victims: [String: (group: ControlGroup, run: ProcessRun)] = [:]
+    /// Kills not recorded yet, by victim: whose cgroup did not empty within ``emptyTimeout``
+    /// (until the run has ended), or whose `process_mrelease` has not answered, so that
+    /// every kill event carries all four timestamps and what the release did.
+    private var unrecorded: [String: (kill: PressureKill, watermarks: PressureWatermarks?, run: ProcessRun?)] = [:]
+    /// The tree's memory at the last reading of the episode under way.
+    private var lastReading: WorkingSet.Reading?
     /// When a reading last found the working set below the low watermark.
     private var lastBelowLow: MonotonicInstant?
-    /// Called on the loop when an episode is over.
-    var onEpisodeEnded: (() -> Void)?
+    /// Called on the loop when an episode is over, with its last reading of the tree (`nil`
+    /// when none could be taken).
+    var onEpisodeEnded: ((_ reading: WorkingSet.Reading?) -> Void)?
     /// Called with each reading of the tree and the watermarks it was read against.
     var onReading: ((_ reading: WorkingSet.Reading, _ thresholds: PressureThresholds?) -> Void)?
     /// Called with each victim once its kill is recorded.
@@ -64,22 +64,18 @@ final class PressureResponder {
         self.lastUsed = lastUsed
     }
 
-    /// Whether an episode is under way (waiting for a victim, most of the time).
-    var isResponding: Bool { episode != nil }
-
     /// Starts an episode for `trigger` against `watermarks` (`nil` without `memory_budget`),
-    /// counting `reserve` bytes about to be taken by a launch as charged; returns whether it
-    /// started. A trigger during an episode changes nothing: the episode reads the tree
-    /// again once its victim is gone.
-    @discardableResult
-    func respond(to trigger: PressureTrigger, watermarks: PressureWatermarks?, reserve: UInt64 = 0) -> Bool {
-        guard episode == nil else { return false }
+    /// counting the trigger's `reserve` as charged. One episode at a time: a trigger that
+    /// comes during one is kept by ``PressureDetection`` for when it is over.
+    func respond(to trigger: PressureTrigger, watermarks: PressureWatermarks?) {
+        assert(episode == nil, "an episode started during another")
+        guard episode == nil else { return }
+        lastReading = nil
         let steps = PressureEpisode(
             triggeredAt: trigger.time.policyInstant, byStall: trigger.cause == .stall, thresholds: watermarks?.thresholds,
-            warning: warning, emptyTimeout: Self.emptyTimeout, reserve: reserve, reclaimFirst: tree.root.canReclaim)
+            warning: warning, emptyTimeout: Self.emptyTimeout, reserve: trigger.reserve, reclaimFirst: tree.root.canReclaim)
         episode = (steps, trigger.cause, watermarks)
         perform(steps.start())
-        return true
     }
 
     /// Executes the episode's actions in order, feeding each answer back, until it waits
@@ -110,7 +106,7 @@ final class PressureResponder {
             case .done:
                 warning = current.steps.warning
                 episode = nil
-                onEpisodeEnded?()
+                onEpisodeEnded?(lastReading)
                 answer = nil
             }
             if let answer { queue += handle(answer) }
@@ -156,7 +152,7 @@ final class PressureResponder {
         // Its exit is handled later on this thread, with this reason; the kill event is
         // recorded by ``finished(_:watermarks:)`` with the kill's figures.
         let signalled = supervisor.kill(process, reason: reason, message: nil)
-        victims[victim.id] = (run.group, run.memoryRelease)
+        victims[victim.id] = (run.group, run)
         return signalled
     }
 
@@ -176,24 +172,29 @@ final class PressureResponder {
     private func finished(_ finished: PressureKill, watermarks: PressureWatermarks?) {
         var kill = finished
         kill.lastBelowLow = lastBelowLow
-        kill.memoryRelease = victims.removeValue(forKey: kill.victim.id)?.release
-        onKilled?(kill.victim.id)
-        if kill.empty == nil {
-            unfinished[kill.victim.id] = (kill, watermarks)
-        } else {
-            record(kill, watermarks: watermarks)
-        }
+        let id = kill.victim.id
+        let run = victims.removeValue(forKey: id)?.run
+        onKilled?(id)
+        // An earlier kill of the same id still waiting goes on record as it is.
+        if let earlier = unrecorded.removeValue(forKey: id) { record(earlier.kill, watermarks: earlier.watermarks, run: earlier.run) }
+        unrecorded[id] = (kill, watermarks, run)
+        if let run { run.whenMemoryReleased { [unowned self] in self.recordIfComplete(id) } } else { recordIfComplete(id) }
     }
 
-    /// Hook for every end of a run: records a kill that was waiting for its cgroup.
+    /// Hook for every end of a run: a kill whose cgroup did not empty in time is over now.
     func runEnded(_ process: SupervisedProcess) {
-        guard let (unfinishedKill, watermarks) = unfinished.removeValue(forKey: process.name) else { return }
-        var kill = unfinishedKill
-        kill.empty = .current()
-        record(kill, watermarks: watermarks)
+        guard unrecorded[process.name] != nil else { return }
+        if unrecorded[process.name]?.kill.empty == nil { unrecorded[process.name]?.kill.empty = .current() }
+        recordIfComplete(process.name)
     }
 
-    private func record(_ kill: PressureKill, watermarks: PressureWatermarks?) {
+    private func recordIfComplete(_ id: String) {
+        guard let (kill, watermarks, run) = unrecorded[id], kill.empty != nil, run == nil || run?.memoryRelease != nil else { return }
+        unrecorded[id] = nil
+        record(kill, watermarks: watermarks, run: run)
+    }
+
+    private func record(_ kill: PressureKill, watermarks: PressureWatermarks?, run: ProcessRun?) {
         var record = KillRecord(
             band: "\(kill.victim.band)", triggerUs: kill.trigger.microseconds, decisionUs: kill.decision.microseconds,
             signalUs: kill.signal.microseconds, emptyUs: kill.empty?.microseconds)
@@ -203,7 +204,7 @@ final class PressureResponder {
         record.treeUsageBytes = kill.treeUsageBytes
         record.budgetBytes = watermarks?.budgetBytes
         record.psiSomeAvg10 = PressureStallAverages.read(PressureStallAverages.systemFile)?.someAverage10
-        record.memoryRelease = kill.memoryRelease?.description
+        record.memoryRelease = run?.memoryRelease?.description
         let budget = watermarks.map { " of \(Self.mebibytes($0.budgetBytes))" } ?? ""
         events.record(
             .kill, kill.victim.id, reason: kill.reason.rawValue,

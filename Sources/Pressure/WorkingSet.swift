@@ -1,5 +1,6 @@
 import Cgroup
 import DaemonSupport
+import ExtensiondPolicy
 import Glibc
 
 /// The memory of a cgroup that counts against `memory_budget`: its usage minus the page
@@ -15,14 +16,7 @@ import Glibc
 /// reclaim parks dirty pages on the active list until their writeback ends.
 enum WorkingSet {
     /// A reading of a group's memory.
-    struct Reading {
-        /// `memory.usage_in_bytes` / `memory.current`.
-        var usage: UInt64
-        /// What counts against the budget.
-        var workingSet: UInt64
-        /// The difference: page cache no process maps.
-        var unmappedCache: UInt64 { usage - workingSet }
-    }
+    typealias Reading = MemoryReading
 
     /// The usage and working set of `group` (the plain usage when `memory.stat` cannot be
     /// read); `nil` when even the usage cannot be read.

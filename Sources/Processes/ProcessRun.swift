@@ -24,8 +24,11 @@ package final class ProcessRun {
     var killTimer: EventSource?
     /// Gives the run up if its main process is not reaped soon after SIGKILL.
     var abandonTimer: EventSource?
-    /// What `process_mrelease` did after the run's SIGKILL.
-    package var memoryRelease: MemoryRelease?
+    /// What `process_mrelease` did after the run's SIGKILL; `nil` until the call, made off
+    /// the loop, has returned.
+    package private(set) var memoryRelease: MemoryRelease?
+    /// Waiting for ``memoryRelease``.
+    private var onMemoryReleased: [() -> Void] = []
     /// Run when the run is over (after the exit has been handled).
     var onEnd: [() -> Void] = []
     /// The extension's channel on fd 3, for extensions.
@@ -75,5 +78,18 @@ package final class ProcessRun {
         channel = nil
         residentPages = nil
         groupUsage = nil
+    }
+
+    /// Calls `body` on the loop once ``memoryRelease`` is known (at once when it is).
+    package func whenMemoryReleased(_ body: @escaping () -> Void) {
+        guard memoryRelease == nil else { return body() }
+        onMemoryReleased.append(body)
+    }
+
+    func memoryReleased(_ release: MemoryRelease) {
+        memoryRelease = release
+        let waiting = onMemoryReleased
+        onMemoryReleased = []
+        for body in waiting { body() }
     }
 }

@@ -301,7 +301,7 @@ package final class ProcessSupervisor {
         guard let run = process.run else { return nil }
         run.killTimer = nil
         let signalled = killEverything(of: run, process: process, mainReaped: false)
-        run.memoryRelease = run.process.descriptor.releaseMemory()
+        releaseMemory(of: run)
         if run.abandonTimer == nil {
             run.abandonTimer = loop.addTimer(after: Self.exitBound) { [unowned self, unowned process] in
                 self.abandon(process)
