@@ -106,7 +106,7 @@ package final class ProcessSupervisor {
         // The previous run's group is reused; whatever is still dying in it goes on dying.
         removals.cancel(group)
         do throws(CgroupError) {
-            try process.applyLimits(to: group)
+            try group.apply(definition.limits.cgroupLimits)
         } catch {
             discard(group, of: process)
             throw .cgroup(error)

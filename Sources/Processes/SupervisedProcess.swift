@@ -1,4 +1,3 @@
-import Cgroup
 import ControlProtocol
 import DaemonSupport
 import EventLoop
@@ -67,19 +66,6 @@ package final class SupervisedProcess {
 
     /// Whether a run exists (starting, running, idle, or being stopped).
     package var isAlive: Bool { run != nil }
-
-    /// The limits its group was last given: a relaunch in the same group (the daemon's
-    /// own, nothing else writes them) with the same limits writes no control file.
-    private var appliedLimits: CgroupLimits?
-
-    /// Gives `group` the definition's limits, unless it has them already.
-    func applyLimits(to group: ControlGroup) throws(CgroupError) {
-        let limits = definition.limits.cgroupLimits
-        guard group.isNew || appliedLimits != limits else { return }
-        appliedLimits = nil
-        try group.apply(limits)
-        appliedLimits = limits
-    }
 }
 
 extension RestartPolicy {
