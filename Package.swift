@@ -139,8 +139,8 @@ let package = Package(
             name: "extensiond-today",
             dependencies: ["HTTPServer", "EventLoop", "Sockets", "HostClient", "HostProtocol", "WireProtocol", "ControlProtocol"],
             resources: [
-                .embedInCode("web/index.html"), .embedInCode("web/today.css"), .embedInCode("web/today.js"),
-                .embedInCode("web/cards.js"), .embedInCode("web/template.js"), .embedInCode("web/system.html"),
+                .embedInCode("web/index-body.html"), .embedInCode("web/today.css"), .embedInCode("web/today.js"),
+                .embedInCode("web/cards.js"), .embedInCode("web/template.js"), .embedInCode("web/system-body.html"),
                 .embedInCode("web/system.js"), .embedInCode("web/frame.html"), .embedInCode("web/gallery.js"),
             ],
             linkerSettings: staticLibstdcxx
