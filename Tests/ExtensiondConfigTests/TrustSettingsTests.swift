@@ -58,7 +58,8 @@ import Testing
     @Test func relativeSandboxPathsAreResolvedAgainstTheDeclaringFile() throws {
         let directory = try ConfigDirectory()
         let configuration = try directory.load(minimalConfig + #"sandbox = { read = ["../sdk/./python"], write = ["out"] }"#)
-        let parent = String(directory.path[..<try #require(directory.path.lastIndex(of: "/"))])
+        let slash = try #require(directory.path.lastIndex(of: "/"))
+        let parent = String(directory.path[..<slash])
         let sandbox = try #require(configuration.extensions.first?.sandbox)
         #expect(sandbox.read == [parent + "/sdk/python"] && sandbox.write == [directory.path + "/out"])
     }
