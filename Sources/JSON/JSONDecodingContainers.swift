@@ -45,37 +45,21 @@ struct JSONKeyedDecoding<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     // An optional member is looked up once: the protocol's defaults look it up three times
-    // (contains, decodeNil, decode), most of decoding an answer of optional fields.
-    private func present(_ key: Key) -> JSONNode? {
+    // (contains, decodeNil, decode), most of decoding an answer of optional fields. The
+    // types here are those of the control protocol's answers.
+    private func ifPresent<Value>(_ key: Key, _ convert: (JSONNode, @autoclosure () -> [any CodingKey]) throws -> Value) throws -> Value? {
         guard let node = lookup(key.stringValue) else { return nil }
         if case .null = node { return nil }
-        return node
+        return try convert(node, codingPath + [key])
     }
 
-    func decodeIfPresent(_: Bool.Type, forKey key: Key) throws -> Bool? { try present(key).map { try JSONScalar.bool($0, codingPath + [key]) } }
-    func decodeIfPresent(_: String.Type, forKey key: Key) throws -> String? {
-        try present(key).map { try JSONScalar.string($0, codingPath + [key]) }
-    }
-    func decodeIfPresent(_: Double.Type, forKey key: Key) throws -> Double? {
-        try present(key).map { try JSONScalar.floatingPoint(Double.self, $0, codingPath + [key]) }
-    }
-    func decodeIfPresent(_: Int.Type, forKey key: Key) throws -> Int? {
-        try present(key).map { try JSONScalar.integer(Int.self, $0, codingPath + [key]) }
-    }
-    func decodeIfPresent(_: Int32.Type, forKey key: Key) throws -> Int32? {
-        try present(key).map { try JSONScalar.integer(Int32.self, $0, codingPath + [key]) }
-    }
-    func decodeIfPresent(_: Int64.Type, forKey key: Key) throws -> Int64? {
-        try present(key).map { try JSONScalar.integer(Int64.self, $0, codingPath + [key]) }
-    }
-    func decodeIfPresent(_: UInt32.Type, forKey key: Key) throws -> UInt32? {
-        try present(key).map { try JSONScalar.integer(UInt32.self, $0, codingPath + [key]) }
-    }
-    func decodeIfPresent(_: UInt64.Type, forKey key: Key) throws -> UInt64? {
-        try present(key).map { try JSONScalar.integer(UInt64.self, $0, codingPath + [key]) }
-    }
+    func decodeIfPresent(_: Bool.Type, forKey key: Key) throws -> Bool? { try ifPresent(key, JSONScalar.bool) }
+    func decodeIfPresent(_: String.Type, forKey key: Key) throws -> String? { try ifPresent(key, JSONScalar.string) }
+    func decodeIfPresent(_: Int32.Type, forKey key: Key) throws -> Int32? { try ifPresent(key) { try JSONScalar.integer(Int32.self, $0, $1()) } }
+    func decodeIfPresent(_: Int64.Type, forKey key: Key) throws -> Int64? { try ifPresent(key) { try JSONScalar.integer(Int64.self, $0, $1()) } }
+    func decodeIfPresent(_: UInt64.Type, forKey key: Key) throws -> UInt64? { try ifPresent(key) { try JSONScalar.integer(UInt64.self, $0, $1()) } }
     func decodeIfPresent<Value: Decodable>(_: Value.Type, forKey key: Key) throws -> Value? {
-        try present(key).map { try decodeValue(Value.self, from: $0, at: codingPath + [key]) }
+        try ifPresent(key) { try decodeValue(Value.self, from: $0, at: $1()) }
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
