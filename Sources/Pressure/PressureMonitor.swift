@@ -44,6 +44,8 @@ package final class PressureMonitor {
     private var recheck: EventSource?
     /// Counts ``arm(_:)``s: a move of the thresholds begun before the last one is dropped.
     private var armings = 0
+    /// Registers moved thresholds off the loop (`nil`: no thread could be had; they do not move).
+    private let registrations: BlockingWorker?
 
     /// What is armed, for `supervisorctl pressure`.
     var mechanisms: [String] {
@@ -81,6 +83,7 @@ package final class PressureMonitor {
         self.tree = tree
         self.throttle = throttle
         self.events = events
+        registrations = try? BlockingWorker(loop: loop)
     }
 
     /// Replaces every notification with those `configuration` asks for. What was armed before an error
@@ -221,18 +224,15 @@ package final class PressureMonitor {
         let root = tree.root
         let levels = Self.levels(thresholds, offset: offset)
         let generation = armings
-        do {
-            try loop.offload({ Result { () throws(CgroupError) in try levels.map { bytes throws(CgroupError) in try root.usageThreshold(bytes) } } }) {
-                [weak self] registered in
-                guard let self, generation == self.armings, case .success(let sources) = registered,
-                    let watches = try? sources.map({ source throws(CgroupError) in try self.watchSource(source, .usageThreshold) })
-                else { return moved(false) }
-                self.usageThresholds = watches
-                self.thresholdOffset = offset
-                moved(true)
-            }
-        } catch {
-            moved(false)
+        guard let registrations else { return moved(false) }
+        registrations.run({ Result { () throws(CgroupError) in try levels.map { bytes throws(CgroupError) in try root.usageThreshold(bytes) } } }) {
+            [weak self] registered in
+            guard let self, generation == self.armings, case .success(let sources) = registered,
+                let watches = try? sources.map({ source throws(CgroupError) in try self.watchSource(source, .usageThreshold) })
+            else { return moved(false) }
+            self.usageThresholds = watches
+            self.thresholdOffset = offset
+            moved(true)
         }
     }
 

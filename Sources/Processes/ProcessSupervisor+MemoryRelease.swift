@@ -6,10 +6,7 @@ extension ProcessSupervisor {
     /// loop would otherwise wait out (bench/README.md, status-load).
     func releaseMemory(of run: ProcessRun) {
         let descriptor = run.process.descriptor
-        do {
-            try loop.offload({ descriptor.releaseMemory() }) { release in run.memoryReleased(release) }
-        } catch {
-            run.memoryReleased(descriptor.releaseMemory())
-        }
+        guard let releases else { return run.memoryReleased(descriptor.releaseMemory()) }
+        releases.run({ descriptor.releaseMemory() }) { release in run.memoryReleased(release) }
     }
 }

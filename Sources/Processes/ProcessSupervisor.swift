@@ -39,6 +39,8 @@ package final class ProcessSupervisor {
     private let givenUp: GivenUpRuns
     /// Groups of ended runs, removed once empty.
     package let removals: GroupRemovals
+    /// Runs `process_mrelease` off the loop (`nil`: no thread could be had; on the loop then).
+    let releases: BlockingWorker?
 
     /// `hostSocket` is passed to hosts and apps as `EXTENSIOND_HOST_SOCKET`.
     package init(loop: EventLoop, tree: CgroupTree, events: EventLog, isolation: Isolation, hostSocket: String) {
@@ -48,6 +50,7 @@ package final class ProcessSupervisor {
         self.isolation = isolation
         givenUp = GivenUpRuns(loop: loop, events: events)
         removals = GroupRemovals(loop: loop, events: events)
+        releases = try? BlockingWorker(loop: loop)
         var environment = Self.inheritedEnvironment()
         environment[ExtensionEnvironment.hostSocketVariable] = hostSocket
         baseEnvironment = environment
