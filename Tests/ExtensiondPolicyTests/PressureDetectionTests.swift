@@ -121,20 +121,11 @@ struct KernelModel: CustomStringConvertible {
     let checkBytes: UInt64
     let start: UInt64
     var now: UInt64 = 0
-    private var registered: [(bytes: UInt64, above: Bool)] = []
-    private var lastCheck: UInt64 = 0
-    private var recheckAt: UInt64?
-    private var detection = PressureDetection<Int>(usageNoise: 0, moveSlack: 1 << 20)
-    private var triggers = 0
-
-    init(thresholds: PressureThresholds, cache: UInt64, growthPerMillisecond: UInt64, moveMilliseconds: UInt64, checkBytes: UInt64, start: UInt64) {
-        self.thresholds = thresholds
-        self.cache = cache
-        self.growthPerMillisecond = growthPerMillisecond
-        self.moveMilliseconds = moveMilliseconds
-        self.checkBytes = checkBytes
-        self.start = start
-    }
+    private(set) var registered: [(bytes: UInt64, above: Bool)] = []
+    private(set) var lastCheck: UInt64 = 0
+    private(set) var recheckAt: UInt64?
+    private(set) var detection = PressureDetection<Int>(usageNoise: 0, moveSlack: 1 << 20)
+    private(set) var triggers = 0
 
     var description: String {
         "cache \(cache), growth \(growthPerMillisecond)/ms, move \(moveMilliseconds) ms, check every \(checkBytes)"
