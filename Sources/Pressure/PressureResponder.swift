@@ -160,9 +160,14 @@ final class PressureResponder {
         guard let group = victims[victim.id]?.group else {
             return perform(handle(.emptied(at: MonotonicInstant.current().policyInstant)))
         }
+        let run = victims[victim.id]?.run
         let wait = EmptyGroupWait(loop: loop, group: group, until: deadline) { [unowned self] emptied, at in
             self.victimWait = nil
-            self.perform(self.handle(emptied ? .emptied(at: at.policyInstant) : .deadlinePassed(at: at.policyInstant)))
+            let event: PressureEpisode.Event = emptied ? .emptied(at: at.policyInstant) : .deadlinePassed(at: at.policyInstant)
+            // An emptied group goes on with `process_mrelease`'s answer (it comes within the
+            // same few milliseconds): the kill is on record before anything the episode frees room for.
+            guard emptied, let run else { return self.perform(self.handle(event)) }
+            run.whenMemoryReleased { [unowned self] in self.perform(self.handle(event)) }
         }
         // A group empty already ended the wait within `init`, and the episode went on from
         // there, perhaps to the next victim's wait: that one is kept, not this one.
