@@ -21,7 +21,7 @@ import PackageDescription
 /// The installed programs link libstdc++ statically: linker/libstdc++.so says why and how.
 let staticLibstdcxx: [LinkerSetting] = [.unsafeFlags(["-L", Context.packageDirectory + "/linker"])]
 
-/// The release daemon's relative relocations packed (DT_RELR, glibc 2.36): 7 KiB instead of
+/// The release programs' relative relocations packed (DT_RELR, glibc 2.36): 7 KiB instead of
 /// 800 KiB that the loader reads at every start and that stays mapped (bench/README.md).
 let packedRelocations: [LinkerSetting] = [
     .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"], .when(configuration: .release)),
@@ -125,7 +125,7 @@ let package = Package(
         .executableTarget(
             name: "supervisorctl",
             dependencies: ["ControlProtocol", "HostProtocol", "Sockets", "Spelling", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            linkerSettings: staticLibstdcxx
+            linkerSettings: staticLibstdcxx + packedRelocations
         ),
         .systemLibrary(name: "CMalloc"),
         .target(name: "ExtensionSDK", dependencies: ["WireProtocol", "CMalloc"]),
@@ -139,8 +139,8 @@ let package = Package(
             name: "extensiond-today",
             dependencies: ["HTTPServer", "EventLoop", "Sockets", "HostClient", "HostProtocol", "WireProtocol", "ControlProtocol"],
             resources: [
-                .embedInCode("web/index.html"), .embedInCode("web/today.css"), .embedInCode("web/today.js"),
-                .embedInCode("web/cards.js"), .embedInCode("web/template.js"), .embedInCode("web/system.html"),
+                .embedInCode("web/index-body.html"), .embedInCode("web/today.css"), .embedInCode("web/today.js"),
+                .embedInCode("web/cards.js"), .embedInCode("web/template.js"), .embedInCode("web/system-body.html"),
                 .embedInCode("web/system.js"), .embedInCode("web/frame.html"), .embedInCode("web/gallery.js"),
             ],
             linkerSettings: staticLibstdcxx
