@@ -22,9 +22,17 @@ import PackageDescription
 let staticLibstdcxx: [LinkerSetting] = [.unsafeFlags(["-L", Context.packageDirectory + "/linker"])]
 
 /// The release daemon's relative relocations packed (DT_RELR, glibc 2.36): 7 KiB instead of
-/// 800 KiB that the loader reads at every start and that stays mapped (bench/README.md).
-let packedRelocations: [LinkerSetting] = [
-    .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"], .when(configuration: .release)),
+/// 800 KiB that the loader reads at every start and that stays mapped; and the functions it
+/// runs once serving laid out together (linker/extensiond.order), so that the pages the
+/// launches fault back in hold little else (bench/README.md).
+let releaseDaemonLayout: [LinkerSetting] = [
+    .unsafeFlags(
+        [
+            "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+            "-Xlinker", "--symbol-ordering-file=" + Context.packageDirectory + "/linker/extensiond.order", "-Xlinker", "--no-warn-symbol-ordering",
+        ],
+        .when(configuration: .release)
+    )
 ]
 
 let package = Package(
@@ -112,13 +120,13 @@ let package = Package(
             dependencies: [
                 "DaemonSupport", "Output", "ProcessIsolation", "Processes", "ExtensionCoordination", "Pressure", "Hosts", "Control", "Metrics",
                 "ExtensiondConfig", "ExtensiondPolicy", "Cgroup", "EventLoop", "Sockets", "WireProtocol", "ControlProtocol", "PrometheusText",
-                "Systemd", "CLinux", .product(name: "Logging", package: "swift-log"),
+                "Systemd", "CLinux", "CMalloc", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
             name: "extensiond",
             dependencies: ["Supervisor", "DaemonSupport", "Output", "ExtensiondConfig", "ControlProtocol", "WireProtocol", "Systemd"],
-            linkerSettings: staticLibstdcxx + packedRelocations
+            linkerSettings: staticLibstdcxx + releaseDaemonLayout
         ),
 
         // Clients.
@@ -173,3 +181,9 @@ let package = Package(
         ]),
     ]
 )
+
+/// Each Swift function in a section of its own in release builds, so that lld can lay the
+/// code the daemon runs out together (linker/extensiond.order; bench/README.md, "layout").
+for target in package.targets where target.type == .regular || target.type == .executable {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Xfrontend", "-function-sections"], .when(configuration: .release))]
+}

@@ -54,11 +54,11 @@ public final class Daemon: ControlledDaemon {
     private var stopping = false
     /// Copy every process's output to stderr, prefixed with its name (a developer's terminal).
     private let echoOutput: Bool
-    /// Running as a systemd service: output goes to the journal by default, events are
-    /// structured journal entries.
+    /// Running as a systemd service: output goes to the journal by default, events are structured journal entries.
     private let systemdService: Bool
     /// Where output lines go for `output = "journal"` or `"both"`.
     private let journal: JournalWriting
+    private lazy var heapTrim = HeapTrim(loop: loop)
 
     /// A daemon for an already validated configuration loaded from `configPath`.
     /// `logRing` is where `logger`'s handler keeps the last lines; `echoOutput` copies the
@@ -143,6 +143,7 @@ public final class Daemon: ControlledDaemon {
         supervisor.onLaunched = { [unowned self] process in
             self.extensions.launched(process.name)
             self.pressure.launched(process)
+            self.heapTrim.launched()
         }
         supervisor.onExtensionMessage = { [unowned self] process, message in self.extensions.received(message, from: process.name) }
         supervisor.onRunEnded = { [unowned self] process, reason in
