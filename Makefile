@@ -43,9 +43,11 @@ test: deps lint
 	@$(MAKE) --no-print-directory fuzz-short
 
 # The code's style is .swift-format's (swift format comes with the toolchain): lint fails on
-# any finding, format rewrites the tree to it.
+# any finding, format rewrites the tree to it. Commit subjects are one line of at most 72
+# characters (scripts/commit-subjects).
 lint:
 	$(SWIFT) format lint --strict --recursive --parallel Sources Tests fuzz
+	@scripts/commit-subjects
 
 format:
 	$(SWIFT) format format --in-place --recursive --parallel Sources Tests fuzz

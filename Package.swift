@@ -21,18 +21,19 @@ import PackageDescription
 /// The installed programs link libstdc++ statically: linker/libstdc++.so says why and how.
 let staticLibstdcxx: [LinkerSetting] = [.unsafeFlags(["-L", Context.packageDirectory + "/linker"])]
 
-/// The release daemon's relative relocations packed (DT_RELR, glibc 2.36): 7 KiB instead of
-/// 800 KiB that the loader reads at every start and that stays mapped; and the functions it
-/// runs once serving laid out together (linker/extensiond.order), so that the pages the
-/// launches fault back in hold little else (bench/README.md).
-let releaseDaemonLayout: [LinkerSetting] = [
+/// The release programs' relative relocations packed (DT_RELR, glibc 2.36): 7 KiB instead of
+/// 800 KiB that the loader reads at every start and that stays mapped (bench/README.md).
+let packedRelocations: [LinkerSetting] = [
+    .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"], .when(configuration: .release)),
+]
+
+/// The functions the release daemon runs once it serves laid out together
+/// (linker/extensiond.order), so that the pages its launches fault back in hold little else.
+let hotFunctionsFirst: [LinkerSetting] = [
     .unsafeFlags(
-        [
-            "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
-            "-Xlinker", "--symbol-ordering-file=" + Context.packageDirectory + "/linker/extensiond.order", "-Xlinker", "--no-warn-symbol-ordering",
-        ],
+        ["-Xlinker", "--symbol-ordering-file=" + Context.packageDirectory + "/linker/extensiond.order", "-Xlinker", "--no-warn-symbol-ordering"],
         .when(configuration: .release)
-    )
+    ),
 ]
 
 let package = Package(
@@ -126,14 +127,14 @@ let package = Package(
         .executableTarget(
             name: "extensiond",
             dependencies: ["Supervisor", "DaemonSupport", "Output", "ExtensiondConfig", "ControlProtocol", "WireProtocol", "Systemd"],
-            linkerSettings: staticLibstdcxx + releaseDaemonLayout
+            linkerSettings: staticLibstdcxx + packedRelocations + hotFunctionsFirst
         ),
 
         // Clients.
         .executableTarget(
             name: "supervisorctl",
             dependencies: ["ControlProtocol", "HostProtocol", "Sockets", "Spelling", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            linkerSettings: staticLibstdcxx
+            linkerSettings: staticLibstdcxx + packedRelocations
         ),
         .systemLibrary(name: "CMalloc"),
         .target(name: "ExtensionSDK", dependencies: ["WireProtocol", "CMalloc"]),
@@ -147,8 +148,8 @@ let package = Package(
             name: "extensiond-today",
             dependencies: ["HTTPServer", "EventLoop", "Sockets", "HostClient", "HostProtocol", "WireProtocol", "ControlProtocol"],
             resources: [
-                .embedInCode("web/index.html"), .embedInCode("web/today.css"), .embedInCode("web/today.js"),
-                .embedInCode("web/cards.js"), .embedInCode("web/template.js"), .embedInCode("web/system.html"),
+                .embedInCode("web/index-body.html"), .embedInCode("web/today.css"), .embedInCode("web/today.js"),
+                .embedInCode("web/cards.js"), .embedInCode("web/template.js"), .embedInCode("web/system-body.html"),
                 .embedInCode("web/system.js"), .embedInCode("web/frame.html"), .embedInCode("web/gallery.js"),
             ],
             linkerSettings: staticLibstdcxx

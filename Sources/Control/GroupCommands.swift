@@ -23,6 +23,8 @@ extension ControlCommands {
     /// Why the shared defaults of the groups `process` uses (its app's, or its own for an
     /// app) could not be saved, for its `status` line; nil when they could.
     func defaultsStorageError(of process: SupervisedProcess) -> String? {
+        // Almost always so: then no search of the config per line (200 lines, 200 extensions).
+        guard !extensions.groups.storageErrors.isEmpty else { return nil }
         let app = process.kind == .extension ? configuration.extensions.first { $0.id == process.name }?.app : process.name
         guard let groups = configuration.apps.first(where: { $0.id == app })?.groups else { return nil }
         let errors = groups.compactMap { extensions.groups.storageErrors[$0] }

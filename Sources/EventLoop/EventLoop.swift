@@ -1,7 +1,8 @@
 /// The daemon's single-threaded event loop: epoll underneath, Swift closures on top.
 ///
-/// This module owns the loop, event sources (fds, timers, signals, child pidfds) and
-/// non-blocking UNIX sockets. It must not know about extensions, hosts, policies or
+/// This module owns the loop, event sources (fds, timers, signals, child pidfds),
+/// non-blocking UNIX sockets, and the one thread that does blocking work for the loop
+/// (``BlockingWorker``). It must not know about extensions, hosts, policies or
 /// systemd (the Systemd module pings the watchdog from a timer of the loop): it only
 /// turns kernel events into callbacks.
 import CLinux

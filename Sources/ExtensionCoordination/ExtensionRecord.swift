@@ -29,6 +29,9 @@ package final class ExtensionRecord {
     var idleTimer: (any CoordinatorTimer)?
     /// Freezes the idle run after `suspend_after`.
     var suspendTimer: (any CoordinatorTimer)?
+    /// Since when the run has had nothing in flight (`nil` while it serves a request): the
+    /// idle and suspend timers count from here.
+    var quietSince: MonotonicInstant?
     /// The mode of the last pull: the one a manual refresh or an app's reload updates.
     var lastPulledMode: DisplayMode
     /// What the extension is working on now (one request at a time).
@@ -41,6 +44,8 @@ package final class ExtensionRecord {
     package var statistics = ExtensionStatistics()
     /// The version hosts may have seen, as recorded in `state_dir` (see ``ShownVersion``).
     var shownVersion = ShownVersion(shown: 0, offset: 0)
+    /// The version the `.version` file holds: versions up to it are shown without a write.
+    var reservedVersion: UInt64 = 0
     /// Why the last write of its state failed; nil once one succeeds.
     var storageError: String?
     /// What hosts last said they render for, sent with every update (docs/PROTOCOL.md §6).

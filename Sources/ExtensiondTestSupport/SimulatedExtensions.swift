@@ -61,9 +61,11 @@ package final class SimulatedExtensions: ExtensionProcesses {
     package private(set) var launches: [String: Int] = [:]
     package private(set) var sent: [Request] = []
     package private(set) var kills: [(id: String, reason: StopReason)] = []
-    package private(set) var stops: [(id: String, reason: StopReason)] = []
+    package private(set) var stops: [(id: String, reason: StopReason, at: MonotonicInstant)] = []
     /// Whether the run is serving a request, as `status` would show.
     package private(set) var serving: [String: Bool] = [:]
+    /// Every `markServing`, with its time: the quiet spells the idle timers count.
+    package private(set) var servingChanges: [(at: MonotonicInstant, id: String, serving: Bool)] = []
     /// Runs frozen now: what is sent to them is not read (counted in ``sentWhileSuspended``).
     package private(set) var suspended: Set<String> = []
     package private(set) var suspensions: [(at: MonotonicInstant, id: String)] = []
@@ -97,6 +99,7 @@ package final class SimulatedExtensions: ExtensionProcesses {
 
     package func markServing(_ id: String, _ serving: Bool) {
         self.serving[id] = serving
+        servingChanges.append((clock.now, id, serving))
     }
 
     package func suspend(_ id: String) {
@@ -135,7 +138,7 @@ package final class SimulatedExtensions: ExtensionProcesses {
         guard let phase = phases[id], phase != .stopping else { return }
         // The supervisor thaws a frozen run so that it can take `terminate`.
         suspended.remove(id)
-        stops.append((id, reason))
+        stops.append((id, reason, clock.now))
         phases[id] = .stopping
         end(id, after: .milliseconds(5), reason: reason)
     }

@@ -44,6 +44,24 @@ struct JSONKeyedDecoding<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try decodeValue(Value.self, from: node(key), at: codingPath + [key])
     }
 
+    // An optional member is looked up once: the protocol's defaults look it up three times
+    // (contains, decodeNil, decode), most of decoding an answer of optional fields. The
+    // types here are those of the control protocol's answers.
+    private func ifPresent<Value>(_ key: Key, _ convert: (JSONNode, @autoclosure () -> [any CodingKey]) throws -> Value) throws -> Value? {
+        guard let node = lookup(key.stringValue) else { return nil }
+        if case .null = node { return nil }
+        return try convert(node, codingPath + [key])
+    }
+
+    func decodeIfPresent(_: Bool.Type, forKey key: Key) throws -> Bool? { try ifPresent(key, JSONScalar.bool) }
+    func decodeIfPresent(_: String.Type, forKey key: Key) throws -> String? { try ifPresent(key, JSONScalar.string) }
+    func decodeIfPresent(_: Int32.Type, forKey key: Key) throws -> Int32? { try ifPresent(key) { try JSONScalar.integer(Int32.self, $0, $1()) } }
+    func decodeIfPresent(_: Int64.Type, forKey key: Key) throws -> Int64? { try ifPresent(key) { try JSONScalar.integer(Int64.self, $0, $1()) } }
+    func decodeIfPresent(_: UInt64.Type, forKey key: Key) throws -> UInt64? { try ifPresent(key) { try JSONScalar.integer(UInt64.self, $0, $1()) } }
+    func decodeIfPresent<Value: Decodable>(_: Value.Type, forKey key: Key) throws -> Value? {
+        try ifPresent(key) { try decodeValue(Value.self, from: $0, at: $1()) }
+    }
+
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
         try JSONTreeDecoder(node: node(key), codingPath: codingPath + [key]).container(keyedBy: type)
     }

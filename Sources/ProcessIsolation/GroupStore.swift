@@ -9,8 +9,10 @@ import WireProtocol
 /// crash leaves the old or the new value, never a torn file.
 ///
 /// Writes are coalesced: those a group gets within ``coalescingInterval`` are saved by one
-/// write of the file, and each is answered once that write is on disk (or failed). Reads
-/// answer from what is on disk. Each peer's writes are bounded by ``DefaultsWriteBudget``.
+/// write of the file, and each is answered once that write is on disk (or failed). The
+/// write (fsync, rename) runs off the loop (``BlockingWork``), one at a time per group;
+/// writes accepted meanwhile wait for the next. Reads answer from what is on disk. Each
+/// peer's writes are bounded by ``DefaultsWriteBudget``.
 ///
 /// A write that fails (a full disk) is refused to whoever asked, recorded as an event
 /// (reason `storage`) at the first failure and when writes succeed again, and kept in
@@ -21,10 +23,13 @@ package final class GroupStore {
     private let stateDirectory: String
     private let events: EventLog
     private let clock: any CoordinatorClock
+    private let work: any BlockingWork
     /// The stores as saved, by group (loaded at first use).
     private var saved: [String: DefaultsContent] = [:]
-    /// Writes accepted and not yet saved, by group: the store they make and who waits.
-    private var pending: [String: (content: DefaultsContent, waiting: [Reply])] = [:]
+    /// Writes accepted and not yet saved, by group.
+    private var pending: [String: PendingWrites] = [:]
+    /// The store being saved, by group, while its write runs.
+    private var saving: [String: DefaultsContent] = [:]
     private var saveTimer: (any CoordinatorTimer)?
     private var budget = DefaultsWriteBudget()
     /// Why the last write of a group's defaults failed, until one succeeds.
@@ -34,10 +39,11 @@ package final class GroupStore {
     /// How long a write waits for others to be saved with it.
     static let coalescingInterval = Duration.milliseconds(5)
 
-    package init(stateDirectory: String, events: EventLog, clock: any CoordinatorClock) {
+    package init(stateDirectory: String, events: EventLog, clock: any CoordinatorClock, work: any BlockingWork = InlineWork()) {
         self.stateDirectory = stateDirectory
         self.events = events
         self.clock = clock
+        self.work = work
     }
 
     /// The container directory of `group`, created if missing: `root:<gid>` with mode 2770,
@@ -75,15 +81,65 @@ package final class GroupStore {
         }
     }
 
-    /// Saves every accepted write now and answers its writers (at a clean stop).
-    package func saveAccepted() {
+    /// Saves every accepted write now, waits for the saves, and answers their writers (at a
+    /// clean stop).
+    package func saveEverything() {
+        while !pending.isEmpty || !saving.isEmpty {
+            saveAccepted()
+            work.finish()
+        }
+    }
+
+    /// Waits for the saves that run (before the files are moved away).
+    package func finishSaves() {
+        work.finish()
+    }
+
+    /// Starts the save of each group with accepted writes, except those whose save runs.
+    private func saveAccepted() {
         saveTimer = nil
-        let batch = pending
-        pending = [:]
-        for group in batch.keys.sorted() {
-            let write = batch[group]!
-            let outcome = save(write.content, group)
-            for reply in write.waiting { reply(outcome) }
+        for group in pending.keys.sorted() where saving[group] == nil {
+            let writes = pending.removeValue(forKey: group)!
+            saving[group] = writes.content
+            let (directory, path, bytes) = (stateDirectory + "/defaults", path(group), writes.content.encoded)
+            work.run(
+                { () -> String? in
+                    do {
+                        try FileSystem.createDirectories(directory, mode: 0o750)
+                        try FileSystem.writeAtomically(bytes, to: path)
+                        return nil
+                    } catch {
+                        return "\(error)"
+                    }
+                },
+                then: { [unowned self] failure in saved(group, writes, failure: failure) })
+        }
+    }
+
+    private func saved(_ group: String, _ writes: PendingWrites, failure: String?) {
+        saving[group] = nil
+        let outcome: Result<JSONValue, GroupStoreError>
+        if let failure {
+            let message = "the shared defaults of \(group) could not be saved: \(failure)"
+            if storageErrors[group] == nil { events.record(.error, nil, reason: "storage", message) }
+            storageErrors[group] = message
+            outcome = .failure(.storage(failure))
+            // Writes accepted since were made on top of the failed ones: made again on what is saved.
+            pending[group]?.rebase(on: saved[group] ?? DefaultsContent())
+        } else {
+            if storageErrors.removeValue(forKey: group) != nil {
+                events.record(.cleanup, nil, reason: "storage", "the shared defaults of \(group) are saved again")
+            }
+            saved[group] = writes.content
+            outcome = .success(.null)
+        }
+        for reply in writes.waiting { reply(outcome) }
+        if pending[group] != nil { scheduleSave() }
+    }
+
+    private func scheduleSave() {
+        if saveTimer == nil {
+            saveTimer = clock.timer(after: Self.coalescingInterval) { [unowned self] in saveAccepted() }
         }
     }
 
@@ -91,21 +147,18 @@ package final class GroupStore {
         _ value: JSONValue?, at key: String, of group: String, by writer: DefaultsWriter,
         reply: @escaping Reply
     ) throws(GroupStoreError) {
-        var write: (content: DefaultsContent, waiting: [Reply])
-        if let accepted = pending[group] { write = accepted } else { write = (try load(group), []) }
-        if value == nil && write.content[key] == nil && write.waiting.isEmpty { return reply(.success(.null)) }
-        guard write.content.encodedBytes(setting: key, to: value) <= Self.maxStoreBytes else {
+        var writes: PendingWrites
+        if let accepted = pending[group] { writes = accepted } else { writes = PendingWrites(content: try current(group)) }
+        if value == nil && writes.content[key] == nil && writes.waiting.isEmpty { return reply(.success(.null)) }
+        guard writes.content.encodedBytes(setting: key, to: value) <= Self.maxStoreBytes else {
             throw .full(group, limit: Self.maxStoreBytes)
         }
         if writer != .control && !budget.take(writer, at: clock.now.policyInstant) {
             throw .overBudget(writer)
         }
-        write.content[key] = value
-        write.waiting.append(reply)
-        pending[group] = write
-        if saveTimer == nil {
-            saveTimer = clock.timer(after: Self.coalescingInterval) { [unowned self] in saveAccepted() }
-        }
+        writes.set(key, to: value, reply: reply)
+        pending[group] = writes
+        scheduleSave()
     }
 
     private func required(_ key: String?, for operation: DefaultsOperation) throws(GroupStoreError) -> String {
@@ -114,12 +167,19 @@ package final class GroupStore {
     }
 
     /// Drops what is known of `group`'s defaults: its file was moved away with its removed
-    /// app. Writes not saved yet are refused rather than written back for the next owner.
+    /// app (after ``finishSaves()``). Writes not saved yet are refused rather than
+    /// written back for the next owner.
     package func forget(_ group: String) {
         saved[group] = nil
         for reply in pending.removeValue(forKey: group)?.waiting ?? [] {
             reply(.failure(.storage("the group \(group) was removed before the write was saved")))
         }
+    }
+
+    /// The store as it will be once the running save (if any) is done.
+    private func current(_ group: String) throws(GroupStoreError) -> DefaultsContent {
+        if let beingSaved = saving[group] { return beingSaved }
+        return try load(group)
     }
 
     private func path(_ group: String) -> String { stateDirectory + "/defaults/" + group + ".json" }
@@ -134,22 +194,29 @@ package final class GroupStore {
         saved[group] = content
         return content
     }
+}
 
-    private func save(_ content: DefaultsContent, _ group: String) -> Result<JSONValue, GroupStoreError> {
-        do {
-            try FileSystem.createDirectories(stateDirectory + "/defaults", mode: 0o750)
-            try FileSystem.writeAtomically(content.encoded, to: path(group))
-        } catch {
-            let message = "the shared defaults of \(group) could not be saved: \(error)"
-            if storageErrors[group] == nil { events.record(.error, nil, reason: "storage", message) }
-            storageErrors[group] = message
-            return .failure(.storage("\(error)"))
-        }
-        if storageErrors.removeValue(forKey: group) != nil {
-            events.record(.cleanup, nil, reason: "storage", "the shared defaults of \(group) are saved again")
-        }
-        saved[group] = content
-        return .success(.null)
+/// The writes a group accepted that wait for a save: the store they make, each key's
+/// last value (`nil`: removed), and who waits.
+private struct PendingWrites {
+    var content: DefaultsContent
+    private var changes: [String: JSONValue?] = [:]
+    private(set) var waiting: [GroupStore.Reply] = []
+
+    init(content: DefaultsContent) {
+        self.content = content
+    }
+
+    mutating func set(_ key: String, to value: JSONValue?, reply: @escaping GroupStore.Reply) {
+        content[key] = value
+        changes.updateValue(value, forKey: key)
+        waiting.append(reply)
+    }
+
+    /// The same changes made on `base` instead.
+    mutating func rebase(on base: DefaultsContent) {
+        content = base
+        for (key, value) in changes { content[key] = value }
     }
 }
 

@@ -88,6 +88,8 @@ package final class RemovedApps {
         let directory = removedDirectory + "/" + app
         // What an earlier app of that id left goes first: only the last removal is kept.
         if let tag = tags()[app], let error = purge(app, tag) { return error }
+        // A save still running would write the defaults back after the move.
+        isolation.groups.finishSaves()
         do {
             try FileSystem.createDirectories(directory, mode: 0o700)
             for path in Self.paths(of: owned) {

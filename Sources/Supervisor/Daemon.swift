@@ -60,10 +60,9 @@ public final class Daemon: ControlledDaemon {
     private let journal: JournalWriting
     private lazy var heapTrim = HeapTrim(loop: loop)
 
-    /// A daemon for an already validated configuration loaded from `configPath`.
-    /// `logRing` is where `logger`'s handler keeps the last lines; `echoOutput` copies the
-    /// supervised processes' output to stderr as well; `systemdService` sends output and
-    /// events to `journal` (the system's by default).
+    /// A daemon for an already validated configuration loaded from `configPath`. `logRing` is where `logger`'s handler keeps
+    /// the last lines; `echoOutput` copies the supervised processes' output to stderr as well; `systemdService` sends output
+    /// and events to `journal` (the system's by default).
     public init(
         configuration: Configuration, configPath: String, logger: Logger, logRing: DaemonLogRing = DaemonLogRing(),
         echoOutput: Bool = false, systemdService: Bool = false, journal: JournalWriting = SystemdJournal()
@@ -72,8 +71,10 @@ public final class Daemon: ControlledDaemon {
         Self.raiseSchedulingPriority(logger: logger)
         let settings = configuration.supervisor
         let store = ExtensionStore(stateDirectory: settings.stateDirectory)
+        let diskWork: BlockingWorker
         do {
             loop = try EventLoop()
+            diskWork = try BlockingWorker(loop: loop)
             try FileSystem.createDirectories(settings.runtimeDirectory)
             try FileSystem.createDirectories(settings.stateDirectory)
             try FileSystem.createDirectories(settings.stateDirectory + "/logs", mode: 0o750)
@@ -98,9 +99,8 @@ public final class Daemon: ControlledDaemon {
         } catch {
             throw .cgroup(error)
         }
-        let isolation = Isolation(
-            configuration: configuration, groups: GroupStore(stateDirectory: settings.stateDirectory, events: events, clock: loop),
-            runsAsRoot: geteuid() == 0, events: events)
+        let groups = GroupStore(stateDirectory: settings.stateDirectory, events: events, clock: loop, work: diskWork)
+        let isolation = Isolation(configuration: configuration, groups: groups, runsAsRoot: geteuid() == 0, events: events)
         removedApps = RemovedApps(stateDirectory: settings.stateDirectory, isolation: isolation)
         supervisor = ProcessSupervisor(
             loop: loop, tree: cgroups.tree, events: events, isolation: isolation,
@@ -357,7 +357,7 @@ public final class Daemon: ControlledDaemon {
         var remaining = alive.count
         let finish: () -> Void = { [unowned self] in
             self.extensions.saveRecords()
-            self.extensions.groups.saveAccepted()
+            self.extensions.groups.saveEverything()
             // Groups still emptying are removed first (each within its bound), then the
             // volumes their processes wrote to are unmounted.
             self.supervisor.removals.whenAllDone { [unowned self] in

@@ -7,8 +7,8 @@ struct WebFiles {
 
     static func file(at path: String) -> WebFiles? {
         switch path {
-        case "/", "/index.html": WebFiles(type: html, bytes: PackageResources.index_html)
-        case "/system": WebFiles(type: html, bytes: PackageResources.system_html)
+        case "/", "/index.html": WebFiles(type: html, bytes: todayPage)
+        case "/system": WebFiles(type: html, bytes: systemPage)
         case "/frame": WebFiles(type: html, bytes: PackageResources.frame_html, isWidgetFrame: true)
         case "/today.css": WebFiles(type: "text/css; charset=utf-8", bytes: PackageResources.today_css)
         case "/today.js": WebFiles(type: script, bytes: PackageResources.today_js)
@@ -18,6 +18,27 @@ struct WebFiles {
         case "/gallery.js": WebFiles(type: script, bytes: PackageResources.gallery_js)
         default: nil
         }
+    }
+
+    private static let todayPage = page(title: "Today", script: "/today.js", body: PackageResources.index_body_html)
+    private static let systemPage = page(title: "System", script: "/system.js", body: PackageResources.system_body_html)
+
+    /// A page of the view: the `<head>` every page shares, then its own body (web/*-body.html).
+    private static func page(title: String, script: String, body: [UInt8]) -> [UInt8] {
+        let head = """
+            <!doctype html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta name="color-scheme" content="light dark">
+            <title>\(title)</title>
+            <link rel="stylesheet" href="/today.css">
+            <script type="module" src="\(script)"></script>
+            </head>
+
+            """
+        return Array(head.utf8) + body
     }
 
     private static let html = "text/html; charset=utf-8"

@@ -55,11 +55,24 @@ enum JSONLine {
 enum Table {
     static func render(header: [String], rows: [[String]]) -> String {
         let all = [header] + rows
-        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
-        return all.map { row in
-            row.enumerated().map { column, cell in
-                column == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
-            }.joined(separator: "  ")
-        }.joined(separator: "\n")
+        let widths = all.map { $0.map(width) }
+        let columns = header.indices.map { column in widths.map { $0[column] }.max() ?? 0 }
+        var text: [UInt8] = []
+        text.reserveCapacity(all.count * (columns.reduce(0, +) + 2 * columns.count + 1))
+        for (line, row) in all.enumerated() {
+            if line > 0 { text.append(UInt8(ascii: "\n")) }
+            for (column, cell) in row.enumerated() {
+                if column > 0 { text += [UInt8(ascii: " "), UInt8(ascii: " ")] }
+                text += cell.utf8
+                if column < row.count - 1 { text += repeatElement(UInt8(ascii: " "), count: columns[column] - widths[line][column]) }
+            }
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// The characters of `cell`, counted from its bytes when they are ASCII (every one is
+    /// a character): the count of Characters breaks graphemes, most of a table's cost.
+    private static func width(_ cell: String) -> Int {
+        cell.utf8.allSatisfy { $0 < 0x80 } ? cell.utf8.count : cell.count
     }
 }

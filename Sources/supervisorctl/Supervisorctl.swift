@@ -53,7 +53,7 @@ struct Supervisorctl: ParsableCommand {
     static func execute(_ arguments: [String]) -> CLIExitCode {
         do {
             let expanded = ShorthandArguments.expand(arguments)
-            var command = try parseDirectly(expanded) ?? parseAsRoot(expanded)
+            var command: any ParsableCommand = try PlainStatus.command(expanded) ?? parseDirectly(expanded) ?? parseAsRoot(expanded)
             try command.run()
             return .success
         } catch let error as ClientError {
@@ -90,7 +90,7 @@ extension Supervisorctl {
         return try? type.parse(Array(line.dropFirst()) + global)
     }
 
-    private static func needsTheRoot(_ argument: String) -> Bool {
+    static func needsTheRoot(_ argument: String) -> Bool {
         ["-h", "--help", "help", "--version", "-i", "--interactive"].contains(argument)
             || argument.hasPrefix("--generate-completion") || argument.hasPrefix("--experimental")
     }

@@ -49,6 +49,8 @@ import Testing
         #expect(widget.cardTemplate == Self.repository + "/config/cards/clock.json")
         let weather = try #require(configuration.extensions.first { $0.id == "demo.weather" })
         #expect(weather.launch.command == [Self.repository + "/examples/weather-card/widget.py"])
+        // The Python widgets import the repository's SDK, which their sandbox may read.
+        #expect(weather.sandbox.read == [Self.repository + "/sdk/python"])
         // The Today view's edit mode shows it in the gallery and adds cities.
         #expect(configuration.hosts.last?.manage == true)
         #expect(weather.gallery.displayName?.text(for: "fr-FR") == "Météo")

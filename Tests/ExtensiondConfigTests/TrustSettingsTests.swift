@@ -54,17 +54,27 @@ import Testing
         #expect(errors.count == 1 && errors.first?.message.contains("is not an id range") == true, "\(errors)")
     }
 
-    @Test func sandboxPathsAreAbsoluteAndHostsNameDeclaredExtensions() throws {
+    /// As `command` and `working_directory`: the demo config grants the repository's SDK.
+    @Test func relativeSandboxPathsAreResolvedAgainstTheDeclaringFile() throws {
+        let directory = try ConfigDirectory()
+        let configuration = try directory.load(minimalConfig + #"sandbox = { read = ["../sdk/./python"], write = ["out"] }"#)
+        let slash = try #require(directory.path.lastIndex(of: "/"))
+        let parent = String(directory.path[..<slash])
+        let sandbox = try #require(configuration.extensions.first?.sandbox)
+        #expect(sandbox.read == [parent + "/sdk/python"] && sandbox.write == [directory.path + "/out"])
+    }
+
+    @Test func sandboxKeysAreKnownAndHostsNameDeclaredExtensions() throws {
         let errors = try ConfigDirectory().errors(
             minimalConfig + """
-                sandbox = { read = ["relative/path"], exec = true }
+                sandbox = { read = [""], exec = true }
 
                 [hosts.panel]
                 command = ["/bin/panel"]
                 extensions = ["widget", "nope"]
                 """)
         let messages = errors.map(\.message)
-        #expect(messages.contains { $0.contains("expected an absolute path") })
+        #expect(messages.contains { $0.contains("expected a non-empty string") })
         #expect(messages.contains { $0.contains(#"unknown key "exec""#) })
         #expect(messages.contains { $0.contains(#"no extension "nope" is declared"#) })
         #expect(errors.count == 3, "\(messages)")

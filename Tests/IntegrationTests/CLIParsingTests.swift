@@ -97,6 +97,26 @@ import WireProtocol
         #expect(received == [request])
     }
 
+    /// `status` in its plain forms is read without ArgumentParser (PlainStatus); every form
+    /// sends the same request and prints the same, and the others still reach ArgumentParser.
+    @Test(arguments: [
+        (["status", "a", "b*"], false), (["--json", "status", "a", "b*"], true), (["status", "--json", "a", "b*"], true),
+        (["status", "a", "b*", "--json"], true),
+    ])
+    func statusSendsItsRequestHoweverItIsWritten(arguments: [String], json: Bool) throws {
+        let answer = ControlResponse(status: [ProcessStatus(name: "a", kind: .extension, state: "idle")])
+        let (result, received) = try Self.run(arguments, answer: answer)
+        #expect(result.exitCode == 0, "\(arguments): \(result.stderr)")
+        #expect(received == [.status(NameSelection(["a", "b*"]))])
+        #expect(result.stdout.hasPrefix(json ? #"{"ok":true"# : "NAME  KIND       STATE"), "\(arguments): \(result.stdout)")
+    }
+
+    @Test func statusWithAnOptionItDoesNotKnowIsAUsageError() throws {
+        let directory = try TemporaryDirectory()
+        let result = try runCommand(Binaries.path("supervisorctl"), ["--socket", directory.file("absent.sock"), "status", "--bogus"], in: directory)
+        #expect(result.exitCode == 2 && result.stderr.contains("--bogus"), "\(result.stderr)")
+    }
+
     @Test func pullPrintsWhereTheSnapshotCameFromThenTheSnapshot() throws {
         let (result, _) = try Self.run(["pull", "w"], answer: Self.everything)
         #expect(result.exitCode == 0)

@@ -65,6 +65,10 @@ import Testing
         #expect(["ENOSPC", "EDQUOT"].contains(outcome.first ?? ""), "\(outcome)")
         let written = Int(outcome.last ?? "") ?? .max
         #expect(written <= 8 << 20 && written >= 4 << 20, "the filler wrote \(written) bytes with disk_max 8M")
+        // mkfs ran once for the size: every volume (data directories, group containers) is
+        // a copy of that template, its root given to its owner (the filler wrote to it).
+        let volumes = daemon.stateDirectory + "/volumes"
+        #expect(try FileManager.default.contentsOfDirectory(atPath: volumes).sorted() == ["data", "empty-\(8 << 20).img", "groups"])
 
         // The daemon's own writes and another app's go on.
         #expect(try StateDirectoryTests.defaults(daemon, ["set", "a", "1"]).ok)

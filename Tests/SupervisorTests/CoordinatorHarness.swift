@@ -19,6 +19,8 @@ final class CoordinatorHarness {
     let coordinator: ExtensionCoordinator
     let events = EventLog(logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
     private let state: TemporaryDirectory
+    /// The state directory the coordinator's store writes to.
+    var statePath: String { state.path }
     /// Snapshots pushed to subscribers, with when.
     private(set) var pushes: [(at: MonotonicInstant, snapshot: SupervisorToHost.Snapshot)] = []
 

@@ -78,4 +78,38 @@ import WireProtocol
         harness.clock.advance(by: .seconds(60))
         #expect(harness.processes.sentWhileSuspended == 0, "seed \(seed)")
     }
+
+    /// The idle and suspend timers stay armed across requests (moved to the end of the
+    /// quiet spell when they fire early): over random sequences of requests, including
+    /// gaps just below, at and above each delay, a run is suspended exactly `suspend_after`
+    /// and stopped exactly `idle_exit` after its last request ended, never sooner, and in
+    /// every quiet spell long enough.
+    @Test(arguments: 1...40 as ClosedRange<UInt64>)
+    func suspensionAndIdleExitCountFromTheEndOfTheLastRequest(seed: UInt64) throws {
+        var random = SeededRandom(seed: seed)
+        let suspendAfter = Duration.milliseconds(Int64.random(in: 1...2000, using: &random))
+        let idleExit = suspendAfter + .milliseconds(Int64.random(in: 1...3000, using: &random))
+        let harness = try CoordinatorHarness([widget(suspendAfter: suspendAfter, idleExit: idleExit)])
+        for _ in 0..<40 {
+            if Bool.random(using: &random) { try harness.pull("w") } else { try harness.coordinator.refresh(["w"]) }
+            let near = [suspendAfter, idleExit].randomElement(using: &random)! + .milliseconds(Int64.random(in: -2...2, using: &random))
+            let gap = Bool.random(using: &random) ? near : .milliseconds(Int64.random(in: 0...4000, using: &random))
+            harness.clock.advance(by: max(.zero, gap))
+        }
+        harness.clock.advance(by: idleExit + .seconds(1))
+        let processes = harness.processes
+        // Quiet spells: from each end of serving (the last of a repeated one) to the next
+        // start, stop, or the end.
+        var spells: [(from: MonotonicInstant, to: MonotonicInstant)] = []
+        let changes = processes.servingChanges
+        for (index, change) in changes.enumerated() where !change.serving && changes.dropFirst(index + 1).first?.serving != false {
+            let next = changes.dropFirst(index + 1).first?.at ?? harness.clock.now
+            let stop = processes.stops.first { $0.at >= change.at }?.at ?? harness.clock.now
+            spells.append((change.at, min(next, stop)))
+        }
+        for (delay, times) in [(suspendAfter, processes.suspensions.map(\.at)), (idleExit, processes.stops.map(\.at))] {
+            let expected = spells.filter { $0.to.since($0.from) >= delay }.map { $0.from + delay }
+            #expect(times == expected, "seed \(seed): delay \(delay), spells \(spells)")
+        }
+    }
 }

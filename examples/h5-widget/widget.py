@@ -4,9 +4,12 @@ snapshot is {"type": "html", "html": ...}; the Today view shows it in a sandboxe
 (scripts run, nothing else is reachable) and hands its links to the daemon's `open`, which
 gives them to the app (docs/HOSTS.md). The page follows the host's color scheme.
 """
-import json
 import os
-import socket
+import sys
+
+# The repository's SDK (sdk/python) when none is installed: config/extensiond.toml grants it.
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "sdk", "python"))
+import extensiond  # noqa: E402
 
 PAGE = """<!doctype html><meta name="color-scheme" content="%(scheme)s">
 <style>
@@ -23,22 +26,15 @@ a { padding: 6px 12px; border-radius: 8px; background: %(button)s; color: inheri
 """
 
 
-def main():
-    sock = socket.socket(fileno=int(os.environ["EXTENSIOND_FD"]))
-    sock.sendall(b'{"type":"ready","protocol":1}\n')
-    for line in sock.makefile("rb"):
-        if not line.strip():
-            continue
-        request = json.loads(line)
-        if request["type"] == "terminate":
-            return
-        if request["type"] in ("update", "execute"):
-            dark = request.get("colorScheme") == "dark"
-            html = PAGE % {"scheme": "dark" if dark else "light", "text": "#f2f2f4" if dark else "#1c1c1e",
-                           "button": "#2a2b30" if dark else "#eef0f4"}
-            answer = {"type": "result", "id": request["id"], "result": "newData", "snapshot": {"type": "html", "html": html},
-                      "reload": "never"}
-            sock.sendall(json.dumps(answer, separators=(",", ":")).encode() + b"\n")
+class ShortcutsWidget(extensiond.Widget):
+    """The page, in the host's color scheme; an `execute` answers the same (the default)."""
+
+    def update(self, request, context):
+        dark = request.get("colorScheme") == "dark"
+        html = PAGE % {"scheme": "dark" if dark else "light", "text": "#f2f2f4" if dark else "#1c1c1e",
+                       "button": "#2a2b30" if dark else "#eef0f4"}
+        return extensiond.NewData({"type": "html", "html": html}, reload=extensiond.NEVER)
 
 
-main()
+if __name__ == "__main__":
+    sys.exit(extensiond.run(ShortcutsWidget()))

@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """A weather widget that sends whole Adaptive Cards (docs/HOSTS.md), one per instance (a
 city), with its icons written as PNG files into its own assets/ directory: hosts fetch
-them through the daemon. Only the Python standard library; the weather is made up.
+them through the daemon. The Python SDK (sdk/python) and its standard library only; the
+weather is made up.
 """
-import json
 import os
-import socket
 import struct
+import sys
 import zlib
+
+# The repository's SDK (sdk/python) when none is installed: config/extensiond.toml grants it.
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "sdk", "python"))
+import extensiond  # noqa: E402
 
 DATA = os.environ.get("EXTENSIOND_DATA_DIR", "/tmp")
 CITIES = {"Paris": ("sun", "21°", "Sunny", "Soleil"), "Beijing": ("cloud", "14°", "Cloudy", "多云")}
@@ -38,8 +42,8 @@ def write_assets():
 
 def card(request):
     # The city the user chose in the Today view's edit mode, else the instance's name.
-    params = request.get("params")
-    city = (params.get("city") if isinstance(params, dict) else None) or request.get("instance") or "Paris"
+    params = request.params
+    city = (params.get("city") if isinstance(params, dict) else None) or request.instance or "Paris"
     icon, temperature, english, french = CITIES.get(city, CITIES["Paris"])
     words = french if request.get("locale", "").startswith("fr") else english
     body = [{"type": "ColumnSet", "columns": [
@@ -47,25 +51,17 @@ def card(request):
         {"type": "Column", "items": [
             {"type": "TextBlock", "text": city, "size": "large", "weight": "bolder"},
             {"type": "TextBlock", "text": "%s · %s" % (temperature, words), "isSubtle": True, "spacing": "none"}]}]}]
-    if request.get("mode") == "expanded":
+    if request.mode == "expanded":
         body.append({"type": "FactSet", "facts": [{"title": "Wind", "value": "12 km/h"}, {"title": "Humidity", "value": "40%"}]})
     return {"type": "AdaptiveCard", "version": "1.5", "body": body,
             "selectAction": {"type": "Action.OpenUrl", "url": "demo://weather/" + city}}
 
 
-def main():
+class WeatherWidget(extensiond.Widget):
+    def update(self, request, context):
+        return extensiond.NewData(card(request))
+
+
+if __name__ == "__main__":
     write_assets()
-    sock = socket.socket(fileno=int(os.environ["EXTENSIOND_FD"]))
-    sock.sendall(b'{"type":"ready","protocol":1}\n')
-    for line in sock.makefile("rb"):
-        if not line.strip():
-            continue
-        request = json.loads(line)
-        if request["type"] == "terminate":
-            return
-        if request["type"] in ("update", "execute"):
-            answer = {"type": "result", "id": request["id"], "result": "newData", "snapshot": card(request)}
-            sock.sendall(json.dumps(answer, separators=(",", ":"), ensure_ascii=False).encode() + b"\n")
-
-
-main()
+    sys.exit(extensiond.run(WeatherWidget()))

@@ -128,7 +128,7 @@ int ext_pidfd_send_signal(int pidfd, int signal);
 /* Frees the memory of the killed process behind `pidfd` now, in the caller's context
    (Linux 5.15+; ENOSYS before, EINVAL when the process is not dying). */
 int ext_process_mrelease(int pidfd);
-/* A non-blocking, close-on-exec eventfd with counter 0 (cgroup v1 notifications). */
+/* A non-blocking, close-on-exec eventfd with counter 0 (cgroup v1 notifications, the blocking worker). */
 int ext_eventfd(void);
 /* A non-blocking, close-on-exec inotify descriptor watching `path` for
    IN_MODIFY (cgroup v2 events files). */

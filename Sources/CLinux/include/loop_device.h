@@ -7,4 +7,8 @@
    system is mounted) and stores its number in `*number`; -1 with errno set on failure. */
 int ext_loop_attach(int image_fd, int *number);
 
+/* Copies the data of `from_fd` into `to_fd` (empty, the same size after), leaving its
+   holes holes; 0, or -1 with errno set. */
+int ext_copy_sparse(int from_fd, int to_fd);
+
 #endif

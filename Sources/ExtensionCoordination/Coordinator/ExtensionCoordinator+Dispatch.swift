@@ -1,3 +1,4 @@
+import DaemonSupport
 import EventLoop
 import ExtensiondPolicy
 import WireProtocol
@@ -92,21 +93,51 @@ extension ExtensionCoordinator {
     }
 
     /// Nothing in flight: suspended after `suspend_after` and asked to exit after
-    /// `idle_exit`, unless used again.
+    /// `idle_exit`, unless used again. A timer already armed stays armed and, when it
+    /// fires early, moves to the end of the new quiet spell: an update costs the loop no
+    /// timer of its own (see ``quietTimerFired(_:_:after:act:)``).
     private func becameIdle(_ record: ExtensionRecord) {
         guard processes.phase(of: record.id) != .notRunning, record.isQuiet else { return }
         processes.markServing(record.id, false)
-        record.idleTimer = clock.timer(after: record.spec.idleExit, accuracy: Self.slack(of: record.spec.idleExit)) { [unowned self, unowned record] in
-            record.idleTimer = nil
-            record.suspendTimer = nil
-            self.processes.stop(record.id, reason: .idle)
+        record.quietSince = clock.now
+        let idleExit = record.spec.idleExit
+        if record.idleTimer == nil {
+            record.idleTimer = clock.timer(after: idleExit, accuracy: Self.slack(of: idleExit)) { [unowned self, unowned record] in
+                self.quietTimerFired(record, \.idleTimer, after: record.spec.idleExit) {
+                    record.idleTimer = nil
+                    record.suspendTimer = nil
+                    self.processes.stop(record.id, reason: .idle)
+                }
+            }
         }
         let suspendAfter = record.spec.suspendAfter
-        guard suspendAfter > .zero, suspendAfter < record.spec.idleExit else { return }
+        guard suspendAfter > .zero, suspendAfter < idleExit, record.suspendTimer == nil else { return }
         record.suspendTimer = clock.timer(after: suspendAfter, accuracy: Self.slack(of: suspendAfter)) { [unowned self, unowned record] in
-            record.suspendTimer = nil
-            self.processes.suspend(record.id)
+            self.quietTimerFired(record, \.suspendTimer, after: record.spec.suspendAfter) {
+                record.suspendTimer = nil
+                self.processes.suspend(record.id)
+            }
         }
+    }
+
+    /// An idle or suspend timer fired: `act` once the run has been quiet for `delay`; a
+    /// timer that fired during or too soon after a request is moved to the end of the
+    /// present quiet spell, or left until the next one begins.
+    private func quietTimerFired(
+        _ record: ExtensionRecord, _ timer: ReferenceWritableKeyPath<ExtensionRecord, (any CoordinatorTimer)?>, after delay: Duration,
+        act: () -> Void
+    ) {
+        guard let quietSince = record.quietSince, record.isQuiet else {
+            // Serving: the quiet spell that follows arms a new timer.
+            record[keyPath: timer] = nil
+            return
+        }
+        let due = quietSince + delay
+        guard clock.now >= due else {
+            record[keyPath: timer]?.reschedule(at: due)
+            return
+        }
+        act()
     }
 
     /// How late an idle or suspend timer may fire, so that the loop can wake once for
@@ -118,8 +149,7 @@ extension ExtensionCoordinator {
     /// Serving: no suspension or idle exit while a request is in flight.
     private func becameActive(_ record: ExtensionRecord) {
         processes.markServing(record.id, true)
-        record.idleTimer = nil
-        record.suspendTimer = nil
+        record.quietSince = nil
     }
 
     /// The run is over: whatever it was doing failed; hosts are told.

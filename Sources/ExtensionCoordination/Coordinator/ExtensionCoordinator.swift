@@ -200,9 +200,11 @@ package final class ExtensionCoordinator {
         }
     }
 
-    /// Writes every record changed since the last write (at once: also at shutdown).
+    /// Writes every record changed since the last write, and the exact versions shown (at
+    /// shutdown).
     package func saveRecords() {
         writer.flush()
+        saveExactShownVersions()
     }
 
     // MARK: Activation

@@ -220,8 +220,8 @@ struct ConfigurationDecoder {
         guard let table = reader.table("sandbox") else { return }
         table.read("enabled", .boolean, into: &settings.enabled)
         table.read("network", .boolean, into: &settings.network)
-        table.read("read", ValueKind.absolutePath.list, into: &settings.read)
-        table.read("write", ValueKind.absolutePath.list, into: &settings.write)
+        table.read("read", ValueKind.path.list, into: &settings.read)
+        table.read("write", ValueKind.path.list, into: &settings.write)
         table.rejectUnknownKeys()
     }
 
