@@ -4,7 +4,10 @@
  * victim's address space at once, as lmkd and extensiond do) and without it (the
  * victim frees it itself as it exits, when the scheduler gets to it).
  *
- *   kill-release GROUP_PARENT MIB ROUNDS
+ *   kill-release GROUP_PARENT MIB ROUNDS NICE
+ *
+ * The killer runs at NICE (the shipped unit's Nice=-10, as the daemon), each victim at 0
+ * (the daemon starts its processes at 0).
  *
  * Per round and per way (alternated, the order swapped each round): a victim is forked
  * into a new v1 memory group below GROUP_PARENT, touches MIB MiB of anonymous memory and
@@ -22,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -82,6 +86,7 @@ static void one_kill(const char *parent, int round, int release, long mib) {
     pid_t child = fork();
     if (child < 0) die("fork");
     if (child == 0) {
+        if (setpriority(PRIO_PROCESS, 0, 0) != 0) _exit(1);
         write_text(path, "0");
         size_t size = (size_t)mib << 20;
         volatile char *memory = malloc(size);  /* volatile: the stores must happen */
@@ -122,12 +127,13 @@ static void one_kill(const char *parent, int round, int release, long mib) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 4) {
-        fprintf(stderr, "usage: kill-release GROUP_PARENT MIB ROUNDS\n");
+    if (argc != 5) {
+        fprintf(stderr, "usage: kill-release GROUP_PARENT MIB ROUNDS NICE\n");
         return 2;
     }
     long mib = atol(argv[2]);
     int rounds = atoi(argv[3]);
+    if (setpriority(PRIO_PROCESS, 0, atoi(argv[4])) != 0) die("setpriority");
     for (int round = 0; round < rounds; round++) {
         int first = round % 2;
         one_kill(argv[1], round, first, mib);

@@ -65,6 +65,19 @@ def read_int(path, default=0):
         return default
 
 
+def memory_stat(cgroup):
+    """The tree's anonymous memory, page cache and the part of it mapped, MiB."""
+    fields = {}
+    try:
+        for line in open(cgroup + "/memory.stat"):
+            key, value = line.split()
+            if key in ("anon", "file", "file_mapped", "shmem"):
+                fields[key] = int(value) / MIB
+    except OSError:
+        pass
+    return fields
+
+
 def rss_mib(pid):
     try:
         for line in open(f"/proc/{pid}/status"):
@@ -171,12 +184,16 @@ class Extensiond:
     def setup(self):
         a = self.a
         low = a.budget * 100 / a.hard
+        # suspend_after = "0s": the workload must be the same under every tool, and a
+        # growing extension frozen after 10 s idle (the default) stops growing: the episode
+        # then never crosses and runs into its bound (2 of 20 under a loaded host).
         ext = lambda name, args: f'''
 [extensions."{name}"]
 app = "app"
 point = "widget"
 command = {json.dumps([PY, WORKLOAD] + args)}
 idle_exit = "1h"
+suspend_after = "0s"
 start_timeout = "60s"
 '''
         config = f'''[supervisor]
@@ -453,7 +470,7 @@ def main():
             start_usage = tool.tree()
             t_go = time.monotonic_ns()
             open(GO, "w").close()
-            crossing = relief = grower_exit = None
+            crossing = relief = grower_exit = at_crossing = None
             relieved_below = budget - a.relief_margin * MIB
             peak = start_usage
             while True:
@@ -462,6 +479,7 @@ def main():
                 peak = max(peak, usage)
                 if crossing is None and usage >= budget:
                     crossing = now
+                    at_crossing = memory_stat(tool.cgroup)
                 if crossing is not None and relief is None and (usage < relieved_below or ready):
                     relief = now
                 if ready:
@@ -489,6 +507,9 @@ def main():
                 "go_to_exit_ms": (grower_exit - t_go) / 1e6 if grower_exit else None,
                 "grower_ms": ((grower_exit - crossing) / 1e6 if crossing is not None else 0.0) if grower_exit else None,
                 "start_mib": start_usage / MIB, "peak_mib": peak / MIB,
+                # CLOCK_MONOTONIC µs, the clock of the daemon's kill records.
+                "crossing_us": crossing // 1000 if crossing is not None else None,
+                "at_crossing_mib": at_crossing,
                 "died": died, "by_kernel": by_kernel, "kernel_oom_kills": kernel_kills,
                 "surplus": [n for n in died if n != "grower"],
             }
@@ -497,6 +518,7 @@ def main():
                   f"start {record['start_mib']:.0f} MiB, peak {record['peak_mib']:.0f} MiB, "
                   f"crossing->relief {record['relief_ms'] if record['relief_ms'] is None else round(record['relief_ms'], 1)} ms"
                   f"{'' if record['crossed'] else ' (no sample crossed)'}"
+                  f"{'' if at_crossing is None else ', at the crossing ' + ', '.join(f'{k} {v:.1f}' for k, v in at_crossing.items()) + ' MiB'}"
                   f"{'' if record['relieved'] else ' UNRELIEVED (the driver killed the grower)'}", flush=True)
             for line in kernel_lines:
                 print(f"    kernel: {line}")
@@ -518,7 +540,7 @@ def main():
                   f"decision->signal {r.get('signalUs', 0) - r.get('decisionUs', 0)} us, "
                   f"signal->empty {(r['emptyUs'] - r['signalUs']) if r.get('emptyUs') else None} us, "
                   f"tree {r.get('treeUsageBytes', 0) >> 20} MiB, holding {(r.get('rssBytes') or 0) >> 20} MiB, "
-                  f"grew {(r.get('growthBytes') or 0) >> 20} MiB")
+                  f"grew {(r.get('growthBytes') or 0) >> 20} MiB, process_mrelease {r.get('memoryRelease')}")
         result = {
             "label": label, "tool": a.tool, "order": a.order, "episodes": len(episodes),
             "phase_s": time.monotonic() - phase_start,
