@@ -184,7 +184,8 @@ let package = Package(
 )
 
 /// Each Swift function in a section of its own in release builds, so that lld can lay the
-/// code the daemon runs out together (linker/extensiond.order; bench/README.md, "layout").
+/// code the daemon runs out together (linker/extensiond.order; bench/README.md, "The floors:
+/// the daemon's memory").
 for target in package.targets where target.type == .regular || target.type == .executable {
     target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Xfrontend", "-function-sections"], .when(configuration: .release))]
 }
