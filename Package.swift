@@ -27,6 +27,15 @@ let packedRelocations: [LinkerSetting] = [
     .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"], .when(configuration: .release)),
 ]
 
+/// The functions the release daemon runs once it serves laid out together
+/// (linker/extensiond.order), so that the pages its launches fault back in hold little else.
+let hotFunctionsFirst: [LinkerSetting] = [
+    .unsafeFlags(
+        ["-Xlinker", "--symbol-ordering-file=" + Context.packageDirectory + "/linker/extensiond.order", "-Xlinker", "--no-warn-symbol-ordering"],
+        .when(configuration: .release)
+    ),
+]
+
 let package = Package(
     name: "extensiond",
     products: [
@@ -112,13 +121,13 @@ let package = Package(
             dependencies: [
                 "DaemonSupport", "Output", "ProcessIsolation", "Processes", "ExtensionCoordination", "Pressure", "Hosts", "Control", "Metrics",
                 "ExtensiondConfig", "ExtensiondPolicy", "Cgroup", "EventLoop", "Sockets", "WireProtocol", "ControlProtocol", "PrometheusText",
-                "Systemd", "CLinux", .product(name: "Logging", package: "swift-log"),
+                "Systemd", "CLinux", "CMalloc", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
             name: "extensiond",
             dependencies: ["Supervisor", "DaemonSupport", "Output", "ExtensiondConfig", "ControlProtocol", "WireProtocol", "Systemd"],
-            linkerSettings: staticLibstdcxx + packedRelocations
+            linkerSettings: staticLibstdcxx + packedRelocations + hotFunctionsFirst
         ),
 
         // Clients.
@@ -173,3 +182,10 @@ let package = Package(
         ]),
     ]
 )
+
+/// Each Swift function in a section of its own in release builds, so that lld can lay the
+/// code the daemon runs out together (linker/extensiond.order; bench/README.md, "The floors:
+/// the daemon's memory").
+for target in package.targets where target.type == .regular || target.type == .executable {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Xfrontend", "-function-sections"], .when(configuration: .release))]
+}

@@ -54,16 +54,15 @@ public final class Daemon: ControlledDaemon {
     private var stopping = false
     /// Copy every process's output to stderr, prefixed with its name (a developer's terminal).
     private let echoOutput: Bool
-    /// Running as a systemd service: output goes to the journal by default, events are
-    /// structured journal entries.
+    /// Running as a systemd service: output goes to the journal by default, events are structured journal entries.
     private let systemdService: Bool
     /// Where output lines go for `output = "journal"` or `"both"`.
     private let journal: JournalWriting
+    private lazy var heapTrim = HeapTrim(loop: loop)
 
-    /// A daemon for an already validated configuration loaded from `configPath`.
-    /// `logRing` is where `logger`'s handler keeps the last lines; `echoOutput` copies the
-    /// supervised processes' output to stderr as well; `systemdService` sends output and
-    /// events to `journal` (the system's by default).
+    /// A daemon for an already validated configuration loaded from `configPath`. `logRing` is where `logger`'s handler keeps
+    /// the last lines; `echoOutput` copies the supervised processes' output to stderr as well; `systemdService` sends output
+    /// and events to `journal` (the system's by default).
     public init(
         configuration: Configuration, configPath: String, logger: Logger, logRing: DaemonLogRing = DaemonLogRing(),
         echoOutput: Bool = false, systemdService: Bool = false, journal: JournalWriting = SystemdJournal()
@@ -134,8 +133,7 @@ public final class Daemon: ControlledDaemon {
         loop: loop, events: events, registry: registry, cgroups: cgroups, supervisor: supervisor,
         extensions: extensions, pressure: pressure, logRing: logRing, daemon: self)
 
-    /// Who tells whom: launches, exits and messages flow from the supervisor to the
-    /// extension coordinator, the pressure response and the hosts.
+    /// Who tells whom: launches, exits and messages flow from the supervisor to the extension coordinator, the pressure response and the hosts.
     private func connectComponents() {
         extensions.configure(configuration.extensions, apps: configuration.apps, types: configuration.types)
         extensions.onOpenURL = { [unowned self] url, source in (try? self.open(url, from: source)) != nil }
@@ -145,7 +143,10 @@ public final class Daemon: ControlledDaemon {
             self.extensions.launched(process.name)
             self.pressure.launched(process)
         }
-        supervisor.onExtensionMessage = { [unowned self] process, message in self.extensions.received(message, from: process.name) }
+        supervisor.onExtensionMessage = { [unowned self] process, message in
+            self.extensions.received(message, from: process.name)
+            if case .ready = message { self.heapTrim.extensionReady() }
+        }
         supervisor.onRunEnded = { [unowned self] process, reason in
             self.extensions.runEnded(process.name, reason: reason)
             if process.kind == .app { self.hosts?.appStopped(process.name) }
@@ -185,8 +186,7 @@ public final class Daemon: ControlledDaemon {
     /// The daemon's nice value.
     static let niceValue: Int32 = -10
 
-    /// Each running extension holds a few fds (pidfd, output pipe, socket, notification):
-    /// take the hard limit rather than the 1024 soft default.
+    /// Each running extension holds a few fds (pidfd, output pipe, socket, notification): take the hard limit rather than the 1024 soft default.
     private static func raiseFileLimit() {
         var limit = rlimit()
         if getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max {
