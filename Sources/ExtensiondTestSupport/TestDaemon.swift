@@ -55,7 +55,12 @@ public final class TestDaemon: @unchecked Sendable {
     deinit {
         if let process, process.isRunning {
             process.signal(SIGTERM)
-            if process.wait(timeout: 5) == nil { process.signal(SIGKILL) }
+            if process.wait(timeout: 5) == nil {
+                process.signal(SIGKILL)
+                // Reaped before the directory goes: a daemon still dying may mount a volume
+                // after the directory's unmount pass has looked.
+                _ = process.wait(timeout: 10)
+            }
         }
         // The sandbox goes with its last daemon (see `init(restarting:)`).
     }
