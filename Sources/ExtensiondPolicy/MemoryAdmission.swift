@@ -79,9 +79,9 @@ public struct MemoryAdmission: Sendable, Hashable {
     /// the working set stays below `low`: 0 when it already does (or nothing is known).
     public func bytesToFree(beforeLaunching peak: UInt64?) -> UInt64 {
         guard let thresholds, let workingSet, let peak else { return 0 }
-        let after = workingSet.addingReportingOverflow(peak)
-        guard after.overflow || after.partialValue >= thresholds.lowBytes else { return 0 }
-        let excess = (after.overflow ? UInt64.max : after.partialValue) - thresholds.lowBytes
+        let after = workingSet.saturatingAdd(peak)
+        guard after >= thresholds.lowBytes else { return 0 }
+        let excess = after - thresholds.lowBytes
         // Enough to land one byte under `low`.
         return excess == .max ? .max : excess + 1
     }

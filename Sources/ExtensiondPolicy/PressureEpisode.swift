@@ -175,8 +175,7 @@ public struct PressureEpisode: Sendable {
     private func level(of usage: UInt64) -> PressureLevel {
         guard let thresholds else { return .none }
         guard reserve > 0 else { return thresholds.level(forUsage: usage) }
-        let charged = usage.addingReportingOverflow(reserve)
-        return min(thresholds.level(forUsage: charged.overflow ? .max : charged.partialValue), .low)
+        return min(thresholds.level(forUsage: usage.saturatingAdd(reserve)), .low)
     }
 
     private mutating func choose(among candidates: [KillCandidate], at level: PressureLevel, usage: UInt64, now: Instant) -> [Action] {

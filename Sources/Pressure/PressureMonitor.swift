@@ -249,10 +249,7 @@ package final class PressureMonitor {
     /// The v1 usage thresholds' levels: the warn watermark, the re-check band's bottom and
     /// the critical watermark, each plus `offset`.
     private static func levels(_ thresholds: PressureThresholds, offset: UInt64) -> [UInt64] {
-        [thresholds.warnBytes, thresholds.recheckBytes, thresholds.criticalBytes].map { bytes in
-            let (sum, overflow) = bytes.addingReportingOverflow(offset)
-            return overflow ? .max : sum
-        }
+        [thresholds.warnBytes, thresholds.recheckBytes, thresholds.criticalBytes].map { $0.saturatingAdd(offset) }
     }
 
     private func usageThresholds(_ thresholds: PressureThresholds, offset: UInt64) throws(CgroupError) -> [Watch] {

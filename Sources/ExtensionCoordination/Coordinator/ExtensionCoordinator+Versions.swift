@@ -1,3 +1,5 @@
+import ExtensiondPolicy
+
 /// The versions hosts have seen, kept across restarts (see ``ShownVersion``).
 extension ExtensionCoordinator {
     /// How many versions one write of the `.version` file reserves: an update shows a new
@@ -21,8 +23,7 @@ extension ExtensionCoordinator {
         guard current > record.shownVersion.shown || always else { return }
         record.shownVersion.shown = max(current, record.shownVersion.shown)
         guard record.shownVersion.shown > record.reservedVersion || always else { return }
-        let shown = record.shownVersion.shown
-        let reservation = shown > .max - Self.reservedVersions ? .max : shown + Self.reservedVersions
+        let reservation = record.shownVersion.shown.saturatingAdd(Self.reservedVersions)
         saveShownVersion(record, ShownVersion(shown: reservation, offset: record.shownVersion.offset))
     }
 
