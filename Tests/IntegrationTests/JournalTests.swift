@@ -67,7 +67,7 @@ import Testing
         #expect(launch.count == 1)
         #expect(launch.first?["EXTENSIOND_PID"].flatMap { Int32($0) } == (try daemon.control(.status(NameSelection(["talker"]))).status?.first?.pid))
         _ = try daemon.control(.pull(PullRequest(name: "test.widget")))
-        #expect(eventually { (try? daemon.control(.stats(NameSelection(["test.widget"]))).stats?.processes.first?.resultsNewData) == 1 })
+        #expect(eventually(timeout: 15) { (try? daemon.control(.stats(NameSelection(["test.widget"]))).stats?.processes.first?.resultsNewData) == 1 })
         _ = try daemon.control(.refresh(NameSelection(["test.widget"])))
         #expect(
             eventually(timeout: 10) {
