@@ -41,6 +41,11 @@ package final class ProcessSupervisor {
     package let removals: GroupRemovals
     /// Runs `process_mrelease` off the loop (`nil`: no thread could be had; on the loop then).
     let releases: BlockingWorker?
+    /// Launches waiting for a volume of their process to be made and mounted beside the
+    /// loop, by process, with the run's extra arguments.
+    private var awaitingVolumes: [String: [String]] = [:]
+    /// Called when a launch that waited for its volumes failed (its caller had returned).
+    package var onDeferredLaunchFailed: ((SupervisedProcess, LaunchError) -> Void)?
 
     /// `hostSocket` is passed to hosts and apps as `EXTENSIOND_HOST_SOCKET`.
     package init(loop: EventLoop, tree: CgroupTree, events: EventLog, isolation: Isolation, hostSocket: String) {
@@ -61,8 +66,9 @@ package final class ProcessSupervisor {
     /// Launches `process` unless it is alive. A failure to launch is recorded, shown
     /// in status, and (for restarting processes) counts as a crash.
     /// `extraArguments` follow the configured command for this run only (an app opening a URL).
+    /// The launch may wait for the process's volumes (its state is `starting` meanwhile).
     package func start(_ process: SupervisedProcess, extraArguments: [String] = []) throws(LaunchError) {
-        guard !process.isAlive else { return }
+        guard !process.isAlive, !awaitsVolumes(process) else { return }
         process.restartTimer = nil
         do throws(LaunchError) {
             try launch(process, extraArguments: extraArguments)
@@ -92,7 +98,16 @@ package final class ProcessSupervisor {
         }
         let isolated: IsolatedLaunch
         do throws(IsolationError) {
-            isolated = try isolation.prepare(process, executable: resolved)
+            let prepared = try isolation.prepare(process, executable: resolved) { [weak self, weak process] in
+                guard let self, let process else { return }
+                self.volumesReady(process)
+            }
+            guard let prepared else {
+                awaitingVolumes[process.name] = extraArguments
+                process.state = .starting
+                return
+            }
+            isolated = prepared
         } catch {
             throw .isolation(error)
         }
@@ -199,6 +214,30 @@ package final class ProcessSupervisor {
         onLaunched?(process)
     }
 
+    /// Prepares what the first launch of `process` needs ahead of it: its volumes, data
+    /// directory and sandbox rules (``Isolation/prepareAhead(_:executable:)``).
+    package func prepareAhead(_ process: SupervisedProcess) {
+        let launch = process.definition.launch
+        guard !process.isAlive, let executable = launch.command.first,
+            let resolved = try? ExecutableLookup.resolve(executable, environment: baseEnvironment.merging(launch.environment) { $1 })
+        else { return }
+        isolation.prepareAhead(process, executable: resolved)
+    }
+
+    /// Whether the launch of `process` waits for its volumes.
+    package func awaitsVolumes(_ process: SupervisedProcess) -> Bool {
+        awaitingVolumes[process.name] != nil
+    }
+
+    private func volumesReady(_ process: SupervisedProcess) {
+        guard let extraArguments = awaitingVolumes.removeValue(forKey: process.name) else { return }
+        do throws(LaunchError) {
+            try start(process, extraArguments: extraArguments)
+        } catch {
+            onDeferredLaunchFailed?(process, error)
+        }
+    }
+
     private func watchOOM(_ process: SupervisedProcess, _ run: ProcessRun) {
         run.oomKillsAtLaunch = run.group.isNew ? 0 : (try? run.group.memoryEvents().oomKills) ?? 0
         guard let source = try? run.group.oomEvents(),
@@ -264,7 +303,8 @@ package final class ProcessSupervisor {
     package func stop(_ process: SupervisedProcess, reason: StopReason, then completion: (() -> Void)? = nil) {
         process.restartTimer = nil
         guard let run = process.run else {
-            if process.state == .backoff || process.state == .fatal || process.state == .exited { process.state = .stopped }
+            let waited = awaitingVolumes.removeValue(forKey: process.name) != nil
+            if waited || process.state == .backoff || process.state == .fatal || process.state == .exited { process.state = .stopped }
             completion?()
             return
         }

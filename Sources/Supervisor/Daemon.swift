@@ -100,7 +100,9 @@ public final class Daemon: ControlledDaemon {
             throw .cgroup(error)
         }
         let groups = GroupStore(stateDirectory: settings.stateDirectory, events: events, clock: loop, work: diskWork)
-        let isolation = Isolation(configuration: configuration, groups: groups, runsAsRoot: geteuid() == 0, events: events)
+        let isolation = Isolation(
+            configuration: configuration, groups: groups, runsAsRoot: geteuid() == 0, events: events,
+            volumeWork: try? BlockingWorker(loop: loop))
         removedApps = RemovedApps(stateDirectory: settings.stateDirectory, isolation: isolation)
         supervisor = ProcessSupervisor(
             loop: loop, tree: cgroups.tree, events: events, isolation: isolation,
@@ -146,6 +148,9 @@ public final class Daemon: ControlledDaemon {
         supervisor.onExtensionMessage = { [unowned self] process, message in
             self.extensions.received(message, from: process.name)
             if case .ready = message { self.heapTrim.extensionReady() }
+        }
+        supervisor.onDeferredLaunchFailed = { [unowned self] process, error in
+            if process.kind == .extension { self.extensions.launchFailed(process.name, because: "launch failed: \(error)") }
         }
         supervisor.onRunEnded = { [unowned self] process, reason in
             self.extensions.runEnded(process.name, reason: reason)
@@ -261,6 +266,7 @@ public final class Daemon: ControlledDaemon {
         routeOutput()
         echoOutputOfNewProcesses()
         startAutostarted()
+        prepareLaunchesAhead()
         becomeReady()
         do {
             return try loop.run()
@@ -333,6 +339,14 @@ public final class Daemon: ControlledDaemon {
         }
     }
 
+    /// Makes the `disk_max` volumes (beside the loop), data directories and sandbox rules of
+    /// every app and extension, so that a first launch finds them ready.
+    private func prepareLaunchesAhead() {
+        for process in registry.ordered where process.kind != .host {
+            supervisor.prepareAhead(process)
+        }
+    }
+
     /// One line for `systemctl status`.
     package var summary: String {
         let running = registry.ordered.filter(\.isAlive).count
@@ -353,7 +367,7 @@ public final class Daemon: ControlledDaemon {
         dropIns = nil
         metrics?.close()
         metrics = nil
-        let alive = (registry.ordered + registry.retiring).filter(\.isAlive)
+        let alive = (registry.ordered + registry.retiring).filter { $0.isAlive || supervisor.awaitsVolumes($0) }
         var remaining = alive.count
         let finish: () -> Void = { [unowned self] in
             self.extensions.saveRecords()
@@ -440,6 +454,7 @@ public final class Daemon: ControlledDaemon {
             }
         }
         startAutostarted()
+        prepareLaunchesAhead()
         let sizes = [("HOSTS", next.hosts.count), ("APPS", next.apps.count), ("EXTENSIONS", next.extensions.count)]
         let counts = sizes + [("ADDED", changes.added.count), ("CHANGED", changes.changed.count), ("REMOVED", changes.removed.count)]
         let added = "added \(changes.added.count), changed \(changes.changed.count), removed \(changes.removed.count)"
