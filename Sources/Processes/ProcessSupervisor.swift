@@ -44,6 +44,8 @@ package final class ProcessSupervisor {
     /// Launches waiting for a volume of their process to be made and mounted beside the
     /// loop, by process, with the run's extra arguments.
     private var awaitingVolumes: [String: [String]] = [:]
+    /// The limits each process's kept cgroup directories hold (v1: pids, cpu), by process.
+    var keptLimits: [String: CgroupLimits] = [:]
     /// Called when a launch that waited for its volumes failed (its caller had returned).
     package var onDeferredLaunchFailed: ((SupervisedProcess, LaunchError) -> Void)?
 
@@ -123,12 +125,16 @@ package final class ProcessSupervisor {
         }
         // The previous run's group is reused; whatever is still dying in it goes on dying.
         removals.cancel(group)
+        let limits = definition.limits.cgroupLimits
         do throws(CgroupError) {
-            try group.apply(definition.limits.cgroupLimits)
+            // A kept freezer group may have been left frozen by a run given up.
+            if group.reusesKept && group.canFreeze { try group.thaw() }
+            try group.apply(limits, kept: keptLimits[process.name])
         } catch {
             discard(group, of: process)
             throw .cgroup(error)
         }
+        keptLimits[process.name] = limits
         // Two pipes: stdout and stderr are logged apart. The ends close themselves on every
         // way out; only what a connection takes over stays open.
         let isExtension = definition.kind == .extension

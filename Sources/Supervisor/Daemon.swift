@@ -374,6 +374,7 @@ public final class Daemon: ControlledDaemon {
             self.extensions.groups.saveEverything()
             // Groups still emptying are removed first (each within its bound), then the
             // volumes their processes wrote to are unmounted.
+            for process in self.registry.ordered + self.registry.retiring { self.supervisor.removeKeptGroup(of: process) }
             self.supervisor.removals.whenAllDone { [unowned self] in
                 self.supervisor.isolation.volumes.unmountAll()
                 self.releaseCgroups()
@@ -433,7 +434,10 @@ public final class Daemon: ControlledDaemon {
         }
         for removed in registry.apply(next) {
             supervisor.isolation.forget(removed.name)
-            supervisor.stop(removed, reason: .removed) { [unowned self, unowned removed] in self.registry.retired(removed) }
+            supervisor.stop(removed, reason: .removed) { [unowned self, unowned removed] in
+                self.supervisor.removeKeptGroup(of: removed)
+                self.registry.retired(removed)
+            }
         }
         extensions.configure(next.extensions, apps: next.apps, types: next.types)
         applyHostRules()
