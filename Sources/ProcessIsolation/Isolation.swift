@@ -133,7 +133,8 @@ package final class Isolation {
                 let path = try groups.container(group, gid: gid)
                 let owner = gid.map { DirectoryOwner(uid: 0, gid: $0) }
                 guard
-                    try bound(path, name: "groups/" + group, size: size, owner: owner, what: "group container \(group)",
+                    try bound(
+                        path, name: "groups/" + group, size: size, owner: owner, what: "group container \(group)",
                         whenReady: waiting ? nil : whenReady)
                 else {
                     waiting = true

@@ -25,7 +25,7 @@ package final class ProcessSupervisor {
     let events: EventLog
     var random = SystemRandomNumberGenerator()
     /// The daemon's environment minus what belongs to the daemon alone.
-    private let baseEnvironment: [String: String]
+    let baseEnvironment: [String: String]
     /// Called with an extension's new channel once it is spawned; the extension
     /// runtime takes over the protocol from there.
     package var onExtensionMessage: ((SupervisedProcess, ExtensionToSupervisor) -> Void)?
@@ -43,7 +43,7 @@ package final class ProcessSupervisor {
     let releases: BlockingWorker?
     /// Launches waiting for a volume of their process to be made and mounted beside the
     /// loop, by process, with the run's extra arguments.
-    private var awaitingVolumes: [String: [String]] = [:]
+    var awaitingVolumes: [String: [String]] = [:]
     /// The limits each process's kept cgroup directories hold (v1: pids, cpu), by process.
     var keptLimits: [String: CgroupLimits] = [:]
     /// Called when a launch that waited for its volumes failed (its caller had returned).
@@ -218,57 +218,6 @@ package final class ProcessSupervisor {
             .launch, process.name, "launched pid \(spawned.pid) in \(group)",
             figures: [("PID", "\(spawned.pid)"), ("CGROUP", "\(group)"), ("KIND", definition.kind.rawValue)])
         onLaunched?(process)
-    }
-
-    /// Prepares what the first launch of `process` needs ahead of it: its volumes, data
-    /// directory and sandbox rules (``Isolation/prepareAhead(_:executable:)``).
-    package func prepareAhead(_ process: SupervisedProcess) {
-        let launch = process.definition.launch
-        guard !process.isAlive, let executable = launch.command.first,
-            let resolved = try? ExecutableLookup.resolve(executable, environment: baseEnvironment.merging(launch.environment) { $1 })
-        else { return }
-        isolation.prepareAhead(process, executable: resolved)
-    }
-
-    /// Whether the launch of `process` waits for its volumes.
-    package func awaitsVolumes(_ process: SupervisedProcess) -> Bool {
-        awaitingVolumes[process.name] != nil
-    }
-
-    private func volumesReady(_ process: SupervisedProcess) {
-        guard let extraArguments = awaitingVolumes.removeValue(forKey: process.name) else { return }
-        do throws(LaunchError) {
-            try start(process, extraArguments: extraArguments)
-        } catch {
-            onDeferredLaunchFailed?(process, error)
-        }
-    }
-
-    private func watchOOM(_ process: SupervisedProcess, _ run: ProcessRun) {
-        run.oomKillsAtLaunch = run.group.isNew ? 0 : (try? run.group.memoryEvents().oomKills) ?? 0
-        guard let source = try? run.group.oomEvents(),
-            let watch = try? loop.addIO(
-                fd: source.fileDescriptor, events: source.readiness == .priority ? .priority : .readable, priority: .high,
-                handler: { [unowned self, unowned process] _ in
-                    _ = try? source.acknowledge()
-                    self.oomNoticed(process)
-                })
-        else { return }
-        run.oomWatch = (source, watch)
-    }
-
-    func oomNoticed(_ process: SupervisedProcess) {
-        guard let run = process.run else { return }
-        let kills = (try? run.group.memoryEvents().oomKills) ?? 0
-        guard kills > run.oomKillsAtLaunch else { return }
-        run.oomKillsAtLaunch = kills
-        process.statistics.kills[.oom, default: 0] += 1
-        run.stopReason = run.stopReason ?? .oom
-        events.record(
-            .oom, process.name, reason: StopReason.oom.rawValue,
-            "the kernel OOM-killed a process in \(run.group) (memory_max \(process.definition.limits.memoryMax?.description ?? "none"))",
-            figures: [("CGROUP", "\(run.group)"), ("OOM_KILLS", "\(kills)")]
-                + (process.definition.limits.memoryMax.map { [("MEMORY_MAX_BYTES", "\($0.bytes)")] } ?? []))
     }
 
     // MARK: Readiness and signals

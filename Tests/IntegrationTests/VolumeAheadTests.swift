@@ -51,8 +51,9 @@ import Testing
         try daemon.start()
         let state = daemon.stateDirectory
         let wanted: Set = [state + "/data/v.0", state + "/data/v.1", state + "/groups/group.v"]
+        // mkfs.ext4 makes the size's template first: seconds on a loaded machine.
         #expect(
-            eventually(timeout: 20) { wanted.isSubset(of: DiskQuotaTests.mounts(below: state)) },
+            eventually(timeout: 60) { wanted.isSubset(of: DiskQuotaTests.mounts(below: state)) },
             "mounted: \(DiskQuotaTests.mounts(below: state))")
         let status = try daemon.control(.status(NameSelection(["v.0", "v.1"]))).status ?? []
         #expect(status.count == 2 && status.allSatisfy { $0.pid == nil }, "launched before any request: \(status)")
@@ -103,20 +104,22 @@ import Testing
         Self.expectNothingLeft(daemon)
     }
 
-    @Test func aDaemonStoppedWhileMakingVolumesLeavesNoneBehind() throws {
+    /// A daemon just started with 40 volumes to make.
+    static func makingVolumes() throws -> TestDaemon {
         let daemon = try TestDaemon()
-        let widget = try ScriptedExtension.command(.answer, in: daemon.directory)
-        try daemon.writeConfig(Self.config(widget, count: 40))
+        try daemon.writeConfig(Self.config(try ScriptedExtension.command(.answer, in: daemon.directory), count: 40))
         try daemon.start()
+        return daemon
+    }
+
+    @Test func aDaemonStoppedWhileMakingVolumesLeavesNoneBehind() throws {
+        let daemon = try Self.makingVolumes()
         #expect(daemon.stop() == 0)
         Self.expectNothingLeft(daemon)
     }
 
     @Test func anAppRemovedWhileItsVolumesAreMadeLeavesNoneBehind() throws {
-        let daemon = try TestDaemon()
-        let widget = try ScriptedExtension.command(.answer, in: daemon.directory)
-        try daemon.writeConfig(Self.config(widget, count: 40))
-        try daemon.start()
+        let daemon = try Self.makingVolumes()
         try daemon.writeConfig("")
         #expect(try daemon.control(.reload).ok)
         #expect(DiskQuotaTests.mounts(below: daemon.stateDirectory).isEmpty, "volumes of the removed app left mounted")
