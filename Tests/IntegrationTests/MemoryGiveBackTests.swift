@@ -16,32 +16,17 @@ import Testing
             """)
         try daemon.start()
         let pid = try #require(daemon.process?.pid)
+        let program = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
+        let residentReadOnlyKiB = { try ExtensiondTestSupport.residentReadOnlyKiB(of: pid, file: { $0 == program }) }
         for _ in 0..<20 { _ = try daemon.control(.status(NameSelection([]))) }
-        let afterBurst = try residentReadOnlyKiB(of: pid)
+        let afterBurst = try residentReadOnlyKiB()
         #expect(afterBurst > 256, "the requests faulted in only \(afterBurst) KiB of the daemon's code")
         // The release comes a quiet second after the last request; 10 s is for a loaded machine.
         var now = afterBurst
         for _ in 0..<100 where now >= afterBurst / 2 {
             Thread.sleep(forTimeInterval: 0.1)
-            now = try residentReadOnlyKiB(of: pid)
+            now = try residentReadOnlyKiB()
         }
         #expect(now < afterBurst / 2, "resident read-only KiB of the daemon: \(afterBurst) after the requests, \(now) 10 s later")
-    }
-
-    /// Resident KiB of the mappings of `pid`'s own program that are not writable, from smaps.
-    private func residentReadOnlyKiB(of pid: pid_t) throws -> Int {
-        let program = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
-        let smaps = try String(contentsOfFile: "/proc/\(pid)/smaps", encoding: .utf8)
-        var total = 0
-        var counting = false
-        for line in smaps.split(separator: "\n") {
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            if let first = fields.first, !first.hasSuffix(":") {
-                counting = fields.count > 5 && fields[5] == program && !fields[1].contains("w")
-            } else if counting, fields.first == "Rss:", fields.count > 1, let kib = Int(fields[1]) {
-                total += kib
-            }
-        }
-        return total
     }
 }
