@@ -60,6 +60,11 @@ int ext_eventfd(void)
     return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 }
 
+int ext_pipe_cloexec(int ends[2])
+{
+    return pipe2(ends, O_CLOEXEC);
+}
+
 int ext_inotify_watch(const char *path)
 {
     int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);

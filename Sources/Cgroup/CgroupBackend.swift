@@ -11,6 +11,9 @@ protocol CgroupBackend: Sendable {
 
     /// The group's directory in each hierarchy it has, the memory one first.
     func directories(of group: String) -> [String]
+    /// Those of ``directories(of:)`` made and removed with each run; the others are kept
+    /// between the runs of one process.
+    func runDirectories(of group: String) -> [String]
     /// The file holding the group's memory-controller setting or reading `name`.
     func memoryFile(_ name: MemoryFile, of group: String) -> String
     /// How a spawned child enters the group.

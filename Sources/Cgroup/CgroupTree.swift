@@ -129,15 +129,23 @@ public struct CgroupTree: Sendable {
     }
 
     /// The group of `id` in `kind`'s subtree, created if it does not exist
-    /// (``ControlGroup/isNew`` says which).
+    /// (``ControlGroup/isNew`` says whether its run directories were, and
+    /// ``ControlGroup/reusesKept`` whether the others were there from an earlier run).
     public func group(_ kind: CgroupKind, id: String) throws(CgroupError) -> ControlGroup {
         try Self.validate(id)
         let name = "\(kind.rawValue)/\(id)"
-        var created = true
+        let run = backend.runDirectories(of: name)
+        var (runMade, keptMade) = (true, true)
         for directory in backend.directories(of: name) {
-            created = try CgroupFiles.makeDirectory(directory) && created
+            let made = try CgroupFiles.makeDirectory(directory)
+            if run.contains(directory) { runMade = runMade && made } else { keptMade = keptMade && made }
         }
-        return ControlGroup(name: name, backend: backend, isNew: created)
+        return ControlGroup(name: name, backend: backend, isNew: runMade, reusesKept: !keptMade)
+    }
+
+    /// The group of `id` in `kind`'s subtree, as it is (nothing made).
+    public func existingGroup(_ kind: CgroupKind, id: String) -> ControlGroup {
+        ControlGroup(name: "\(kind.rawValue)/\(id)", backend: backend)
     }
 
     /// Sets a hard limit on the whole tree (`nil` removes it).

@@ -15,11 +15,15 @@ public struct ControlGroup: Sendable, CustomStringConvertible {
     /// no limits and zero counters, so ``apply(_:)`` writes only the limits that are set
     /// and a caller need not read counters it knows to be zero. A launch saves that much.
     public let isNew: Bool
+    /// Whether the directories kept between runs (v1: every hierarchy but memory's) were
+    /// there from an earlier run (``CgroupTree/group(_:id:)``).
+    public let reusesKept: Bool
 
-    init(name: String, backend: any CgroupBackend, isNew: Bool = false) {
+    init(name: String, backend: any CgroupBackend, isNew: Bool = false, reusesKept: Bool = false) {
         self.name = name
         self.backend = backend
         self.isNew = isNew
+        self.reusesKept = reusesKept
     }
 
     /// The backend in use.
@@ -34,14 +38,22 @@ public struct ControlGroup: Sendable, CustomStringConvertible {
     // MARK: Limits
 
     /// Sets every limit of `limits`, in one go; on a new group (``isNew``) only those
-    /// that are set, the others being the kernel's "none" already.
-    public func apply(_ limits: CgroupLimits) throws(CgroupError) {
+    /// that are set, the others being the kernel's "none" already. In directories kept
+    /// from an earlier run (``reusesKept``), only those that differ from `kept`, what the
+    /// earlier run was given (`nil`: not known, all are written).
+    public func apply(_ limits: CgroupLimits, kept: CgroupLimits? = nil) throws(CgroupError) {
         if !isNew || limits.memoryMax != nil { try setMemoryMax(limits.memoryMax) }
         if !isNew || limits.memoryHigh != nil { try setMemoryHigh(limits.memoryHigh) }
         if !isNew || limits.memoryLow != nil { try setMemoryLow(limits.memoryLow) }
-        if !isNew || limits.pidsMax != nil { try setPidsMax(limits.pidsMax) }
-        if !isNew || limits.cpuQuota != nil { try backend.setCPUQuota(limits.cpuQuota, of: name) }
-        if !isNew || limits.cpuWeight != nil { try backend.setCPUWeight(limits.cpuWeight, of: name) }
+        // v1 keeps these (pids, cpu) between runs; v2 makes them afresh with the group.
+        let fresh = backend.version == .v2 ? isNew : !reusesKept
+        func needed<Value: Equatable>(_ limit: KeyPath<CgroupLimits, Value?>) -> Bool {
+            if fresh { return limits[keyPath: limit] != nil }
+            return backend.version == .v2 || kept.map { $0[keyPath: limit] != limits[keyPath: limit] } ?? true
+        }
+        if needed(\.pidsMax) { try setPidsMax(limits.pidsMax) }
+        if needed(\.cpuQuota) { try backend.setCPUQuota(limits.cpuQuota, of: name) }
+        if needed(\.cpuWeight) { try backend.setCPUWeight(limits.cpuWeight, of: name) }
     }
 
     /// Sets the hard limit (`memory_max`; v2 `memory.max`, v1
@@ -196,6 +208,20 @@ public struct ControlGroup: Sendable, CustomStringConvertible {
 
     /// How often ``waitUntilEmpty(timeout:)`` looks again while only exiting threads remain.
     static let exitingThreadsPoll: Duration = .milliseconds(1)
+
+    /// Removes the directories made for one run (v1: the memory group; v2: the group),
+    /// keeping the others for the process's next run. Fails with EBUSY while processes remain.
+    public func removeRunDirectories() throws(CgroupError) {
+        for directory in backend.runDirectories(of: name) {
+            try CgroupFiles.removeTree(directory)
+        }
+    }
+
+    /// Whether directories kept from a run are there (v1).
+    public var hasKeptDirectories: Bool {
+        let run = backend.runDirectories(of: name)
+        return directories.contains { !run.contains($0) && access($0, F_OK) == 0 }
+    }
 
     /// Removes the group (and any cgroup below it) from every hierarchy.
     /// Fails with EBUSY while processes remain: kill and wait first.

@@ -32,6 +32,13 @@ struct LegacyBackend: CgroupBackend {
         roots.map { join($0, group) }
     }
 
+    /// The memory group: its charges (page cache included) stay with a group after its
+    /// processes exit, and must not be counted against the next run. The pids, freezer
+    /// and cpu groups hold no such state and are kept.
+    func runDirectories(of group: String) -> [String] {
+        [join(memoryRoot, group)]
+    }
+
     func memoryFile(_ name: MemoryFile, of group: String) -> String {
         let file =
             switch name {

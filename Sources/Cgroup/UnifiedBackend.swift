@@ -15,6 +15,11 @@ struct UnifiedBackend: CgroupBackend {
         [join(root, group)]
     }
 
+    /// The one directory holds the memory controller's charges: none outlives a run.
+    func runDirectories(of group: String) -> [String] {
+        directories(of: group)
+    }
+
     func memoryFile(_ name: MemoryFile, of group: String) -> String {
         let file =
             switch name {

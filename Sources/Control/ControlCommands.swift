@@ -86,7 +86,7 @@ package final class ControlCommands {
         case .stop(let selection), .restart(let selection):
             let restart = request.command == .restart
             selecting(selection, session) { processes in
-                let running = processes.filter { $0.isAlive || $0.state == .backoff }
+                let running = processes.filter { $0.isAlive || $0.state == .backoff || supervisor.awaitsVolumes($0) }
                 stopAll(restart ? processes : running) { [unowned self] in
                     session.reply(
                         each(processes, named: selection) { process in

@@ -1,10 +1,11 @@
+import CLinux
 import EventLoop
 import Glibc
 import LinuxProcess
 import Sockets
 
 /// Runs a helper command (mkfs of a disk volume) to its end, for at most a bounded time,
-/// from the loop's thread.
+/// on the thread beside the loop that makes volumes.
 enum BoundedCommand {
     /// The most of the command's stderr kept for the error.
     private static let stderrLimit = 4096
@@ -17,10 +18,9 @@ enum BoundedCommand {
     static func run(_ executable: String, _ arguments: [String], timeout: Duration) throws(SystemError) {
         let command = ([executable] + arguments).joined(separator: " ")
         var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { throw SystemError("\(command): pipe") }
+        // Close-on-exec from the start: the loop's thread spawns processes meanwhile.
+        guard ext_pipe_cloexec(&ends) == 0 else { throw SystemError("\(command): pipe") }
         defer { close(ends[0]) }
-        // The daemon has one thread: nothing forks between pipe and these.
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         _ = fcntl(ends[0], F_SETFL, O_NONBLOCK)
         let child: SpawnedProcess
         do {

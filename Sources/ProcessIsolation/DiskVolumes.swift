@@ -3,6 +3,7 @@ import DaemonSupport
 import EventLoop
 import Glibc
 import Sockets
+import Synchronization
 
 /// Directories of bounded size (`disk_max`, docs/SECURITY.md): each is an ext4 file system
 /// in an image `<state_dir>/volumes/<name>.img`, loop-mounted on the directory, so that a
@@ -15,30 +16,43 @@ import Sockets
 /// system made with the feature, which neither the development machines nor most
 /// installations have; a loop device needs only root. Where it cannot be had (not root,
 /// no /dev/loop-control, no mkfs.ext4), ``Isolation`` enforces `disk_max` at launch instead.
-/// mkfs.ext4 runs once per volume size (about 50 ms, bounded by ``mkfsTimeout``), making an
-/// empty template `<state_dir>/volumes/empty-<bytes>.img`; a volume is a sparse copy of its
-/// template (its 300 KiB of metadata: well under a millisecond) whose root directory is
-/// then given to its owner. Volumes of one size share the template's UUID, which ext4
-/// does not mind.
+/// mkfs.ext4 runs once per volume size (about 50 ms, bounded by ``VolumeImage/mkfsTimeout``),
+/// making an empty template `<state_dir>/volumes/empty-<bytes>.img`; a volume is a sparse
+/// copy of its template (its 300 KiB of metadata: well under a millisecond) whose root
+/// directory is then given to its owner. Volumes of one size share the template's UUID,
+/// which ext4 does not mind.
 ///
-/// Mounts stay for the daemon's life (a restarted daemon finds and keeps them) and are
-/// lazily unmounted at a clean stop; the loop devices detach themselves then.
+/// Making and mounting (``VolumeImage``: the copy, a loop device, the mount; milliseconds
+/// each) runs beside the loop, one volume at a time: ahead of demand after a config is
+/// applied, and for a launch that finds its volume missing, which waits for it through the
+/// loop. Mounts stay for the daemon's life (a restarted daemon finds and keeps them) and
+/// are lazily unmounted at a clean stop; the loop devices detach themselves then.
 package final class DiskVolumes {
     private let stateDirectory: String
     /// Directories mounted (or found mounted), with their image.
     private var mounted: [String: String] = [:]
-    /// Why no volume can be made here, once known: ``bound(_:name:size:owner:reserve:)`` then returns it.
+    /// Why no volume can be made here, once known: ``bound(_:name:size:owner:reserve:whenReady:)`` then returns it.
     private(set) var unavailable: String?
-    /// File systems mounted since start: a change says a directory was mounted afresh.
-    private(set) var mounts = 0
+    /// Mounts made since start, by directory: a change says a directory was mounted afresh.
+    private var mountCounts: [String: Int] = [:]
     private let mkfs: String?
+    /// Where volumes are made and mounted; `nil` (no thread could be had): on the loop.
+    private let work: BlockingWorker?
+    /// Volumes being made and mounted beside the loop, by directory, with their image and
+    /// what waits for them.
+    private var preparing: [String: (image: String, waiting: [() -> Void])] = [:]
+    /// How the last preparation of a directory ended when it did not mount, kept for the
+    /// next launch, which reports it (and the one after tries again).
+    private var failures: [String: VolumeImage.Outcome] = [:]
+    /// Set when the daemon stops: jobs not begun are skipped.
+    private let stopping = StopFlag()
 
-    static let mkfsTimeout = Duration.seconds(30)
     /// Where e2fsprogs installs it: sbin, which a daemon's search path may lack.
     static let mkfsCandidates = ["/usr/sbin/mkfs.ext4", "/sbin/mkfs.ext4", "/usr/bin/mkfs.ext4"]
 
-    init(stateDirectory: String, runsAsRoot: Bool) {
+    init(stateDirectory: String, runsAsRoot: Bool, work: BlockingWorker?) {
         self.stateDirectory = stateDirectory
+        self.work = work
         mkfs = Self.mkfsCandidates.first { access($0, X_OK) == 0 }
         if !runsAsRoot {
             unavailable = "the daemon is not root (mounting a file system needs it)"
@@ -49,130 +63,106 @@ package final class DiskVolumes {
         }
     }
 
-    /// Mounts the volume `name` of `size` bytes on `directory` (made before, empty or
-    /// already the volume), making its image first if there is none. Returns nil when the
-    /// directory is bounded, else why it is not: volumes are unavailable, `directory` holds
-    /// files from before it was bounded, or `state_dir` has no room for the volume now (a
-    /// later launch tries again).
+    /// Whether `directory` (made before, empty or already the volume) is bounded by the
+    /// volume `name` of `size` bytes. When it is not mounted yet, makes the volume (its image
+    /// first if there is none) and mounts it beside the loop, and calls `whenReady` on the
+    /// loop once that is done: the answer then is `.preparing`. `.unbounded` says why it
+    /// cannot be: volumes are unavailable, `directory` holds files from before it was
+    /// bounded, or `state_dir` had no room for the volume (a later launch tries again).
+    /// Throws how the last attempt failed (once: the next call tries again).
     func bound(
-        _ directory: String, name: String, size: UInt64, owner: (uid: uid_t, gid: gid_t)?,
-        reserve: UInt64
-    ) throws(SystemError) -> String? {
-        if let unavailable { return unavailable }
+        _ directory: String, name: String, size: UInt64, owner: DirectoryOwner?, reserve: UInt64,
+        whenReady: (() -> Void)? = nil
+    ) throws(SystemError) -> Readiness {
+        if let unavailable { return .unbounded(unavailable) }
+        // A stopping daemon launches nothing and makes no volume.
+        if stopping.isSet { return .preparing }
+        if preparing[directory] != nil {
+            if let whenReady { preparing[directory]?.waiting.append(whenReady) }
+            return .preparing
+        }
         let image = stateDirectory + "/volumes/" + name + ".img"
         // Checked each time: an operator may have unmounted it.
         if Self.isMountPoint(directory) {
             mounted[directory] = image
-            return nil
+            return .mounted
         }
-        var made = false
-        if access(image, F_OK) != 0 {
-            guard Self.isUnused(directory) else { return "\(directory) holds files from before disk_max (move them out to have it bounded)" }
-            if let noRoom = try make(image, size: size, reserve: reserve) { return noRoom }
-            rmdir(directory + "/tmp")
-            made = true
+        switch failures.removeValue(forKey: directory) {
+        case .refused(let reason): return .unbounded(reason)
+        case .failed(let error): throw error
+        case .mounted, .cancelled, nil: break
         }
-        try mount(image, on: directory)
-        mounts += 1
-        if made, let owner, chown(directory, owner.uid, owner.gid) != 0 {
-            // Not left half made: the next launch makes it again.
-            let error = SystemError("give the root of \(image) to \(owner.uid):\(owner.gid)")
-            release(directory)
-            unlink(image)
-            throw error
+        let makesImage = access(image, F_OK) != 0
+        if makesImage, !Self.isUnused(directory) {
+            return .unbounded("\(directory) holds files from before disk_max (move them out to have it bounded)")
         }
-        mounted[directory] = image
-        return nil
+        let others = Set(mounted.values).union(preparing.values.map(\.image))
+        let job = VolumeImage(
+            directory: directory, image: image, stateDirectory: stateDirectory, size: size, owner: owner, reserve: reserve,
+            otherImages: others.sorted(), mkfs: mkfs, makesImage: makesImage)
+        guard let work else {
+            finish(job, job.prepare())
+            return try bound(directory, name: name, size: size, owner: owner, reserve: reserve)
+        }
+        preparing[directory] = (image, whenReady.map { [$0] } ?? [])
+        let stopping = self.stopping
+        work.run({ stopping.isSet ? .cancelled : job.prepare() }) { [unowned self] outcome in self.finish(job, outcome) }
+        return .preparing
+    }
+
+    /// Starts making and mounting the volume of `directory` unless it is mounted, under way,
+    /// or its last attempt failed (the next launch reports that).
+    func prepareAhead(_ directory: String, name: String, size: UInt64, owner: DirectoryOwner?, reserve: UInt64) {
+        guard failures[directory] == nil else { return }
+        _ = try? bound(directory, name: name, size: size, owner: owner, reserve: reserve)
+    }
+
+    /// Whether the last preparation of `directory` failed (the next launch reports it).
+    func failed(_ directory: String) -> Bool { failures[directory] != nil }
+
+    /// How many times the daemon mounted `directory`.
+    func mountCount(of directory: String) -> Int { mountCounts[directory, default: 0] }
+
+    /// What ``bound(_:name:size:owner:reserve:whenReady:)`` found.
+    enum Readiness: Equatable {
+        case mounted
+        case preparing
+        case unbounded(String)
+    }
+
+    private func finish(_ job: VolumeImage, _ outcome: VolumeImage.Outcome) {
+        let waiting = preparing.removeValue(forKey: job.directory)?.waiting ?? []
+        switch outcome {
+        case .mounted:
+            mounted[job.directory] = job.image
+            mountCounts[job.directory, default: 0] += 1
+        case .cancelled: return
+        case .refused, .failed: failures[job.directory] = outcome
+        }
+        for body in waiting { body() }
+    }
+
+    /// Blocks until the volumes under way are mounted (before what they mount on is moved).
+    func finishPreparing() {
+        work?.finish()
     }
 
     /// Lazily unmounts the volume on `directory`, if any, so that the directory and its
     /// image can be moved (a removed app's data is set aside).
     func release(_ directory: String) {
+        failures[directory] = nil
         if mounted.removeValue(forKey: directory) != nil || Self.isMountPoint(directory) {
             umount2(directory, Int32(MNT_DETACH))
         }
     }
 
-    /// Lazily unmounts every volume (at a clean stop).
+    /// Lazily unmounts every volume (at a clean stop), once the one being mounted is; those
+    /// not begun are not.
     package func unmountAll() {
+        stopping.set()
+        work?.finish()
         for directory in mounted.keys.sorted() { umount2(directory, Int32(MNT_DETACH)) }
         mounted = [:]
-    }
-
-    /// Makes `image`, sparse, a copy of the empty file system of its size; returns why not
-    /// when `state_dir` lacks the room.
-    private func make(_ image: String, size: UInt64, reserve: UInt64) throws(SystemError) -> String? {
-        try FileSystem.createDirectories(String(image[..<image.lastIndex(of: "/")!]), mode: 0o700)
-        var space = statvfs()
-        guard statvfs(stateDirectory, &space) == 0 else { throw SystemError("statvfs \(stateDirectory)") }
-        let free = UInt64(space.f_bavail) * UInt64(space.f_frsize)
-        let unfilled = Self.unfilledBytes(of: Array(Set(mounted.values)))
-        guard free >= unfilled + size + reserve else {
-            return "no room for its volume: \(size) bytes, \(unfilled) the other volumes may still fill and the daemon's "
-                + "reserve of \(reserve) (state_reserve) do not fit in the \(free) bytes free in \(stateDirectory)"
-        }
-        let template = try self.template(size: size)
-        let source = open(template, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard source >= 0 else { throw SystemError("open \(template)") }
-        defer { close(source) }
-        let fd = open(image, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw SystemError("create \(image)") }
-        let copied = ext_copy_sparse(source, fd)
-        let copyError = errno
-        close(fd)
-        guard copied == 0 else {
-            unlink(image)
-            throw SystemError("copy \(template) to \(image)", errno: copyError)
-        }
-        return nil
-    }
-
-    /// The empty file system of `size` bytes, made with mkfs.ext4 the first time.
-    private func template(size: UInt64) throws(SystemError) -> String {
-        let template = stateDirectory + "/volumes/empty-\(size).img"
-        if access(template, F_OK) == 0 { return template }
-        // Made under another name and renamed: a template that exists is whole.
-        let making = template + ".new"
-        unlink(making)
-        let fd = open(making, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw SystemError("create \(making)") }
-        let sized = ftruncate(fd, off_t(size))
-        let sizeError = errno
-        close(fd)
-        do throws(SystemError) {
-            guard sized == 0 else { throw SystemError("size \(making) to \(size) bytes", errno: sizeError) }
-            try BoundedCommand.run(mkfs ?? "mkfs.ext4", ["-q", "-F", "-m", "0", making], timeout: Self.mkfsTimeout)
-            guard rename(making, template) == 0 else { throw SystemError("rename \(making) to \(template)") }
-        } catch {
-            unlink(making)
-            throw error
-        }
-        return template
-    }
-
-    private func mount(_ image: String, on directory: String) throws(SystemError) {
-        let file = open(image, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
-        guard file >= 0 else { throw SystemError("open \(image)") }
-        var number: Int32 = -1
-        let device = ext_loop_attach(file, &number)
-        let attachError = errno
-        close(file)
-        guard device >= 0 else { throw SystemError("attach \(image) to a loop device", errno: attachError) }
-        // Closing the device before the mount holds it would detach it (autoclear).
-        defer { close(device) }
-        guard Glibc.mount("/dev/loop\(number)", directory, "ext4", UInt(MS_NOSUID | MS_NODEV), nil) == 0 else {
-            throw SystemError("mount \(image) (/dev/loop\(number)) on \(directory)")
-        }
-    }
-
-    /// What the images may still take from `state_dir`: their sizes less what they hold.
-    private static func unfilledBytes(of images: [String]) -> UInt64 {
-        images.reduce(0) { total, image in
-            var info = stat()
-            guard stat(image, &info) == 0 else { return total }
-            let allocated = UInt64(info.st_blocks) * 512
-            return total + (UInt64(info.st_size) > allocated ? UInt64(info.st_size) - allocated : 0)
-        }
     }
 
     private static func isMountPoint(_ directory: String) -> Bool {
@@ -196,6 +186,13 @@ package final class DiskVolumes {
     static func name(of entry: UnsafeMutablePointer<dirent>) -> String {
         withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
     }
+}
+
+/// Set once, read from the worker's thread.
+private final class StopFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+    var isSet: Bool { value.load(ordering: .acquiring) }
+    func set() { value.store(true, ordering: .releasing) }
 }
 
 extension DiskVolumes {

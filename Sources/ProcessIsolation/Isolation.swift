@@ -30,7 +30,9 @@ package final class Isolation {
     package let landlockABI: Int
     /// One ruleset per process, rebuilt when what its rules derive from changes (a reload,
     /// a new program): a relaunch then reads neither the program's ELF headers nor paths.
-    private var rulesets: [String: (inputs: SandboxRules.Inputs, rules: [Landlock.Rule], ruleset: Landlock.Ruleset)] = [:]
+    /// A volume mounted afresh is a new directory to Landlock, though it looks the same: each
+    /// ruleset keeps how often its writable directories were mounted.
+    private var rulesets: [String: (inputs: SandboxRules.Inputs, mounts: [Int], rules: [Landlock.Rule], ruleset: Landlock.Ruleset)] = [:]
     /// Data directories made since start, by extension, with the owner they were given: a
     /// relaunch checks that the directory is still there instead of making it again.
     private var dataDirectoryOwners: [String: DirectoryOwner?] = [:]
@@ -42,11 +44,12 @@ package final class Isolation {
     /// The variable that lowers the Landlock ABI the daemon uses (0: as if the kernel had none).
     static let landlockOverrideVariable = "EXTENSIOND_LANDLOCK_ABI"
 
-    package init(configuration: Configuration, groups: GroupStore, runsAsRoot: Bool, events: EventLog) {
+    /// `volumeWork` makes and mounts `disk_max` volumes beside the loop (`nil`: on it).
+    package init(configuration: Configuration, groups: GroupStore, runsAsRoot: Bool, events: EventLog, volumeWork: BlockingWorker?) {
         self.groups = groups
         self.events = events
         stateDirectory = configuration.supervisor.stateDirectory
-        volumes = DiskVolumes(stateDirectory: stateDirectory, runsAsRoot: runsAsRoot)
+        volumes = DiskVolumes(stateDirectory: stateDirectory, runsAsRoot: runsAsRoot, work: volumeWork)
         settings = configuration.supervisor
         identities =
             runsAsRoot
@@ -65,22 +68,78 @@ package final class Isolation {
         apps = Dictionary(configuration.apps.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// Prepares the launch of `process`, whose executable is `executable` (resolved).
-    package func prepare(_ process: some IsolatedProcess, executable: String) throws(IsolationError) -> IsolatedLaunch {
-        let mountsBefore = volumes.mounts
-        let definition = process.definition
-        let app = definition.extensionSpec.map(\.app) ?? (process.kind == .app ? process.name : nil)
-        var launch = IsolatedLaunch(user: definition.launch.user, group: definition.launch.group)
-        let appGroups = app.flatMap { apps[$0]?.groups } ?? []
+    /// Prepares the launch of `process`, whose executable is `executable` (resolved). Returns
+    /// `nil` while a volume of it (`disk_max`) is being made and mounted beside the loop:
+    /// `whenReady` runs on the loop once it is, to prepare the launch again.
+    package func prepare(
+        _ process: some IsolatedProcess, executable: String, whenReady: @escaping () -> Void
+    ) throws(IsolationError) -> IsolatedLaunch? {
+        var launch = try identity(of: process)
+        guard let writable = try storage(of: process, &launch, whenReady: whenReady) else { return nil }
+        if let sandbox = sandboxSettings(of: process), sandbox.enabled {
+            launch.sandbox = try self.sandbox(sandbox, for: process, executable: executable, writable: writable, notices: &launch.notices)
+        }
+        return launch
+    }
 
+    /// What the first launch of `process` (run as `executable`) needs, made ahead of it
+    /// (after a config is applied): its volumes made and mounted beside the loop, then, on
+    /// the loop, its data directory's own files and its sandbox's Landlock ruleset. What
+    /// fails is left for the launch, which reports it.
+    package func prepareAhead(_ process: some IsolatedProcess, executable: String) {
+        guard var launch = try? identity(of: process) else { return }
+        let prepared = try? storage(of: process, &launch) { [weak self] in self?.prepareAhead(process, executable: executable) }
+        guard let writable = prepared ?? nil, let settings = sandboxSettings(of: process), settings.enabled else { return }
+        _ = try? sandbox(settings, for: process, executable: executable, writable: writable, notices: &launch.notices)
+    }
+
+    private func sandboxSettings(of process: some IsolatedProcess) -> SandboxSettings? {
+        process.definition.extensionSpec?.sandbox ?? (process.kind == .app ? apps[process.name]?.sandbox : nil)
+    }
+
+    /// Who `process` runs as: its configured user and group, else its app's uid, and its app's groups.
+    private func identity(of process: some IsolatedProcess) throws(IsolationError) -> IsolatedLaunch {
+        let definition = process.definition
+        var launch = IsolatedLaunch(user: definition.launch.user, group: definition.launch.group)
+        let app = appOf(process)
+        for group in app.flatMap({ apps[$0]?.groups }) ?? [] {
+            if let gid = try identities?.gid(ofGroup: group) { launch.supplementaryGroups.append(gid) }
+        }
+        // A configured group alone keeps the app's own uid: it must never mean root.
+        if let app, let identities, launch.user == nil {
+            let uid = try identities.uid(ofApp: app)
+            launch.user = "\(uid)"
+            launch.group = launch.group ?? "\(uid)"
+        }
+        return launch
+    }
+
+    private func appOf(_ process: some IsolatedProcess) -> String? {
+        process.definition.extensionSpec.map(\.app) ?? (process.kind == .app ? process.name : nil)
+    }
+
+    /// The group containers and data directory of `process`, bounded, in `launch`'s
+    /// environment; returns the directories it may write, or `nil` while a volume is being
+    /// made (`whenReady` follows, once).
+    private func storage(
+        of process: some IsolatedProcess, _ launch: inout IsolatedLaunch, whenReady: @escaping () -> Void
+    ) throws(IsolationError) -> [String]? {
+        var waiting = false
         var containers: [String: String] = [:]
-        for group in appGroups {
+        for group in appOf(process).flatMap({ apps[$0]?.groups }) ?? [] {
             let gid = try identities?.gid(ofGroup: group)
-            launch.supplementaryGroups += gid.map { [$0] } ?? []
             let size = apps.values.filter { $0.groups.contains(group) }.map(\.diskMax.bytes).max() ?? 0
             do {
                 let path = try groups.container(group, gid: gid)
-                try bound(path, name: "groups/" + group, size: size, owner: gid.map { (0, $0) }, what: "group container \(group)")
+                let owner = gid.map { DirectoryOwner(uid: 0, gid: $0) }
+                guard
+                    try bound(
+                        path, name: "groups/" + group, size: size, owner: owner, what: "group container \(group)",
+                        whenReady: waiting ? nil : whenReady)
+                else {
+                    waiting = true
+                    continue
+                }
                 // Again: the mount's root is a directory of its own.
                 containers[group] = try groups.container(group, gid: gid)
             } catch {
@@ -90,61 +149,57 @@ package final class Isolation {
         if !containers.isEmpty {
             launch.environment[ExtensionEnvironment.groupContainersVariable] = ExtensionEnvironment.encodeGroupContainers(containers)
         }
-        // A configured group alone keeps the app's own uid: it must never mean root.
-        if let app, let identities, launch.user == nil {
-            let uid = try identities.uid(ofApp: app)
-            launch.user = "\(uid)"
-            launch.group = launch.group ?? "\(uid)"
-        }
-
         var writable = Array(containers.values)
         if process.kind == .extension {
-            let dataDirectory = try self.dataDirectory(of: process.name, launch: launch, size: definition.extensionSpec?.diskMax.bytes ?? 0)
+            let size = process.definition.extensionSpec?.diskMax.bytes ?? 0
+            guard let dataDirectory = try self.dataDirectory(of: process.name, launch: launch, size: size, whenReady: waiting ? nil : whenReady)
+            else { return nil }
             launch.environment[ExtensionEnvironment.dataDirectoryVariable] = dataDirectory
             launch.environment["TMPDIR"] = dataDirectory + "/tmp"
             launch.environment["HOME"] = dataDirectory
             writable.append(dataDirectory)
         }
-
-        // A volume mounted afresh is a new directory to Landlock, though it looks the same.
-        if volumes.mounts != mountsBefore { rulesets.removeValue(forKey: process.name) }
-        let sandbox = definition.extensionSpec?.sandbox ?? (process.kind == .app ? apps[process.name]?.sandbox : nil)
-        if let sandbox, sandbox.enabled {
-            launch.sandbox = try self.sandbox(sandbox, for: process, executable: executable, writable: writable, notices: &launch.notices)
-        }
-        return launch
+        return waiting ? nil : writable
     }
 
-    /// `<state_dir>/data/<id>`, 0700 and the extension's own, with `tmp` in it.
-    private func dataDirectory(of id: String, launch: IsolatedLaunch, size: UInt64) throws(IsolationError) -> String {
-        let owner: (uid: uid_t, gid: gid_t)?
+    /// `<state_dir>/data/<id>`, 0700 and the extension's own, with `tmp` in it; `nil` while
+    /// its volume is being made.
+    private func dataDirectory(
+        of id: String, launch: IsolatedLaunch, size: UInt64, whenReady: (() -> Void)?
+    ) throws(IsolationError) -> String? {
+        let owner: DirectoryOwner?
         do throws(SpawnError) {
-            owner = try Credentials.resolve(user: launch.user, group: launch.group).map { ($0.uid, $0.gid) }
+            owner = try Credentials.resolve(user: launch.user, group: launch.group).map { DirectoryOwner(uid: $0.uid, gid: $0.gid) }
         } catch {
             throw .storage("\(error)")
         }
         let directory = stateDirectory + "/data/" + id
-        let directoryOwner = owner.map { DirectoryOwner(uid: $0.uid, gid: $0.gid) }
-        if let made = dataDirectoryOwners[id], made == directoryOwner, access(directory + "/tmp", F_OK) == 0 {
+        if let made = dataDirectoryOwners[id], made == owner, access(directory + "/tmp", F_OK) == 0 {
             return directory
         }
+        let ids = owner.map { (uid: $0.uid, gid: $0.gid) }
         do {
             try FileSystem.ownedDirectory(stateDirectory + "/data", owner: nil, mode: 0o711)
-            try FileSystem.ownedDirectory(directory, owner: owner, mode: 0o700)
-            try bound(directory, name: "data/" + id, size: size, owner: owner, what: "data directory of \(id)")
-            try FileSystem.ownedDirectory(directory, owner: owner, mode: 0o700)
-            try FileSystem.ownedDirectory(directory + "/tmp", owner: owner, mode: 0o700)
+            try FileSystem.ownedDirectory(directory, owner: ids, mode: 0o700)
+            guard try bound(directory, name: "data/" + id, size: size, owner: owner, what: "data directory of \(id)", whenReady: whenReady)
+            else { return nil }
+            try FileSystem.ownedDirectory(directory, owner: ids, mode: 0o700)
+            try FileSystem.ownedDirectory(directory + "/tmp", owner: ids, mode: 0o700)
         } catch {
             throw .storage("data directory of \(id): \(error)")
         }
-        dataDirectoryOwners[id] = directoryOwner
+        dataDirectoryOwners[id] = owner
         return directory
     }
 
     /// Bounds `directory` to `size` bytes by a volume; where the kernel cannot, refuses the
     /// launch while the directory holds `size` or more (and says so once as an event).
-    private func bound(_ directory: String, name: String, size: UInt64, owner: (uid: uid_t, gid: gid_t)?, what: String) throws(SystemError) {
-        guard let unbounded = try volumes.bound(directory, name: name, size: size, owner: owner, reserve: settings.stateReserve.bytes) else { return }
+    /// `false` while the volume is being made.
+    private func bound(
+        _ directory: String, name: String, size: UInt64, owner: DirectoryOwner?, what: String, whenReady: (() -> Void)?
+    ) throws(SystemError) -> Bool {
+        let readiness = try volumes.bound(directory, name: name, size: size, owner: owner, reserve: settings.stateReserve.bytes, whenReady: whenReady)
+        guard case .unbounded(let unbounded) = readiness else { return readiness == .mounted }
         if unboundedTold.insert(directory).inserted {
             events.record(.error, nil, reason: "disk_max", "disk_max of the \(what) is checked at launch only, not by the kernel: \(unbounded)")
         }
@@ -152,6 +207,7 @@ package final class Isolation {
         guard used < size else {
             throw SystemError("the \(what) holds \(used) bytes, not below its disk_max of \(size); not starting it", errno: EDQUOT)
         }
+        return true
     }
 
     private func sandbox(
@@ -162,7 +218,8 @@ package final class Isolation {
             let inputs = SandboxRules.Inputs(
                 executable: executable, command: process.definition.launch.command,
                 writable: writable + settings.write, readable: settings.read)
-            let cached = rulesets[process.name]
+            let mounts = writable.map(volumes.mountCount)
+            let cached = rulesets[process.name].flatMap { $0.mounts == mounts ? $0 : nil }
             if let cached, cached.inputs == inputs {
                 ruleset = cached.ruleset
             } else {
@@ -176,7 +233,7 @@ package final class Isolation {
                         throw .sandbox("\(error)")
                     }
                 }
-                rulesets[process.name] = (inputs, rules, ruleset!)
+                rulesets[process.name] = (inputs, mounts, rules, ruleset!)
             }
         } else if self.settings.sandboxRequired {
             throw .sandbox(
@@ -204,12 +261,6 @@ package final class Isolation {
         rulesets.removeValue(forKey: name)
         dataDirectoryOwners.removeValue(forKey: name)
     }
-}
-
-/// The owner a directory was given.
-private struct DirectoryOwner: Equatable {
-    var uid: uid_t
-    var gid: gid_t
 }
 
 /// What ``Isolation/prepare(_:executable:)`` decided for one launch.

@@ -90,6 +90,7 @@ package final class RemovedApps {
         if let tag = tags()[app], let error = purge(app, tag) { return error }
         // A save still running would write the defaults back after the move.
         isolation.groups.finishSaves()
+        isolation.volumes.finishPreparing()
         do {
             try FileSystem.createDirectories(directory, mode: 0o700)
             for path in Self.paths(of: owned) {

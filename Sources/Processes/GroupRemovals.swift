@@ -26,13 +26,16 @@ package final class GroupRemovals {
     /// Whether a removal is waiting.
     var isEmpty: Bool { pending.isEmpty }
 
-    /// Removes `group` (of the process `name`) once it has no thread left, within ``bound``.
-    func remove(_ group: ControlGroup, of name: String) {
+    /// Removes `group` (of the process `name`) once it has no thread left, within ``bound``;
+    /// only its run directories with `keepingKept` (``ControlGroup/removeRunDirectories()``).
+    func remove(_ group: ControlGroup, of name: String, keepingKept: Bool = false) {
         let deadline = MonotonicInstant.current() + Self.bound
+        // A removal of the run directories alone is replaced.
+        pending[group.name]?.wait?.cancel()
         pending[group.name] = (nil, nil)
         let wait = EmptyGroupWait(loop: loop, group: group, until: deadline) { [unowned self] emptied, _ in
             guard emptied else { return self.giveUp(group, of: name) }
-            self.attemptRemoval(group, of: name, until: deadline)
+            self.attemptRemoval(group, of: name, keepingKept: keepingKept, until: deadline)
         }
         if pending[group.name] != nil { pending[group.name]?.wait = wait }
     }
@@ -50,9 +53,9 @@ package final class GroupRemovals {
         finishIfDone()
     }
 
-    private func attemptRemoval(_ group: ControlGroup, of name: String, until deadline: MonotonicInstant) {
+    private func attemptRemoval(_ group: ControlGroup, of name: String, keepingKept: Bool, until deadline: MonotonicInstant) {
         do {
-            try group.remove()
+            if keepingKept { try group.removeRunDirectories() } else { try group.remove() }
             settle(group)
         } catch {
             guard MonotonicInstant.current() < deadline else {
@@ -62,7 +65,7 @@ package final class GroupRemovals {
             pending[group.name] = (
                 nil,
                 try? loop.addTimer(after: Self.retryInterval) { [unowned self] in
-                    self.attemptRemoval(group, of: name, until: deadline)
+                    self.attemptRemoval(group, of: name, keepingKept: keepingKept, until: deadline)
                 }
             )
         }

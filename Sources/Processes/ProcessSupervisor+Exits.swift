@@ -64,19 +64,33 @@ extension ProcessSupervisor {
     }
 
     /// Ends `run`: whatever is left in its group is killed, its output taken in, its
-    /// watches dropped and its group removed once empty.
+    /// watches dropped and its group removed once empty: all of it after a stop by hand,
+    /// for the daemon's stop or a removal, else its run directories only (v1: memory),
+    /// the others being kept for the next run.
     func retire(_ run: ProcessRun, of process: SupervisedProcess, mainReaped: Bool) {
         killEverything(of: run, process: process, mainReaped: mainReaped)
         run.cancelWatches()
         process.run = nil
+        let keeps = ![.manual, .shutdown, .removed].contains(run.stopReason)
+        if !keeps { keptLimits[process.name] = nil }
         // Killed processes usually go at once; they may need a while longer (never waited
         // for on the loop), and the group is removed when they have.
-        removals.remove(run.group, of: process.name)
+        removals.remove(run.group, of: process.name, keepingKept: keeps)
+    }
+
+    /// Removes the cgroup directories a run of `process` kept (the process is removed
+    /// from the configuration, or the daemon stops), once nothing runs in them.
+    package func removeKeptGroup(of process: SupervisedProcess) {
+        guard !process.isAlive, keptLimits.removeValue(forKey: process.name) != nil else { return }
+        let group = tree.existingGroup(Self.cgroupKind(process.kind), id: process.name)
+        guard group.hasKeptDirectories else { return }
+        removals.remove(group, of: process.name)
     }
 
     /// The group of a launch that failed: removed now, or, when that fails too (out of
     /// descriptors: removal reads directories), as soon as it can be.
     func discard(_ group: ControlGroup, of process: SupervisedProcess) {
+        keptLimits[process.name] = nil
         do {
             try group.remove()
         } catch {

@@ -25,7 +25,7 @@ package final class ProcessSupervisor {
     let events: EventLog
     var random = SystemRandomNumberGenerator()
     /// The daemon's environment minus what belongs to the daemon alone.
-    private let baseEnvironment: [String: String]
+    let baseEnvironment: [String: String]
     /// Called with an extension's new channel once it is spawned; the extension
     /// runtime takes over the protocol from there.
     package var onExtensionMessage: ((SupervisedProcess, ExtensionToSupervisor) -> Void)?
@@ -41,6 +41,13 @@ package final class ProcessSupervisor {
     package let removals: GroupRemovals
     /// Runs `process_mrelease` off the loop (`nil`: no thread could be had; on the loop then).
     let releases: BlockingWorker?
+    /// Launches waiting for a volume of their process to be made and mounted beside the
+    /// loop, by process, with the run's extra arguments.
+    var awaitingVolumes: [String: [String]] = [:]
+    /// The limits each process's kept cgroup directories hold (v1: pids, cpu), by process.
+    var keptLimits: [String: CgroupLimits] = [:]
+    /// Called when a launch that waited for its volumes failed (its caller had returned).
+    package var onDeferredLaunchFailed: ((SupervisedProcess, LaunchError) -> Void)?
 
     /// `hostSocket` is passed to hosts and apps as `EXTENSIOND_HOST_SOCKET`.
     package init(loop: EventLoop, tree: CgroupTree, events: EventLog, isolation: Isolation, hostSocket: String) {
@@ -61,8 +68,9 @@ package final class ProcessSupervisor {
     /// Launches `process` unless it is alive. A failure to launch is recorded, shown
     /// in status, and (for restarting processes) counts as a crash.
     /// `extraArguments` follow the configured command for this run only (an app opening a URL).
+    /// The launch may wait for the process's volumes (its state is `starting` meanwhile).
     package func start(_ process: SupervisedProcess, extraArguments: [String] = []) throws(LaunchError) {
-        guard !process.isAlive else { return }
+        guard !process.isAlive, !awaitsVolumes(process) else { return }
         process.restartTimer = nil
         do throws(LaunchError) {
             try launch(process, extraArguments: extraArguments)
@@ -92,7 +100,16 @@ package final class ProcessSupervisor {
         }
         let isolated: IsolatedLaunch
         do throws(IsolationError) {
-            isolated = try isolation.prepare(process, executable: resolved)
+            let prepared = try isolation.prepare(process, executable: resolved) { [weak self, weak process] in
+                guard let self, let process else { return }
+                self.volumesReady(process)
+            }
+            guard let prepared else {
+                awaitingVolumes[process.name] = extraArguments
+                process.state = .starting
+                return
+            }
+            isolated = prepared
         } catch {
             throw .isolation(error)
         }
@@ -108,12 +125,16 @@ package final class ProcessSupervisor {
         }
         // The previous run's group is reused; whatever is still dying in it goes on dying.
         removals.cancel(group)
+        let limits = definition.limits.cgroupLimits
         do throws(CgroupError) {
-            try group.apply(definition.limits.cgroupLimits)
+            // A kept freezer group may have been left frozen by a run given up.
+            if group.reusesKept && group.canFreeze { try group.thaw() }
+            try group.apply(limits, kept: keptLimits[process.name])
         } catch {
             discard(group, of: process)
             throw .cgroup(error)
         }
+        keptLimits[process.name] = limits
         // Two pipes: stdout and stderr are logged apart. The ends close themselves on every
         // way out; only what a connection takes over stays open.
         let isExtension = definition.kind == .extension
@@ -199,33 +220,6 @@ package final class ProcessSupervisor {
         onLaunched?(process)
     }
 
-    private func watchOOM(_ process: SupervisedProcess, _ run: ProcessRun) {
-        run.oomKillsAtLaunch = run.group.isNew ? 0 : (try? run.group.memoryEvents().oomKills) ?? 0
-        guard let source = try? run.group.oomEvents(),
-            let watch = try? loop.addIO(
-                fd: source.fileDescriptor, events: source.readiness == .priority ? .priority : .readable, priority: .high,
-                handler: { [unowned self, unowned process] _ in
-                    _ = try? source.acknowledge()
-                    self.oomNoticed(process)
-                })
-        else { return }
-        run.oomWatch = (source, watch)
-    }
-
-    func oomNoticed(_ process: SupervisedProcess) {
-        guard let run = process.run else { return }
-        let kills = (try? run.group.memoryEvents().oomKills) ?? 0
-        guard kills > run.oomKillsAtLaunch else { return }
-        run.oomKillsAtLaunch = kills
-        process.statistics.kills[.oom, default: 0] += 1
-        run.stopReason = run.stopReason ?? .oom
-        events.record(
-            .oom, process.name, reason: StopReason.oom.rawValue,
-            "the kernel OOM-killed a process in \(run.group) (memory_max \(process.definition.limits.memoryMax?.description ?? "none"))",
-            figures: [("CGROUP", "\(run.group)"), ("OOM_KILLS", "\(kills)")]
-                + (process.definition.limits.memoryMax.map { [("MEMORY_MAX_BYTES", "\($0.bytes)")] } ?? []))
-    }
-
     // MARK: Readiness and signals
 
     /// The extension said `ready`: it is idle, and its launch latency is recorded.
@@ -264,7 +258,8 @@ package final class ProcessSupervisor {
     package func stop(_ process: SupervisedProcess, reason: StopReason, then completion: (() -> Void)? = nil) {
         process.restartTimer = nil
         guard let run = process.run else {
-            if process.state == .backoff || process.state == .fatal || process.state == .exited { process.state = .stopped }
+            let waited = awaitingVolumes.removeValue(forKey: process.name) != nil
+            if waited || process.state == .backoff || process.state == .fatal || process.state == .exited { process.state = .stopped }
             completion?()
             return
         }

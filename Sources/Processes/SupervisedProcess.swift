@@ -11,7 +11,7 @@ import ProcessIsolation
 package enum ProcessState: String, CaseIterable {
     /// Not running, and not meant to be.
     case stopped
-    /// Spawned; an extension has not sent `ready` yet.
+    /// Spawned, and an extension has not sent `ready` yet; or waiting for its volumes.
     case starting
     /// A host or app running; an extension serving a request.
     case running

@@ -100,7 +100,9 @@ public final class Daemon: ControlledDaemon {
             throw .cgroup(error)
         }
         let groups = GroupStore(stateDirectory: settings.stateDirectory, events: events, clock: loop, work: diskWork)
-        let isolation = Isolation(configuration: configuration, groups: groups, runsAsRoot: geteuid() == 0, events: events)
+        let isolation = Isolation(
+            configuration: configuration, groups: groups, runsAsRoot: geteuid() == 0, events: events,
+            volumeWork: try? BlockingWorker(loop: loop))
         removedApps = RemovedApps(stateDirectory: settings.stateDirectory, isolation: isolation)
         supervisor = ProcessSupervisor(
             loop: loop, tree: cgroups.tree, events: events, isolation: isolation,
@@ -147,6 +149,9 @@ public final class Daemon: ControlledDaemon {
             self.extensions.received(message, from: process.name)
             if case .ready = message { self.burstRelease.worked() }
         }
+        supervisor.onDeferredLaunchFailed = { [unowned self] process, error in
+            if process.kind == .extension { self.extensions.launchFailed(process.name, because: "launch failed: \(error)") }
+        }
         supervisor.onRunEnded = { [unowned self] process, reason in
             self.extensions.runEnded(process.name, reason: reason)
             if process.kind == .app { self.hosts?.appStopped(process.name) }
@@ -163,35 +168,6 @@ public final class Daemon: ControlledDaemon {
             for name in FileSystem.removeTemporaryFiles(in: directory) {
                 events.record(.cleanup, nil, "removed \(directory)/\(name), left by a daemon killed while writing it")
             }
-        }
-    }
-
-    /// The pressure response must run within 100 ms of a crossing on a CPU that busy
-    /// processes share (as lmkd runs above the apps it kills): the daemon takes nice
-    /// ``niceValue``, and reset-on-fork gives every process it starts the default nice 0.
-    /// Without CAP_SYS_NICE it keeps its nice and says so.
-    private static func raiseSchedulingPriority(logger: Logger) {
-        // SCHED_RESET_ON_FORK (sched.h, not imported into Swift).
-        let resetOnFork: Int32 = 0x4000_0000
-        var parameters = sched_param(sched_priority: 0)
-        guard sched_setscheduler(0, SCHED_OTHER | resetOnFork, &parameters) == 0 else {
-            logger.notice("scheduling: keeps its nice, reset-on-fork refused: \(String(cString: strerror(errno)))")
-            return
-        }
-        if setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceValue) != 0 {
-            logger.notice("scheduling: keeps its nice (\(niceValue) needs CAP_SYS_NICE): \(String(cString: strerror(errno)))")
-        }
-    }
-
-    /// The daemon's nice value.
-    static let niceValue: Int32 = -10
-
-    /// Each running extension holds a few fds (pidfd, output pipe, socket, notification): take the hard limit rather than the 1024 soft default.
-    private static func raiseFileLimit() {
-        var limit = rlimit()
-        if getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max {
-            limit.rlim_cur = limit.rlim_max
-            setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
         }
     }
 
@@ -262,6 +238,7 @@ public final class Daemon: ControlledDaemon {
         routeOutput()
         echoOutputOfNewProcesses()
         startAutostarted()
+        prepareLaunchesAhead()
         becomeReady()
         do {
             return try loop.run()
@@ -334,6 +311,14 @@ public final class Daemon: ControlledDaemon {
         }
     }
 
+    /// Makes the `disk_max` volumes (beside the loop), data directories and sandbox rules of
+    /// every app and extension, so that a first launch finds them ready.
+    private func prepareLaunchesAhead() {
+        for process in registry.ordered where process.kind != .host {
+            supervisor.prepareAhead(process)
+        }
+    }
+
     /// One line for `systemctl status`.
     package var summary: String {
         let running = registry.ordered.filter(\.isAlive).count
@@ -354,13 +339,14 @@ public final class Daemon: ControlledDaemon {
         dropIns = nil
         metrics?.close()
         metrics = nil
-        let alive = (registry.ordered + registry.retiring).filter(\.isAlive)
+        let alive = (registry.ordered + registry.retiring).filter { $0.isAlive || supervisor.awaitsVolumes($0) }
         var remaining = alive.count
         let finish: () -> Void = { [unowned self] in
             self.extensions.saveRecords()
             self.extensions.groups.saveEverything()
             // Groups still emptying are removed first (each within its bound), then the
             // volumes their processes wrote to are unmounted.
+            for process in self.registry.ordered + self.registry.retiring { self.supervisor.removeKeptGroup(of: process) }
             self.supervisor.removals.whenAllDone { [unowned self] in
                 self.supervisor.isolation.volumes.unmountAll()
                 self.releaseCgroups()
@@ -420,7 +406,10 @@ public final class Daemon: ControlledDaemon {
         }
         for removed in registry.apply(next) {
             supervisor.isolation.forget(removed.name)
-            supervisor.stop(removed, reason: .removed) { [unowned self, unowned removed] in self.registry.retired(removed) }
+            supervisor.stop(removed, reason: .removed) { [unowned self, unowned removed] in
+                self.supervisor.removeKeptGroup(of: removed)
+                self.registry.retired(removed)
+            }
         }
         extensions.configure(next.extensions, apps: next.apps, types: next.types)
         applyHostRules()
@@ -441,6 +430,7 @@ public final class Daemon: ControlledDaemon {
             }
         }
         startAutostarted()
+        prepareLaunchesAhead()
         let sizes = [("HOSTS", next.hosts.count), ("APPS", next.apps.count), ("EXTENSIONS", next.extensions.count)]
         let counts = sizes + [("ADDED", changes.added.count), ("CHANGED", changes.changed.count), ("REMOVED", changes.removed.count)]
         let added = "added \(changes.added.count), changed \(changes.changed.count), removed \(changes.removed.count)"

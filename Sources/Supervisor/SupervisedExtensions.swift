@@ -24,7 +24,9 @@ final class SupervisedExtensions: ExtensionProcesses {
 
     func phase(of id: String) -> ExtensionPhase {
         if waitingForMemory.contains(id) { return .starting }
-        guard let process = registry[id], let run = process.run else { return .notRunning }
+        guard let process = registry[id] else { return .notRunning }
+        if supervisor.awaitsVolumes(process) { return .starting }
+        guard let run = process.run else { return .notRunning }
         if process.state == .starting { return .starting }
         if run.stopReason != nil { return .stopping }
         // Idle or running without a channel cannot be reached: as good as not ready yet.

@@ -125,7 +125,13 @@ import Testing
             """)
         try daemon.start()
         #expect(try daemon.control(.start(NameSelection(["escapee"]))).ok)
-        let main = try #require(try daemon.control(.status(NameSelection(["escapee"]))).status?.first?.pid)
+        // A launch right after the daemon's start waits for its data volume (made beside the loop).
+        var pid: pid_t?
+        _ = try eventually(timeout: 30) {
+            pid = try daemon.control(.status(NameSelection(["escapee"]))).status?.first?.pid
+            return pid != nil
+        }
+        let main = try #require(pid)
         try #require(eventually(timeout: 10) { FileManager.default.fileExists(atPath: done) })
         var escaped: [pid_t] = []
         let settled = eventually(timeout: 10) {

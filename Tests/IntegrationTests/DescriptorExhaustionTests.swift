@@ -87,6 +87,9 @@ import WireProtocol
             command = \(command)
             """)
         try daemon.start()
+        // Its data volume is made beside the loop first: each launch below then runs at once.
+        let data = daemon.stateDirectory + "/data/starved"
+        #expect(eventually(timeout: 60) { DiskQuotaTests.mounts(below: daemon.stateDirectory).contains(data) })
         let group = daemon.sandbox.memoryDirectory + "/extensions/starved"
         var failures = 0
         // Every limit from "no descriptor at all" to "enough": each launch step runs out once.

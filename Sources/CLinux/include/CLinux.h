@@ -130,6 +130,10 @@ int ext_pidfd_send_signal(int pidfd, int signal);
 int ext_process_mrelease(int pidfd);
 /* A non-blocking, close-on-exec eventfd with counter 0 (cgroup v1 notifications, the blocking worker). */
 int ext_eventfd(void);
+
+/* A pipe whose ends are close-on-exec from the start (pipe2 is not imported into Swift):
+ * another thread may spawn a process between pipe and fcntl. */
+int ext_pipe_cloexec(int ends[2]);
 /* A non-blocking, close-on-exec inotify descriptor watching `path` for
    IN_MODIFY (cgroup v2 events files). */
 int ext_inotify_watch(const char *path);

@@ -1,0 +1,107 @@
+import ControlProtocol
+import ExtensiondTestSupport
+import Foundation
+import Testing
+
+/// On cgroup v1 a process's pids, freezer and cpu groups are kept between its runs, so
+/// that a relaunch makes one group (memory) instead of five (docs/ARCHITECTURE.md, "The
+/// cgroup tree"); a stop by hand, a removal and the daemon's stop remove them.
+@Suite struct KeptGroupTests {
+    static func config(_ widget: String, pidsMax: Int, extensions: [String] = ["w"]) -> String {
+        var text = """
+            [apps.k]
+            command = ["/bin/sleep", "1000"]
+            """
+        for name in extensions {
+            text += "\n\n[extensions.\(name)]\napp = \"k\"\npoint = \"widget\"\ncommand = \(widget)\npids_max = \(pidsMax)"
+        }
+        return text
+    }
+
+    /// The kept directories of `name`'s group (pids, freezer, cpu), those that exist.
+    static func kept(_ daemon: TestDaemon, _ name: String) -> [String] {
+        daemon.sandbox.otherDirectories.map { $0 + "/extensions/" + name }.filter { FileManager.default.fileExists(atPath: $0) }
+    }
+
+    static func members(_ directory: String) -> [String] {
+        ((try? String(contentsOfFile: directory + "/cgroup.procs", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    /// Starts `name`, waits until it is ready, and returns its pid.
+    static func launch(_ daemon: TestDaemon, _ name: String) throws -> Int32 {
+        #expect(try daemon.control(.start(NameSelection([name]))).ok)
+        var pid: Int32?
+        #expect(
+            try eventually(timeout: 10) {
+                let status = try daemon.control(.status(NameSelection([name]))).status?.first
+                pid = status?.state == "idle" ? status?.pid : nil
+                return pid != nil
+            })
+        return try #require(pid)
+    }
+
+    /// Ends the run of `name` as a crash does (SIGKILL from outside the daemon's stop).
+    static func endOnItsOwn(_ daemon: TestDaemon, _ name: String) throws {
+        #expect(try daemon.control(.signal(SignalRequest(signal: "KILL", names: [name]))).ok)
+        #expect(
+            try eventually(timeout: 10) { try daemon.control(.status(NameSelection([name]))).status?.first?.pid == nil })
+    }
+
+    @Test func aRelaunchReusesItsKeptGroupsEmptyAndWithTheNewLimits() throws {
+        let daemon = try TestDaemon()
+        let pids = try #require(daemon.sandbox.pidsDirectory, "no v1 pids hierarchy")
+        let widget = try ScriptedExtension.command(.answer, in: daemon.directory)
+        try daemon.writeConfig(Self.config(widget, pidsMax: 32))
+        try daemon.start()
+        let memory = daemon.sandbox.memoryDirectory + "/extensions/w"
+
+        let first = try Self.launch(daemon, "w")
+        #expect(Self.members(pids + "/extensions/w") == ["\(first)"])
+        try Self.endOnItsOwn(daemon, "w")
+        #expect(eventually { !FileManager.default.fileExists(atPath: memory) }, "the memory group goes with its run")
+        #expect(Self.kept(daemon, "w").count == daemon.sandbox.otherDirectories.count, "kept: \(Self.kept(daemon, "w"))")
+        #expect(Self.kept(daemon, "w").allSatisfy { Self.members($0).isEmpty })
+
+        // A new definition: the kept group takes the new limit, and holds the new run only.
+        try daemon.writeConfig(Self.config(widget, pidsMax: 48))
+        #expect(try daemon.control(.reload).ok)
+        let second = try Self.launch(daemon, "w")
+        #expect(second != first)
+        #expect(Self.kept(daemon, "w").allSatisfy { Self.members($0) == ["\(second)"] }, "\(Self.kept(daemon, "w").map(Self.members))")
+        #expect((try? String(contentsOfFile: pids + "/extensions/w/pids.max", encoding: .utf8)) == "48\n")
+        if let freezer = daemon.sandbox.freezerDirectory {
+            #expect((try? String(contentsOfFile: freezer + "/extensions/w/freezer.state", encoding: .utf8)) == "THAWED\n")
+        }
+
+        // A stop by hand leaves nothing.
+        #expect(try daemon.control(.stop(NameSelection(["w"]))).ok)
+        #expect(eventually { Self.kept(daemon, "w").isEmpty && !FileManager.default.fileExists(atPath: memory) }, "\(Self.kept(daemon, "w"))")
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test func removalAndTheDaemonsStopRemoveKeptGroups() throws {
+        let daemon = try TestDaemon()
+        try #require(daemon.sandbox.pidsDirectory != nil, "no v1 pids hierarchy")
+        let widget = try ScriptedExtension.command(.answer, in: daemon.directory)
+        try daemon.writeConfig(Self.config(widget, pidsMax: 32, extensions: ["w", "v"]))
+        try daemon.start()
+        for name in ["w", "v"] {
+            _ = try Self.launch(daemon, name)
+            try Self.endOnItsOwn(daemon, name)
+            #expect(eventually { !Self.kept(daemon, name).isEmpty })
+        }
+
+        // `w` removed from the configuration: its kept groups go.
+        try daemon.writeConfig(Self.config(widget, pidsMax: 32, extensions: ["v"]))
+        #expect(try daemon.control(.reload).ok)
+        #expect(eventually { Self.kept(daemon, "w").isEmpty }, "\(Self.kept(daemon, "w"))")
+        #expect(!Self.kept(daemon, "v").isEmpty)
+
+        // The daemon's stop: nothing is left in any hierarchy.
+        #expect(daemon.stop() == 0)
+        #expect(Self.kept(daemon, "v").isEmpty, "\(Self.kept(daemon, "v"))")
+        for directory in [daemon.sandbox.memoryDirectory] + daemon.sandbox.otherDirectories {
+            #expect(!FileManager.default.fileExists(atPath: directory + "/extensions"), "left: \(directory)/extensions")
+        }
+    }
+}
