@@ -15,6 +15,9 @@
 ///
 /// Every reading also goes to the ``PressureWarning`` kept across episodes: a crossing
 /// of the `warn` watermark warns the extensions once, before any kill of that episode.
+/// Every reading at or past `warn` trims (``Action/trim(workingSet:watermark:)``), before
+/// that reading's kill decision: suspended extensions are ended gracefully while there is
+/// still room for them to exit, rather than killed at `low`.
 public struct PressureEpisode: Sendable {
     /// What the daemon reports back.
     public enum Event: Sendable, Hashable {
@@ -41,6 +44,10 @@ public struct PressureEpisode: Sendable {
         case readWorkingSet
         /// Tell every running extension the working set crossed `warn` (no answer).
         case warn(workingSet: UInt64, watermark: UInt64)
+        /// End every suspended extension gracefully (thawed, `terminate`, reason `trim`;
+        /// killed only if it does not exit): frozen, it holds memory for nothing running,
+        /// and it cannot act on a warning (no answer).
+        case trim(workingSet: UInt64, watermark: UInt64)
         /// List the processes that may be killed at this level; answer ``Event/candidates(_:at:)``.
         case listCandidates(PressureLevel)
         /// Ask the kernel to reclaim the suspended candidate's memory (v2 `memory.reclaim`,
@@ -162,8 +169,11 @@ public struct PressureEpisode: Sendable {
         guard let usage else { return end() }
         lastWorkingSet = usage
         var actions: [Action] = []
-        if let thresholds, warning.observe(workingSet: usage, thresholds: thresholds) {
-            actions.append(.warn(workingSet: usage, watermark: thresholds.warnBytes))
+        if let thresholds {
+            if warning.observe(workingSet: usage, thresholds: thresholds) {
+                actions.append(.warn(workingSet: usage, watermark: thresholds.warnBytes))
+            }
+            if usage >= thresholds.warnBytes { actions.append(.trim(workingSet: usage, watermark: thresholds.warnBytes)) }
         }
         let level = max(level(of: usage), floor)
         floor = .none
