@@ -17,7 +17,10 @@
 /// of the `warn` watermark warns the extensions once, before any kill of that episode.
 /// Every reading at or past `warn` trims (``Action/trim(workingSet:watermark:)``), before
 /// that reading's kill decision: suspended extensions are ended gracefully while there is
-/// still room for them to exit, rather than killed at `low`.
+/// still room for them to exit, rather than killed at `low`. A `low` victim asked to exit
+/// by a trim before this episode's trigger is given until ``emptyTimeout`` after that
+/// request to exit by itself (the same ``Action/wait(_:until:)``), and killed only then;
+/// a `critical` one, or one trimmed in this episode, is killed at once.
 public struct PressureEpisode: Sendable {
     /// What the daemon reports back.
     public enum Event: Sendable, Hashable {
@@ -57,7 +60,8 @@ public struct PressureEpisode: Sendable {
         /// free its memory; answer ``Event/signalled(at:)``.
         case kill(KillCandidate, level: PressureLevel)
         /// Wait, on the event loop, until the victim's cgroup is empty (answer
-        /// ``Event/emptied(at:)``) or the deadline (``Event/deadlinePassed(at:)``).
+        /// ``Event/emptied(at:)``) or the deadline (``Event/deadlinePassed(at:)``): after its
+        /// kill, or, for one a trim asked to exit, before it.
         case wait(KillCandidate, until: Instant)
         /// A kill is over: record it.
         case record(Kill)
@@ -102,6 +106,7 @@ public struct PressureEpisode: Sendable {
     private var floor: PressureLevel
     private var killedIDs = Set<String>()
     private var reclaimedIDs = Set<String>()
+    private var exitWaits = Set<String>()
     private var trigger: Instant
     private var isFirst = true
     private var pending: Pending = .reading
@@ -110,6 +115,7 @@ public struct PressureEpisode: Sendable {
         case reading
         case candidates(level: PressureLevel, usage: UInt64)
         case reclaim
+        case exit(KillCandidate)
         case signal(Kill)
         case empty(Kill)
         case none
@@ -160,6 +166,12 @@ public struct PressureEpisode: Sendable {
             return finish(kill, empty: max(at, kill.signal), next: max(at, kill.signal))
         case (.empty(let kill), .deadlinePassed(let at)):
             return finish(kill, empty: nil, next: max(at, kill.signal))
+        case (.exit(let victim), .emptied(let at)):
+            // Gone by itself; its run may not be reaped yet, and is not to be chosen again.
+            killedIDs.insert(victim.id)
+            return afterExitWait(at)
+        case (.exit, .deadlinePassed(let at)):
+            return afterExitWait(at)
         default:
             return []
         }
@@ -195,6 +207,10 @@ public struct PressureEpisode: Sendable {
             pending = .reclaim
             return [.reclaim(victim)]
         }
+        if level == .low, let asked = victim.exitAskedAt, asked < trigger, now < asked + emptyTimeout, exitWaits.insert(victim.id).inserted {
+            pending = .exit(victim)
+            return [.wait(victim, until: asked + emptyTimeout)]
+        }
         killedIDs.insert(victim.id)
         let decision = max(now, trigger)
         let kill = Kill(
@@ -212,6 +228,12 @@ public struct PressureEpisode: Sendable {
         isFirst = false
         pending = .reading
         return [.record(finished), .readWorkingSet]
+    }
+
+    private mutating func afterExitWait(_ at: Instant) -> [Action] {
+        trigger = max(at, trigger)
+        pending = .reading
+        return [.readWorkingSet]
     }
 
     private mutating func end() -> [Action] {

@@ -39,7 +39,8 @@ enum KillCandidates {
             let usage = (try? run.group.memoryUsage()) ?? 0
             return KillCandidate(
                 id: process.name, band: band, priority: process.definition.extensionSpec?.priority ?? 0,
-                lastUsed: lastUsed.policyInstant, residentBytes: usage, growthBytes: run.growth(to: usage)
+                lastUsed: lastUsed.policyInstant, residentBytes: usage, growthBytes: run.growth(to: usage),
+                exitAskedAt: run.stopReason == .trim ? run.stopAskedAt?.policyInstant : nil
             )
         }
     }

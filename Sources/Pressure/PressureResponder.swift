@@ -176,8 +176,9 @@ final class PressureResponder {
         return signalled
     }
 
+    /// Waits for a killed victim's group, or for the group of one a trim asked to exit.
     private func wait(for victim: KillCandidate, until deadline: MonotonicInstant) {
-        guard let group = victims[victim.id]?.group else {
+        guard let group = victims[victim.id]?.group ?? registry[victim.id]?.run?.group else {
             return perform(handle(.emptied(at: MonotonicInstant.current().policyInstant)))
         }
         let run = victims[victim.id]?.run

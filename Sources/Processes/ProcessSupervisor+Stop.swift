@@ -21,6 +21,7 @@ extension ProcessSupervisor {
         // A frozen run could not take `terminate` or SIGTERM.
         resume(process)
         run.stopReason = run.stopReason ?? reason
+        run.stopAskedAt = .current()
         if let channel = run.channel, channel.isOpen, process.state == .idle || process.state == .running {
             channel.send(.terminate)
         } else {

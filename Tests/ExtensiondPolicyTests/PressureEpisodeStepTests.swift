@@ -336,3 +336,52 @@ struct EpisodeWorld {
         #expect(world.trims.isEmpty)
     }
 }
+
+/// A `low` victim that a trim asked to exit before the episode is waited for, up to
+/// ``PressureEpisode/emptyTimeout`` after that request, and killed only if still there.
+@Suite struct PressureEpisodeExitWaitTests {
+    static let thresholds = PressureEpisodeStepTests.thresholds
+    static let timeout = PressureEpisodeStepTests.timeout
+    static let start = Instant.at(100)
+    /// Asked to exit 50 ms before the episode's trigger.
+    static let asked = start - .milliseconds(50)
+
+    static func run(exitDelay: Duration?, askedAt: Instant?, baseline: UInt64) -> (world: EpisodeWorld, kills: [PressureEpisode.Kill]) {
+        let trimmed = EpisodeWorld.Process(
+            candidate: KillCandidate(
+                id: "trimmed", band: .suspendedExtension, priority: 0, lastUsed: .at(0), residentBytes: 20 << 20, exitAskedAt: askedAt),
+            exitDelay: exitDelay)
+        var world = EpisodeWorld(processes: [trimmed], baseline: baseline)
+        world.now = start
+        var episode = PressureEpisode(triggeredAt: world.now, byStall: false, thresholds: thresholds, warning: PressureWarning(), emptyTimeout: timeout)
+        let kills = world.run(&episode)
+        return (world, kills)
+    }
+
+    @Test func oneThatExitsWithinTheBoundIsNotKilled() {
+        let (world, kills) = Self.run(exitDelay: .milliseconds(30), askedAt: Self.asked, baseline: Self.thresholds.lowBytes)
+        #expect(kills.isEmpty && world.signalled.isEmpty)
+        #expect(world.waits.map(\.victim) == ["trimmed"])
+        #expect(world.waits.first?.until == Self.asked + Self.timeout, "the bound counts from the request to exit")
+    }
+
+    @Test func oneThatDoesNotExitIsKilledAtTheBound() {
+        let (world, kills) = Self.run(exitDelay: nil, askedAt: Self.asked, baseline: Self.thresholds.lowBytes)
+        #expect(kills.map(\.victim.id) == ["trimmed"])
+        #expect(world.waits.first?.ended == Self.asked + Self.timeout, "killed at the bound, not later")
+    }
+
+    /// Killed at once: asked too long ago, asked during this episode, not asked, or at `critical`.
+    @Test func otherwiseTheKillIsNotDelayed() {
+        let cases: [(Instant?, UInt64)] = [
+            (Self.start - Self.timeout, Self.thresholds.lowBytes), (Self.start + .nanoseconds(1), Self.thresholds.lowBytes),
+            (nil, Self.thresholds.lowBytes), (Self.asked, Self.thresholds.criticalBytes),
+        ]
+        for (askedAt, baseline) in cases {
+            let (world, kills) = Self.run(exitDelay: .milliseconds(30), askedAt: askedAt, baseline: baseline)
+            #expect(kills.map(\.victim.id) == ["trimmed"], "asked at \(String(describing: askedAt)), baseline \(baseline)")
+            #expect(world.waits.count == 1 && world.signalled == ["trimmed"], "one wait: the kill's")
+            #expect(!world.actions.contains { if case .wait = $0 { true } else { false } } || world.actions.firstIndex { if case .kill = $0 { true } else { false } }! < world.actions.firstIndex { if case .wait = $0 { true } else { false } }!)
+        }
+    }
+}
