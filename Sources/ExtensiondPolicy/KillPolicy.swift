@@ -65,11 +65,15 @@ public struct KillCandidate: Sendable, Hashable {
     /// How much its memory grew since it entered its band (0 when it shrank, or
     /// when growth is not measured for its kind).
     public var growthBytes: UInt64
+    /// When it was asked to exit by a trim, if it was: it may be on its way out already.
+    public var exitAskedAt: Instant?
 
     /// A candidate `id` in `band`.
     public init(
-        id: String, band: KillBand, priority: Int, lastUsed: Instant, residentBytes: UInt64, growthBytes: UInt64 = 0
+        id: String, band: KillBand, priority: Int, lastUsed: Instant, residentBytes: UInt64, growthBytes: UInt64 = 0,
+        exitAskedAt: Instant? = nil
     ) {
+        self.exitAskedAt = exitAskedAt
         self.id = id
         self.band = band
         self.priority = priority

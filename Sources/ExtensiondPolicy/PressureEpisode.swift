@@ -22,6 +22,12 @@
 ///
 /// Every reading also goes to the ``PressureWarning`` kept across episodes: a crossing
 /// of the `warn` watermark warns the extensions once, before any kill of that episode.
+/// Every reading at or past `warn` trims (``Action/trim(workingSet:watermark:)``), before
+/// that reading's kill decision: suspended extensions are ended gracefully while there is
+/// still room for them to exit, rather than killed at `low`. A `low` victim asked to exit
+/// by a trim before this episode's trigger is given until ``emptyTimeout`` after that
+/// request to exit by itself (the same ``Action/wait(_:until:)``), and killed only then;
+/// a `critical` one, or one trimmed in this episode, is killed at once.
 public struct PressureEpisode: Sendable {
     /// What the daemon reports back.
     public enum Event: Sendable, Hashable {
@@ -48,6 +54,10 @@ public struct PressureEpisode: Sendable {
         case readWorkingSet
         /// Tell every running extension the working set crossed `warn` (no answer).
         case warn(workingSet: UInt64, watermark: UInt64)
+        /// End every suspended extension gracefully (thawed, `terminate`, reason `trim`;
+        /// killed only if it does not exit): frozen, it holds memory for nothing running,
+        /// and it cannot act on a warning (no answer).
+        case trim(workingSet: UInt64, watermark: UInt64)
         /// List the processes that may be killed at this level; answer ``Event/candidates(_:at:)``.
         case listCandidates(PressureLevel)
         /// Ask the kernel to reclaim the suspended candidate's memory (v2 `memory.reclaim`,
@@ -57,7 +67,8 @@ public struct PressureEpisode: Sendable {
         /// free its memory; answer ``Event/signalled(at:)``.
         case kill(KillCandidate, level: PressureLevel)
         /// Wait, on the event loop, until the victim's cgroup is empty (answer
-        /// ``Event/emptied(at:)``) or the deadline (``Event/deadlinePassed(at:)``).
+        /// ``Event/emptied(at:)``) or the deadline (``Event/deadlinePassed(at:)``): after its
+        /// kill, or, for one a trim asked to exit, before it.
         case wait(KillCandidate, until: Instant)
         /// A kill is over: record it.
         case record(Kill)
@@ -104,6 +115,7 @@ public struct PressureEpisode: Sendable {
     private var throttled: Bool
     private var killedIDs = Set<String>()
     private var reclaimedIDs = Set<String>()
+    private var exitWaits = Set<String>()
     private var trigger: Instant
     private var isFirst = true
     private var pending: Pending = .reading
@@ -112,6 +124,7 @@ public struct PressureEpisode: Sendable {
         case reading
         case candidates(level: PressureLevel, usage: UInt64)
         case reclaim
+        case exit(KillCandidate)
         case signal(Kill)
         case empty(Kill)
         case none
@@ -164,6 +177,12 @@ public struct PressureEpisode: Sendable {
             return finish(kill, empty: max(at, kill.signal), next: max(at, kill.signal))
         case (.empty(let kill), .deadlinePassed(let at)):
             return finish(kill, empty: nil, next: max(at, kill.signal))
+        case (.exit(let victim), .emptied(let at)):
+            // Gone by itself; its run may not be reaped yet, and is not to be chosen again.
+            killedIDs.insert(victim.id)
+            return afterExitWait(at)
+        case (.exit, .deadlinePassed(let at)):
+            return afterExitWait(at)
         default:
             return []
         }
@@ -173,8 +192,11 @@ public struct PressureEpisode: Sendable {
         guard let usage else { return end() }
         lastWorkingSet = usage
         var actions: [Action] = []
-        if let thresholds, warning.observe(workingSet: usage, thresholds: thresholds) {
-            actions.append(.warn(workingSet: usage, watermark: thresholds.warnBytes))
+        if let thresholds {
+            if warning.observe(workingSet: usage, thresholds: thresholds) {
+                actions.append(.warn(workingSet: usage, watermark: thresholds.warnBytes))
+            }
+            if usage >= thresholds.warnBytes { actions.append(.trim(workingSet: usage, watermark: thresholds.warnBytes)) }
         }
         let atThrottle = throttled && thresholds?.needsRecheck(workingSet: usage) == true
         let level = max(level(of: usage), floor, atThrottle ? .low : .none)
@@ -198,6 +220,10 @@ public struct PressureEpisode: Sendable {
             pending = .reclaim
             return [.reclaim(victim)]
         }
+        if level == .low, let asked = victim.exitAskedAt, asked < trigger, now < asked + emptyTimeout, exitWaits.insert(victim.id).inserted {
+            pending = .exit(victim)
+            return [.wait(victim, until: asked + emptyTimeout)]
+        }
         killedIDs.insert(victim.id)
         let decision = max(now, trigger)
         let kill = Kill(
@@ -215,6 +241,12 @@ public struct PressureEpisode: Sendable {
         isFirst = false
         pending = .reading
         return [.record(finished), .readWorkingSet]
+    }
+
+    private mutating func afterExitWait(_ at: Instant) -> [Action] {
+        trigger = max(at, trigger)
+        pending = .reading
+        return [.readWorkingSet]
     }
 
     private mutating func end() -> [Action] {

@@ -16,6 +16,9 @@ public enum StopReason: String, Sendable, Hashable, CaseIterable, CustomStringCo
     case changed
     /// An extension that served nothing for `idle_exit`.
     case idle
+    /// A suspended extension ended at the `pressure.warn` watermark, before `low` would kill
+    /// it (or an idle one due for suspension while the tree is past `warn`).
+    case trim
     /// An extension closed its end of fd 3 and did not exit: it can no longer be served.
     case channelClosed = "closed"
 
@@ -45,7 +48,7 @@ public enum StopReason: String, Sendable, Hashable, CaseIterable, CustomStringCo
     /// of being restarted as after a crash.
     public var isRequested: Bool {
         switch self {
-        case .manual, .shutdown, .removed, .changed, .idle, .channelClosed, .deadline, .protocolViolation, .pressure, .critical: true
+        case .manual, .shutdown, .removed, .changed, .idle, .trim, .channelClosed, .deadline, .protocolViolation, .pressure, .critical: true
         case .oom, .exited, .launchFailed: false
         }
     }

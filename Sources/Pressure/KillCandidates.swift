@@ -7,14 +7,16 @@ import Processes
 enum KillCandidates {
     /// The band of a process of `kind` in `state`. An extension that has not sent `ready`
     /// yet counts as active: it is doing the work of starting, which a kill would waste.
-    static func band(kind: ProcessKind, state: ProcessState) -> KillBand {
+    /// A suspended extension being trimmed (thawed to take `terminate`) stays in the
+    /// suspended band: it serves nothing and is on its way out.
+    static func band(kind: ProcessKind, state: ProcessState, stopReason: StopReason? = nil) -> KillBand {
         switch kind {
         case .host: .host
         case .app: .backgroundApp
         case .extension:
             switch state {
             case .suspended: .suspendedExtension
-            case .idle: .idleExtension
+            case .idle: stopReason == .trim ? .suspendedExtension : .idleExtension
             default: .activeExtension
             }
         }
@@ -31,13 +33,14 @@ enum KillCandidates {
     ) -> [KillCandidate] {
         registry.ordered.compactMap { process in
             guard let run = process.run, run.stopReason?.isPressureKill != true else { return nil }
-            let band = band(kind: process.kind, state: process.state)
+            let band = band(kind: process.kind, state: process.state, stopReason: run.stopReason)
             guard band.isKillable(at: level) else { return nil }
             let lastUsed = max(lastUsed(process) ?? run.launchedAt, run.launchedAt)
             let usage = run.memoryUsage() ?? 0
             return KillCandidate(
                 id: process.name, band: band, priority: process.definition.extensionSpec?.priority ?? 0,
-                lastUsed: lastUsed.policyInstant, residentBytes: usage, growthBytes: run.growth(to: usage)
+                lastUsed: lastUsed.policyInstant, residentBytes: usage, growthBytes: run.growth(to: usage),
+                exitAskedAt: run.stopReason == .trim ? run.stopAskedAt?.policyInstant : nil
             )
         }
     }

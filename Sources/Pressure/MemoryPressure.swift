@@ -47,6 +47,7 @@ package final class MemoryPressure {
         }
         responder.onReading = { [unowned self] reading, thresholds in self.admission.observe(reading, thresholds: thresholds) }
         responder.onKilled = { [unowned self] id in self.admission.killedByPressure(id) }
+        supervisor.isMemoryShort = { [unowned self] in self.responder.isPastWarn }
         admission.onFree = { [unowned self] reserve in
             // A launch waits for the episode under way instead (its gate re-decides).
             guard self.detection.isIdle else { return false }

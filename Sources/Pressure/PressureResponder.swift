@@ -96,6 +96,9 @@ final class PressureResponder {
             case let .warn(workingSet, watermark):
                 warnings.warnTree(registry.ordered, workingSet: workingSet, watermark: watermark)
                 answer = nil
+            case let .trim(workingSet, watermark):
+                trim(workingSet: workingSet, watermark: watermark)
+                answer = nil
             case .listCandidates(let level):
                 answer = .candidates(KillCandidates.killable(in: registry, at: level, lastUsed: lastUsed), at: MonotonicInstant.current().policyInstant)
             case .reclaim(let victim):
@@ -117,6 +120,23 @@ final class PressureResponder {
             }
             if let answer { queue += handle(answer) }
         }
+    }
+
+    /// Whether the last reading of the tree was at or past `pressure.warn`.
+    var isPastWarn: Bool {
+        (episode?.steps.warning ?? warning).isAboveWarn
+    }
+
+    /// Ends every suspended extension gracefully (thawed, `terminate`; killed after its
+    /// `stop_timeout`, or by this episode at `low`, if it does not exit).
+    private func trim(workingSet: UInt64, watermark: UInt64) {
+        let suspended = registry.ordered.filter { $0.kind == .extension && $0.state == .suspended }
+        guard !suspended.isEmpty else { return }
+        for process in suspended { supervisor.stop(process, reason: .trim) }
+        events.record(
+            .memoryWarning, nil, reason: StopReason.trim.rawValue,
+            "tree at \(Self.mebibytes(workingSet)) past pressure.warn \(Self.mebibytes(watermark)): ending \(suspended.count) suspended extensions (\(suspended.map(\.name).joined(separator: ", ")))"
+        )
     }
 
     private func handle(_ event: PressureEpisode.Event) -> [PressureEpisode.Action] {
@@ -162,8 +182,9 @@ final class PressureResponder {
         return signalled
     }
 
+    /// Waits for a killed victim's group, or for the group of one a trim asked to exit.
     private func wait(for victim: KillCandidate, until deadline: MonotonicInstant) {
-        guard let group = victims[victim.id]?.group else {
+        guard let group = victims[victim.id]?.group ?? registry[victim.id]?.run?.group else {
             return perform(handle(.emptied(at: MonotonicInstant.current().policyInstant)))
         }
         let run = victims[victim.id]?.run

@@ -20,6 +20,8 @@ package final class ProcessRun {
     var oomKillsAtLaunch: UInt64 = 0
     /// Set when the daemon asked the process to go: the reason recorded at exit.
     package var stopReason: StopReason?
+    /// When the daemon asked it to stop (`terminate` or SIGTERM), if it did.
+    package var stopAskedAt: MonotonicInstant?
     /// Escalates a stop to SIGKILL of the whole group after the grace period.
     var killTimer: EventSource?
     /// Gives the run up if its main process is not reaped soon after SIGKILL.

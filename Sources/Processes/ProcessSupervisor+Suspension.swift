@@ -5,9 +5,14 @@ import ExtensiondPolicy
 extension ProcessSupervisor {
     /// Freezes the cgroup of an idle extension (`suspend_after`): it is `suspended` until
     /// ``resume(_:)``. Where the group cannot be frozen (a v1 system without the freezer
-    /// hierarchy) it stays idle.
+    /// hierarchy) it stays idle. While the tree is past `pressure.warn` it is ended instead
+    /// (reason `trim`), as the suspended ones were: frozen, it would only wait for a kill.
     package func suspend(_ process: SupervisedProcess) {
         guard process.state == .idle, let run = process.run, run.stopReason == nil, run.group.canFreeze else { return }
+        if isMemoryShort() {
+            events.record(.memoryWarning, process.name, reason: StopReason.trim.rawValue, "ended instead of suspended: the tree is past pressure.warn")
+            return stop(process, reason: .trim)
+        }
         do {
             try run.group.freeze()
         } catch {

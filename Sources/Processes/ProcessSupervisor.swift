@@ -33,6 +33,9 @@ package final class ProcessSupervisor {
     package var onLaunched: ((SupervisedProcess) -> Void)?
     /// Called after a run ended and its state was settled.
     package var onRunEnded: ((SupervisedProcess, _ reason: StopReason) -> Void)?
+    /// Whether the tree is past `pressure.warn`: then an idle extension due for suspension
+    /// is ended instead (``suspend(_:)``).
+    package var isMemoryShort: () -> Bool = { false }
     /// Users, groups, containers, data directories and sandboxes.
     package let isolation: Isolation
     /// Main processes of runs given up, reaped when they exit.
@@ -253,31 +256,6 @@ package final class ProcessSupervisor {
 
     // MARK: Stopping
 
-    /// Asks `process` to stop: `terminate` to a ready extension, SIGTERM otherwise; the
-    /// whole cgroup is killed after the grace period. `then` runs once it is down.
-    package func stop(_ process: SupervisedProcess, reason: StopReason, then completion: (() -> Void)? = nil) {
-        process.restartTimer = nil
-        guard let run = process.run else {
-            let waited = awaitingVolumes.removeValue(forKey: process.name) != nil
-            if waited || process.state == .backoff || process.state == .fatal || process.state == .exited { process.state = .stopped }
-            completion?()
-            return
-        }
-        if let completion { run.onEnd.append(completion) }
-        guard run.stopReason == nil || run.killTimer == nil else { return }
-        // A frozen run could not take `terminate` or SIGTERM.
-        resume(process)
-        run.stopReason = run.stopReason ?? reason
-        if let channel = run.channel, channel.isOpen, process.state == .idle || process.state == .running {
-            channel.send(.terminate)
-        } else {
-            try? run.process.descriptor.send(signal: SIGTERM)
-        }
-        run.killTimer = loop.addTimer(after: process.definition.stopTimeout) { [unowned self, unowned process] in
-            self.killRun(of: process)
-        }
-    }
-
     /// Kills the whole run of `process` now and counts the kill under `reason`. `message`,
     /// when given, is recorded as the kill event (the pressure responder records its own,
     /// with the kill's figures, once the group is empty). Returns when the first signal
@@ -295,7 +273,7 @@ package final class ProcessSupervisor {
     /// (`process_mrelease`, as lmkd does), then ``exitBound`` for it to be reaped before
     /// the run is given up, so that every stop ends.
     @discardableResult
-    private func killRun(of process: SupervisedProcess) -> MonotonicInstant? {
+    func killRun(of process: SupervisedProcess) -> MonotonicInstant? {
         guard let run = process.run else { return nil }
         run.killTimer = nil
         let signalled = killEverything(of: run, process: process, mainReaped: false)

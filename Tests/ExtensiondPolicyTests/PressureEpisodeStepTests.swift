@@ -25,6 +25,9 @@ struct EpisodeWorld {
     private(set) var signalled: [String] = []
     private(set) var reclaimed: [String] = []
     private(set) var warnings: [UInt64] = []
+    /// The working set of each reading, and of each trim, in order.
+    private(set) var readings: [UInt64] = []
+    private(set) var trims: [UInt64] = []
     /// The instants at which each wait began and ended, in order.
     private(set) var waits: [(victim: String, from: Instant, until: Instant, ended: Instant)] = []
 
@@ -51,9 +54,13 @@ struct EpisodeWorld {
             }
             switch action {
             case .readWorkingSet:
+                readings.append(workingSet)
                 queue += episode.handle(.workingSet(workingSet))
             case let .warn(workingSet, _):
                 warnings.append(workingSet)
+            case let .trim(workingSet, _):
+                // Graceful ends take longer than an episode's steps: the trimmed keep their memory here.
+                trims.append(workingSet)
             case .listCandidates(let level):
                 let candidates = processes.filter { !$0.gone && $0.signalledAt == nil }.map(\.candidate).filter { $0.band.isKillable(at: level) }
                 queue += episode.handle(.candidates(candidates, at: now))
@@ -258,6 +265,125 @@ struct EpisodeWorld {
             }
             wasAbove = episode.lastWorkingSet.map { $0 >= Self.thresholds.warnBytes } ?? wasAbove
             #expect(warning.isAboveWarn == wasAbove, "seed \(seed)")
+        }
+    }
+}
+
+/// Trimming at `warn` (``PressureEpisode/Action/trim(workingSet:watermark:)``) in virtual time.
+@Suite struct PressureEpisodeTrimTests {
+    static let thresholds = PressureEpisodeStepTests.thresholds
+
+    /// Over random trees, with baselines at and around each watermark: every reading at or
+    /// past `warn` trims once, before the kill decided on it (a jump past `low` still kills
+    /// in the same turn), and a reading below `warn` never trims.
+    @Test(arguments: seeds(2000))
+    func everyReadingPastWarnTrimsOnceBeforeItsKillDecision(seed: UInt64) {
+        var random = SeededRandom(seed: seed)
+        var world = PressureEpisodeStepTests.randomWorld(&random)
+        if Bool.random(using: &random) {
+            let marks = [Self.thresholds.warnBytes - 1, Self.thresholds.warnBytes, Self.thresholds.lowBytes - 1, Self.thresholds.lowBytes]
+            world.baseline = marks.randomElement(using: &random)!
+        }
+        var episode = PressureEpisode(
+            triggeredAt: world.now, byStall: Bool.random(using: &random), thresholds: Self.thresholds, warning: PressureWarning(),
+            emptyTimeout: PressureEpisodeStepTests.timeout)
+        _ = world.run(&episode, staleEvents: Bool.random(using: &random))
+
+        #expect(world.trims == world.readings.filter { $0 >= Self.thresholds.warnBytes }, "seed \(seed)")
+        var readings = world.readings[...]
+        var reading: UInt64 = 0
+        var trims = 0
+        for action in world.actions {
+            switch action {
+            case .readWorkingSet:
+                reading = readings.popFirst() ?? 0
+                trims = 0
+            case .trim(let workingSet, let watermark):
+                trims += 1
+                #expect(watermark == Self.thresholds.warnBytes)
+                #expect(workingSet >= watermark)
+            case .listCandidates, .kill:
+                #expect(trims == (reading >= Self.thresholds.warnBytes ? 1 : 0), "seed \(seed)")
+            default: break
+            }
+            #expect(trims <= 1, "seed \(seed)")
+        }
+    }
+
+    @Test func aReadingAtWarnTrimsAndKillsNothingAndOneAtLowTrimsThenKills() {
+        let frozen = EpisodeWorld.Process(
+            candidate: KillCandidate(id: "frozen", band: .suspendedExtension, priority: 0, lastUsed: .at(0), residentBytes: 10 << 20),
+            exitDelay: .zero)
+        for (baseline, killed) in [(Self.thresholds.warnBytes - (10 << 20), [String]()), (Self.thresholds.lowBytes, ["frozen"])] {
+            var world = EpisodeWorld(processes: [frozen], baseline: baseline)
+            var episode = PressureEpisode(
+                triggeredAt: world.now, byStall: false, thresholds: Self.thresholds, warning: PressureWarning(), emptyTimeout: PressureEpisodeStepTests.timeout)
+            let kills = world.run(&episode)
+            // After the kill the tree, still past `warn`, is read and trimmed again.
+            #expect(world.trims == [baseline + (10 << 20)] + (killed.isEmpty ? [] : [baseline]))
+            #expect(kills.map(\.victim.id) == killed)
+            let trimAt = world.actions.firstIndex { if case .trim = $0 { true } else { false } }
+            let killAt = world.actions.firstIndex { if case .kill = $0 { true } else { false } }
+            if let killAt { #expect(trimAt! < killAt) }
+        }
+    }
+
+    @Test func belowWarnNothingIsTrimmed() {
+        var world = EpisodeWorld(processes: [], baseline: Self.thresholds.warnBytes - 1)
+        var episode = PressureEpisode(
+            triggeredAt: world.now, byStall: true, thresholds: Self.thresholds, warning: PressureWarning(), emptyTimeout: PressureEpisodeStepTests.timeout)
+        _ = world.run(&episode)
+        #expect(world.trims.isEmpty)
+    }
+}
+
+/// A `low` victim that a trim asked to exit before the episode is waited for, up to
+/// ``PressureEpisode/emptyTimeout`` after that request, and killed only if still there.
+@Suite struct PressureEpisodeExitWaitTests {
+    static let thresholds = PressureEpisodeStepTests.thresholds
+    static let timeout = PressureEpisodeStepTests.timeout
+    static let start = Instant.at(100)
+    /// Asked to exit 50 ms before the episode's trigger.
+    static let asked = start - .milliseconds(50)
+
+    static func run(exitDelay: Duration?, askedAt: Instant?, baseline: UInt64) -> (world: EpisodeWorld, kills: [PressureEpisode.Kill]) {
+        let trimmed = EpisodeWorld.Process(
+            candidate: KillCandidate(
+                id: "trimmed", band: .suspendedExtension, priority: 0, lastUsed: .at(0), residentBytes: 20 << 20, exitAskedAt: askedAt),
+            exitDelay: exitDelay)
+        var world = EpisodeWorld(processes: [trimmed], baseline: baseline)
+        world.now = start
+        var episode = PressureEpisode(triggeredAt: world.now, byStall: false, thresholds: thresholds, warning: PressureWarning(), emptyTimeout: timeout)
+        let kills = world.run(&episode)
+        return (world, kills)
+    }
+
+    @Test func oneThatExitsWithinTheBoundIsNotKilled() {
+        let (world, kills) = Self.run(exitDelay: .milliseconds(30), askedAt: Self.asked, baseline: Self.thresholds.lowBytes)
+        #expect(kills.isEmpty && world.signalled.isEmpty)
+        #expect(world.waits.map(\.victim) == ["trimmed"])
+        #expect(world.waits.first?.until == Self.asked + Self.timeout, "the bound counts from the request to exit")
+    }
+
+    @Test func oneThatDoesNotExitIsKilledAtTheBound() {
+        let (world, kills) = Self.run(exitDelay: nil, askedAt: Self.asked, baseline: Self.thresholds.lowBytes)
+        #expect(kills.map(\.victim.id) == ["trimmed"])
+        #expect(world.waits.first?.ended == Self.asked + Self.timeout, "killed at the bound, not later")
+    }
+
+    /// Killed at once: asked too long ago, asked during this episode, not asked, or at `critical`.
+    @Test func otherwiseTheKillIsNotDelayed() {
+        let cases: [(Instant?, UInt64)] = [
+            (Self.start - Self.timeout, Self.thresholds.lowBytes), (Self.start + .nanoseconds(1), Self.thresholds.lowBytes),
+            (nil, Self.thresholds.lowBytes), (Self.asked, Self.thresholds.criticalBytes),
+        ]
+        for (askedAt, baseline) in cases {
+            let (world, kills) = Self.run(exitDelay: .milliseconds(30), askedAt: askedAt, baseline: baseline)
+            #expect(kills.map(\.victim.id) == ["trimmed"], "asked at \(String(describing: askedAt)), baseline \(baseline)")
+            #expect(world.waits.count == 1 && world.signalled == ["trimmed"], "one wait: the kill's")
+            let killAt = world.actions.firstIndex { if case .kill = $0 { true } else { false } }
+            let waitAt = world.actions.firstIndex { if case .wait = $0 { true } else { false } }
+            #expect(killAt != nil && waitAt != nil && killAt! < waitAt!, "no wait before the kill")
         }
     }
 }

@@ -8,7 +8,7 @@ import Testing
         let texts = StopReason.allCases.map(\.description)
         #expect(
             texts == [
-                "manual", "shutdown", "removed", "changed", "idle", "closed", "deadline", "protocol", "pressure", "critical",
+                "manual", "shutdown", "removed", "changed", "idle", "trim", "closed", "deadline", "protocol", "pressure", "critical",
                 "oom", "exited", "launch-failed",
             ])
         #expect(StopReason.allCases.allSatisfy { "\($0)" == $0.rawValue })

@@ -185,7 +185,8 @@ final class PressureScenario {
     }
 
     /// Holds `argv[1]` MiB charged to its own memory cgroup; as an extension, sends `ready`
-    /// afterwards and appends what the supervisor sends to `argv[2]` (when given).
+    /// afterwards and appends what the supervisor sends to `argv[2]` (when given), or, when
+    /// `argv[2]` is `deaf`, ignores `terminate`.
     static let holdScript = #"""
         import os, sys, time
 
@@ -201,12 +202,13 @@ final class PressureScenario {
         if fd is None:
             while True:
                 time.sleep(3600)
+        deaf = sys.argv[2:] == ["deaf"]  # ignores terminate
         os.write(int(fd), b'{"type":"ready","protocol":1}\n')
         while True:
             data = os.read(int(fd), 65536)
-            if not data or b'"terminate"' in data:
+            if not data or (b'"terminate"' in data and not deaf):
                 break
-            if len(sys.argv) > 2:
+            if len(sys.argv) > 2 and not deaf:
                 with open(sys.argv[2], "ab") as log:
                     log.write(data)
         """#

@@ -1,0 +1,46 @@
+import DaemonSupport
+import ExtensiondPolicy
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Stops the daemon asks for: `terminate` (or SIGTERM), then SIGKILL after `stop_timeout`.
+extension ProcessSupervisor {
+    /// Asks `process` to stop: `terminate` to a ready extension, SIGTERM otherwise; the
+    /// whole cgroup is killed after the grace period. `then` runs once it is down.
+    package func stop(_ process: SupervisedProcess, reason: StopReason, then completion: (() -> Void)? = nil) {
+        process.restartTimer = nil
+        guard let run = process.run else {
+            let waited = awaitingVolumes.removeValue(forKey: process.name) != nil
+            if waited || process.state == .backoff || process.state == .fatal || process.state == .exited { process.state = .stopped }
+            completion?()
+            return
+        }
+        if let completion { run.onEnd.append(completion) }
+        guard run.stopReason == nil || run.killTimer == nil else { return }
+        // A frozen run could not take `terminate` or SIGTERM.
+        resume(process)
+        run.stopReason = run.stopReason ?? reason
+        run.stopAskedAt = .current()
+        if let channel = run.channel, channel.isOpen, process.state == .idle || process.state == .running {
+            channel.send(.terminate)
+        } else {
+            try? run.process.descriptor.send(signal: SIGTERM)
+        }
+        run.killTimer = loop.addTimer(after: process.definition.stopTimeout) { [unowned self, unowned process] in
+            self.killAfterGrace(process)
+        }
+    }
+
+    /// A run still there `stop_timeout` after it was asked to stop is killed, and the kill
+    /// is counted under the stop's reason like any other: every SIGKILL is on record.
+    private func killAfterGrace(_ process: SupervisedProcess) {
+        guard let run = process.run, let reason = run.stopReason else { return }
+        process.statistics.kills[reason, default: 0] += 1
+        events.record(
+            .kill, process.name, reason: reason.rawValue,
+            "no exit within stop_timeout (\(process.definition.stopTimeout.formatted)) after it was asked to stop (\(reason)): killed")
+        killRun(of: process)
+    }
+}
