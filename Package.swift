@@ -60,7 +60,9 @@ let package = Package(
         .target(name: "LinuxProcess", dependencies: ["CLinux"]),
         .target(name: "Sockets"),
         .target(name: "EventLoop", dependencies: ["CLinux", "Sockets"]),
-        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        // libsystemd's headers (libsystemd-dev); the library is loaded at its first use, not
+        // linked (Sources/CSystemd/shim.h), so no pkg-config: it would add -lsystemd.
+        .systemLibrary(name: "CSystemd"),
         .target(name: "Systemd", dependencies: ["CSystemd", "CLinux", "EventLoop", "Sockets"]),
         .target(name: "HTTPServer", dependencies: ["EventLoop", "Sockets"]),
 

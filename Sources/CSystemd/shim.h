@@ -1,4 +1,136 @@
-// libsystemd (Debian's libsystemd-dev): notify, socket activation, journal, sd-bus.
+// libsystemd (Debian's libsystemd0): notify, socket activation, journal, sd-bus.
+//
+// Loaded with dlopen at its first use, not linked: a daemon outside systemd never maps it
+// nor what it pulls in (libcap, libgcrypt, libgpg-error, liblzma, libzstd, liblz4), which
+// cost 0.6 MiB of proportional set size (bench/README.md, "The floors: PSS by mapping").
+// Each ext_sd_* calls the function of the same name; when the library cannot be loaded it
+// fails with -ELIBACC. Calls that libsystemd answers from the environment alone (no
+// $LISTEN_PID, no $WATCHDOG_USEC) are answered here without loading it.
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdlib.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-journal.h>
+
+static inline void *ext_systemd_library(void) {
+    static void *library;
+    if (!library) library = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL);
+    return library;
+}
+
+/// Declares `function`, libsystemd's `name` or NULL, looked up once.
+#define EXT_SYSTEMD_FUNCTION(name)                                                   \
+    static __typeof__(name) *function;                                               \
+    if (!function && ext_systemd_library()) function = (__typeof__(name) *)dlsym(ext_systemd_library(), #name)
+
+static inline int ext_sd_notify(int unset_environment, const char *state) {
+    EXT_SYSTEMD_FUNCTION(sd_notify);
+    return function ? function(unset_environment, state) : -ELIBACC;
+}
+
+static inline int ext_sd_watchdog_enabled(int unset_environment, uint64_t *usec) {
+    if (!getenv("WATCHDOG_USEC")) {
+        if (unset_environment) unsetenv("WATCHDOG_PID");
+        return 0;
+    }
+    EXT_SYSTEMD_FUNCTION(sd_watchdog_enabled);
+    return function ? function(unset_environment, usec) : -ELIBACC;
+}
+
+static inline void ext_unset_listen_environment(int unset_environment) {
+    if (!unset_environment) return;
+    unsetenv("LISTEN_FDS");
+    unsetenv("LISTEN_FDNAMES");
+}
+
+static inline int ext_sd_listen_fds(int unset_environment) {
+    if (!getenv("LISTEN_PID")) {
+        ext_unset_listen_environment(unset_environment);
+        return 0;
+    }
+    EXT_SYSTEMD_FUNCTION(sd_listen_fds);
+    return function ? function(unset_environment) : -ELIBACC;
+}
+
+static inline int ext_sd_listen_fds_with_names(int unset_environment, char ***names) {
+    if (!getenv("LISTEN_PID")) {
+        ext_unset_listen_environment(unset_environment);
+        *names = NULL;
+        return 0;
+    }
+    EXT_SYSTEMD_FUNCTION(sd_listen_fds_with_names);
+    return function ? function(unset_environment, names) : -ELIBACC;
+}
+
+static inline int ext_sd_is_socket_unix(int fd, int type, int listening, const char *path, size_t length) {
+    EXT_SYSTEMD_FUNCTION(sd_is_socket_unix);
+    return function ? function(fd, type, listening, path, length) : -ELIBACC;
+}
+
+static inline int ext_sd_journal_sendv(const struct iovec *iov, int n) {
+    EXT_SYSTEMD_FUNCTION(sd_journal_sendv);
+    return function ? function(iov, n) : -ELIBACC;
+}
+
+static inline int ext_sd_bus_new(sd_bus **bus) {
+    EXT_SYSTEMD_FUNCTION(sd_bus_new);
+    return function ? function(bus) : -ELIBACC;
+}
+
+static inline int ext_sd_bus_set_address(sd_bus *bus, const char *address) {
+    EXT_SYSTEMD_FUNCTION(sd_bus_set_address);
+    return function ? function(bus, address) : -ELIBACC;
+}
+
+static inline int ext_sd_bus_start(sd_bus *bus) {
+    EXT_SYSTEMD_FUNCTION(sd_bus_start);
+    return function ? function(bus) : -ELIBACC;
+}
+
+static inline int ext_sd_bus_open_system(sd_bus **bus) {
+    EXT_SYSTEMD_FUNCTION(sd_bus_open_system);
+    return function ? function(bus) : -ELIBACC;
+}
+
+// Only called with a bus or message the library made: it is loaded then.
+static inline void ext_sd_bus_flush_close_unref(sd_bus *bus) {
+    EXT_SYSTEMD_FUNCTION(sd_bus_flush_close_unref);
+    if (function) function(bus);
+}
+
+static inline void ext_sd_bus_message_unref(sd_bus_message *message) {
+    EXT_SYSTEMD_FUNCTION(sd_bus_message_unref);
+    if (function) function(message);
+}
+
+static inline void ext_sd_bus_error_free(sd_bus_error *error) {
+    EXT_SYSTEMD_FUNCTION(sd_bus_error_free);
+    if (function) function(error);
+}
+
+static inline int ext_sd_bus_message_new_method_call(
+    sd_bus *bus, sd_bus_message **message, const char *destination, const char *path, const char *interface, const char *member) {
+    EXT_SYSTEMD_FUNCTION(sd_bus_message_new_method_call);
+    return function ? function(bus, message, destination, path, interface, member) : -ELIBACC;
+}
+
+static inline int ext_sd_bus_message_append_basic(sd_bus_message *message, char type, const void *value) {
+    EXT_SYSTEMD_FUNCTION(sd_bus_message_append_basic);
+    return function ? function(message, type, value) : -ELIBACC;
+}
+
+static inline int ext_sd_bus_message_open_container(sd_bus_message *message, char type, const char *contents) {
+    EXT_SYSTEMD_FUNCTION(sd_bus_message_open_container);
+    return function ? function(message, type, contents) : -ELIBACC;
+}
+
+static inline int ext_sd_bus_message_close_container(sd_bus_message *message) {
+    EXT_SYSTEMD_FUNCTION(sd_bus_message_close_container);
+    return function ? function(message) : -ELIBACC;
+}
+
+static inline int ext_sd_bus_call(sd_bus *bus, sd_bus_message *message, uint64_t usec, sd_bus_error *error, sd_bus_message **reply) {
+    EXT_SYSTEMD_FUNCTION(sd_bus_call);
+    return function ? function(bus, message, usec, error, reply) : -ELIBACC;
+}

@@ -58,7 +58,7 @@ public final class Daemon: ControlledDaemon {
     private let systemdService: Bool
     /// Where output lines go for `output = "journal"` or `"both"`.
     private let journal: JournalWriting
-    private lazy var heapTrim = HeapTrim(loop: loop)
+    private lazy var burstRelease = BurstRelease(loop: loop)
 
     /// A daemon for an already validated configuration loaded from `configPath`. `logRing` is where `logger`'s handler keeps
     /// the last lines; `echoOutput` copies the supervised processes' output to stderr as well; `systemdService` sends output
@@ -145,7 +145,7 @@ public final class Daemon: ControlledDaemon {
         }
         supervisor.onExtensionMessage = { [unowned self] process, message in
             self.extensions.received(message, from: process.name)
-            if case .ready = message { self.heapTrim.extensionReady() }
+            if case .ready = message { self.burstRelease.worked() }
         }
         supervisor.onRunEnded = { [unowned self] process, reason in
             self.extensions.runEnded(process.name, reason: reason)
@@ -204,7 +204,8 @@ public final class Daemon: ControlledDaemon {
         do {
             control = try ControlServer(
                 loop: loop, path: controlPath, inherited: activated.take(path: controlPath), access: ControlAccess(settings)
-            ) { [commands] request, session in
+            ) { [unowned self, commands] request, session in
+                self.burstRelease.worked()
                 commands.handle(request, session)
             }
             control?.onRefused = { [unowned self] _, refusal in self.events.record(.error, nil, "control.sock: \(refusal)") }

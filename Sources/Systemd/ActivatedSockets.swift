@@ -17,7 +17,7 @@ public struct ActivatedSockets {
     /// and `$LISTEN_FDNAMES`, so that no child takes them for its own.
     public init() {
         var names: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
-        let count = sd_listen_fds_with_names(1, &names)
+        let count = ext_sd_listen_fds_with_names(1, &names)
         defer {
             for index in 0..<Int(max(0, count)) { free(names?[index]) }
             free(names)
@@ -25,7 +25,7 @@ public struct ActivatedSockets {
         unclaimed = (0..<max(0, count)).map { index in
             let fd = SD_LISTEN_FDS_START + index
             let name = names?[Int(index)].map { String(cString: $0) } ?? "unknown"
-            return (name, fd, sd_is_socket_unix(fd, Int32(SOCK_STREAM.rawValue), 1, nil, 0) > 0 ? Self.boundPath(fd) : nil)
+            return (name, fd, ext_sd_is_socket_unix(fd, Int32(SOCK_STREAM.rawValue), 1, nil, 0) > 0 ? Self.boundPath(fd) : nil)
         }
     }
 
@@ -34,7 +34,7 @@ public struct ActivatedSockets {
     /// opens a descriptor: descriptors a parent leaked into the daemon would count against
     /// its open-file limit, which bounds hosts and launches, and reach nothing it serves.
     public static func closeInherited() {
-        let first = SD_LISTEN_FDS_START + max(0, sd_listen_fds(0))
+        let first = SD_LISTEN_FDS_START + max(0, ext_sd_listen_fds(0))
         guard let directory = opendir("/proc/self/fd") else { return }
         var inherited: [Int32] = []
         while let entry = readdir(directory) {

@@ -32,7 +32,7 @@ public final class SystemdJournal: JournalWriting {
                 defer { start = end }
                 return iovec(iov_base: buffer.baseAddress! + start, iov_len: end - start)
             }
-            return sd_journal_sendv(vectors, Int32(vectors.count)) == 0
+            return ext_sd_journal_sendv(vectors, Int32(vectors.count)) == 0
         }
     }
 }

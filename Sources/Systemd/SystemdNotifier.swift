@@ -45,6 +45,6 @@ public struct SystemdNotifier: Sendable {
         if !waiting {
             guard ReceiverQueue(address: socket).hasRoom() else { return }
         }
-        _ = sd_notify(0, state)
+        _ = ext_sd_notify(0, state)
     }
 }

@@ -19,26 +19,26 @@ public struct SystemdUnitProperties: Sendable {
     /// A call at start or reload; it waits at most 5 s for systemd.
     public func setMemoryHigh(_ bytes: UInt64?) throws(BusError) {
         let bus = try connect()
-        defer { sd_bus_flush_close_unref(bus) }
+        defer { ext_sd_bus_flush_close_unref(bus) }
         var message: OpaquePointer?
         try check(
             "SetUnitProperties",
-            sd_bus_message_new_method_call(
+            ext_sd_bus_message_new_method_call(
                 bus, &message, "org.freedesktop.systemd1", "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager", "SetUnitProperties"))
-        defer { sd_bus_message_unref(message) }
+        defer { ext_sd_bus_message_unref(message) }
         var runtime: Int32 = 1
         var value = bytes ?? UInt64.max
-        try check("SetUnitProperties", unit.withCString { sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0) })
-        try check("SetUnitProperties", sd_bus_message_append_basic(message, CChar(UInt8(ascii: "b")), &runtime))
-        try check("SetUnitProperties", sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), "(sv)"))
-        try check("SetUnitProperties", sd_bus_message_open_container(message, CChar(UInt8(ascii: "r")), "sv"))
-        try check("SetUnitProperties", sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), "MemoryHigh"))
-        try check("SetUnitProperties", sd_bus_message_open_container(message, CChar(UInt8(ascii: "v")), "t"))
-        try check("SetUnitProperties", sd_bus_message_append_basic(message, CChar(UInt8(ascii: "t")), &value))
-        for _ in 0..<3 { try check("SetUnitProperties", sd_bus_message_close_container(message)) }
+        try check("SetUnitProperties", unit.withCString { ext_sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0) })
+        try check("SetUnitProperties", ext_sd_bus_message_append_basic(message, CChar(UInt8(ascii: "b")), &runtime))
+        try check("SetUnitProperties", ext_sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), "(sv)"))
+        try check("SetUnitProperties", ext_sd_bus_message_open_container(message, CChar(UInt8(ascii: "r")), "sv"))
+        try check("SetUnitProperties", ext_sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), "MemoryHigh"))
+        try check("SetUnitProperties", ext_sd_bus_message_open_container(message, CChar(UInt8(ascii: "v")), "t"))
+        try check("SetUnitProperties", ext_sd_bus_message_append_basic(message, CChar(UInt8(ascii: "t")), &value))
+        for _ in 0..<3 { try check("SetUnitProperties", ext_sd_bus_message_close_container(message)) }
         var error = sd_bus_error()
-        defer { sd_bus_error_free(&error) }
-        let status = sd_bus_call(bus, message, Self.timeoutMicroseconds, &error, nil)
+        defer { ext_sd_bus_error_free(&error) }
+        let status = ext_sd_bus_call(bus, message, Self.timeoutMicroseconds, &error, nil)
         guard status >= 0 else {
             throw BusError(
                 operation: "SetUnitProperties(\(unit), MemoryHigh=\(bytes.map(String.init) ?? "infinity"))",
@@ -52,12 +52,12 @@ public struct SystemdUnitProperties: Sendable {
     /// dbus-daemon); else the system bus.
     private func connect() throws(BusError) -> OpaquePointer {
         var bus: OpaquePointer?
-        if sd_bus_new(&bus) >= 0, let direct = bus {
-            if sd_bus_set_address(direct, "unix:path=/run/systemd/private") >= 0, sd_bus_start(direct) >= 0 { return direct }
-            sd_bus_flush_close_unref(direct)
+        if ext_sd_bus_new(&bus) >= 0, let direct = bus {
+            if ext_sd_bus_set_address(direct, "unix:path=/run/systemd/private") >= 0, ext_sd_bus_start(direct) >= 0 { return direct }
+            ext_sd_bus_flush_close_unref(direct)
         }
         bus = nil
-        let status = sd_bus_open_system(&bus)
+        let status = ext_sd_bus_open_system(&bus)
         guard status >= 0, let bus else {
             throw BusError(operation: "connect to systemd (/run/systemd/private, then the system bus)", name: nil, message: nil, errno: -status)
         }

@@ -13,7 +13,7 @@ public final class Watchdog {
     /// Starts the pings on `loop`; `nil` when systemd asks for none.
     public init?(loop: EventLoop, notifier: SystemdNotifier = SystemdNotifier()) {
         var microseconds: UInt64 = 0
-        guard sd_watchdog_enabled(0, &microseconds) > 0, microseconds > 0 else { return nil }
+        guard ext_sd_watchdog_enabled(0, &microseconds) > 0, microseconds > 0 else { return nil }
         interval = .microseconds(Int64(clamping: microseconds))
         let half = interval / 2
         timer = try? loop.addTimer(after: half, accuracy: interval / 4) { [unowned self, unowned loop] in

@@ -174,7 +174,7 @@ import Testing
             ],
             in: directory, timeout: 600)
         #expect(lint.exitCode == 0, "lintian: \(lint.stdout)\(lint.stderr)")
-        // The daemon links libsystemd and libseccomp: dpkg-shlibdeps names their packages.
+        // The daemon links libseccomp (dpkg-shlibdeps names it) and loads libsystemd (debian/control).
         for library in ["libsystemd0", "libseccomp2"] {
             #expect(info.contains(library), "the package does not depend on \(library): \(info)")
         }

@@ -149,9 +149,10 @@ char *ext_read_file(const char *path, size_t *length);
    cgroupfs and procfs require. Returns 0, or -1 with errno set. */
 int ext_write_file(const char *path, const char *data, size_t length);
 
-/* Drops the program's resident read-only pages (text, read-only data) from its page
- * tables; they fault back in from the page cache when used. 0, or the errno of madvise. */
-int ext_release_program_text(void);
+/* Drops the resident read-only pages (text, read-only data) of the program and of its
+ * shared libraries from its page tables; they fault back in from the page cache when
+ * used. 0, or the errno of the first madvise that failed. */
+int ext_release_read_only_pages(void);
 
 /* Which file a path names (statx, following symbolic links): a file removed and made
    again is told apart by its birth time even where the file system reuses the inode
