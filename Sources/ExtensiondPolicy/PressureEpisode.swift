@@ -9,6 +9,13 @@
 /// kills: memory is only uncharged once the victim's processes are gone. A victim whose
 /// group does not empty by the deadline is never chosen again in the episode.
 ///
+/// A trigger that says the kernel throttled the tree at its `memory.high` (cgroup v2, where
+/// the daemon sets it at `low`) counts as `low` pressure for the first decision when the
+/// working set is within the re-check band of `low` (``PressureThresholds/needsRecheck(workingSet:)``):
+/// the kernel saw usage pass `low`, and what it can still drop there (cache no process maps)
+/// is less than the band, so it is reclaiming the working set itself (code pages that are
+/// faulted back at once) and stalling whoever allocates.
+///
 /// With ``reclaimFirst`` (cgroup v2), a suspended victim's memory is first reclaimed by
 /// the kernel (`memory.reclaim`: to swap or zram where there is some) and the tree read
 /// again; it is killed only if that did not bring the working set under the watermark.
@@ -93,6 +100,8 @@ public struct PressureEpisode: Sendable {
     public private(set) var isDone = false
 
     private var floor: PressureLevel
+    /// Whether the first reading is judged as at the throttle (see the type's comment).
+    private var throttled: Bool
     private var killedIDs = Set<String>()
     private var reclaimedIDs = Set<String>()
     private var trigger: Instant
@@ -110,9 +119,10 @@ public struct PressureEpisode: Sendable {
 
     /// An episode triggered at `trigger`. A stall trigger (PSI) counts as at least `low`
     /// pressure for its first decision: it kills at most one idle or suspended extension,
-    /// and the kernel fires it again if the stall persists. Execute ``start()``'s action.
+    /// and the kernel fires it again if the stall persists. A throttle trigger (`byThrottle`)
+    /// does so when the working set is within the re-check band. Execute ``start()``'s action.
     public init(
-        triggeredAt trigger: Instant, byStall: Bool, thresholds: PressureThresholds?, warning: PressureWarning,
+        triggeredAt trigger: Instant, byStall: Bool, byThrottle: Bool = false, thresholds: PressureThresholds?, warning: PressureWarning,
         emptyTimeout: Duration, reserve: UInt64 = 0, reclaimFirst: Bool = false
     ) {
         self.trigger = trigger
@@ -122,6 +132,7 @@ public struct PressureEpisode: Sendable {
         self.warning = warning
         self.emptyTimeout = emptyTimeout
         floor = byStall ? .low : .none
+        throttled = byThrottle
     }
 
     /// The first action: read the working set.
@@ -165,8 +176,10 @@ public struct PressureEpisode: Sendable {
         if let thresholds, warning.observe(workingSet: usage, thresholds: thresholds) {
             actions.append(.warn(workingSet: usage, watermark: thresholds.warnBytes))
         }
-        let level = max(level(of: usage), floor)
+        let atThrottle = throttled && thresholds?.needsRecheck(workingSet: usage) == true
+        let level = max(level(of: usage), floor, atThrottle ? .low : .none)
         floor = .none
+        throttled = false
         guard level > .none else { return actions + end() }
         pending = .candidates(level: level, usage: usage)
         return actions + [.listCandidates(level)]

@@ -34,7 +34,7 @@ enum KillCandidates {
             let band = band(kind: process.kind, state: process.state)
             guard band.isKillable(at: level) else { return nil }
             let lastUsed = max(lastUsed(process) ?? run.launchedAt, run.launchedAt)
-            let usage = (try? run.group.memoryUsage()) ?? 0
+            let usage = run.memoryUsage() ?? 0
             return KillCandidate(
                 id: process.name, band: band, priority: process.definition.extensionSpec?.priority ?? 0,
                 lastUsed: lastUsed.policyInstant, residentBytes: usage, growthBytes: run.growth(to: usage)

@@ -39,7 +39,10 @@ package final class MemoryPressure {
             loop: loop, registry: registry, supervisor: supervisor, events: events, tree: tree, warnings: warnings,
             lastUsed: lastUsed)
         admission = AdmissionGate(loop: loop, tree: tree, registry: registry)
-        monitor.onTrigger = { [unowned self] trigger in
+        monitor.onTrigger = { [unowned self] notified in
+            // A throttle seen during an episode may be its victim's memory, not yet uncharged.
+            var trigger = notified
+            if !self.detection.isIdle { trigger.throttled = false }
             self.execute(self.detection.handle(trigger.cause == .recheck ? .recheckDue(trigger) : .trigger(trigger, byStall: trigger.cause == .stall)))
         }
         responder.onReading = { [unowned self] reading, thresholds in self.admission.observe(reading, thresholds: thresholds) }

@@ -27,6 +27,9 @@ struct PressureTrigger: Hashable {
     var time: MonotonicInstant
     /// Bytes about to be taken by a launch, counted as charged (``Cause/launch``).
     var reserve: UInt64 = 0
+    /// v2: the tree's `high` or `max` events grew since the last notification: the kernel
+    /// throttled it at `memory.high`, which the daemon sets at `low` (``PressureEpisode``).
+    var throttled = false
 }
 
 /// One kill of an episode, as the event log records it: the policy's figures, on the

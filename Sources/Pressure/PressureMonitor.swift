@@ -46,6 +46,8 @@ package final class PressureMonitor {
     private var armings = 0
     /// Registers moved thresholds off the loop (`nil`: no thread could be had; they do not move).
     private let registrations: BlockingWorker?
+    /// v2: the tree's `high` plus `max` events at the last `memory.events` notification.
+    private var throttleEvents: UInt64?
 
     /// What is armed, for `supervisorctl pressure`.
     var mechanisms: [String] {
@@ -125,6 +127,7 @@ package final class PressureMonitor {
                 try watch(root.pressureLevel(Self.reclaimLevel), .reclaim, "v1 memory.pressure_level \(Self.reclaimLevel.rawValue) eventfd")
             case .v2:
                 setThrottle(at: thresholds.lowBytes)
+                throttleEvents = Self.throttleEvents(of: root)
                 try watch(root.oomEvents(), .memoryEvents, "v2 memory.events watch of the tree")
             }
         } catch {
@@ -267,12 +270,28 @@ package final class PressureMonitor {
             let event = try loop.addIO(fd: source.fileDescriptor, events: events, priority: .high) { [unowned self] _ in
                 let time = MonotonicInstant.current()
                 _ = try? source.acknowledge()
-                self.onTrigger?(PressureTrigger(cause: cause, time: time))
+                self.onTrigger?(PressureTrigger(cause: cause, time: time, throttled: cause == .memoryEvents && self.throttledSinceLastEvents()))
             }
             return (source, event)
         } catch {
             throw .systemCall("watch", path: source.description, errno: error.errno)
         }
+    }
+}
+
+extension PressureMonitor {
+    /// Whether the tree's `high` or `max` events grew since the last call (or the arming).
+    fileprivate func throttledSinceLastEvents() -> Bool {
+        let now = Self.throttleEvents(of: tree.root)
+        defer { throttleEvents = now ?? throttleEvents }
+        guard let now, let before = throttleEvents else { return false }
+        return now > before
+    }
+
+    /// `high` plus `max` of the group's `memory.events`; `nil` when unreadable.
+    fileprivate static func throttleEvents(of group: ControlGroup) -> UInt64? {
+        guard let events = try? group.memoryEvents() else { return nil }
+        return (events.high ?? 0).saturatingAdd(events.max ?? 0)
     }
 }
 

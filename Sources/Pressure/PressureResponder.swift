@@ -72,11 +72,17 @@ final class PressureResponder {
         guard episode == nil else { return }
         lastReading = nil
         let steps = PressureEpisode(
-            triggeredAt: trigger.time.policyInstant, byStall: trigger.cause == .stall, thresholds: watermarks?.thresholds,
+            triggeredAt: trigger.time.policyInstant, byStall: trigger.cause == .stall, byThrottle: trigger.throttled && !victimDying,
+            thresholds: watermarks?.thresholds,
             warning: warning, emptyTimeout: Self.emptyTimeout, reserve: trigger.reserve, reclaimFirst: tree.root.canReclaim)
         episode = (steps, trigger.cause, watermarks)
         perform(steps.start())
     }
+
+    /// Whether a victim's memory may still be on its way out: its cgroup not seen empty, or
+    /// its `process_mrelease` not answered. The kernel's throttle then is no evidence of
+    /// pressure: it may be that memory still charged.
+    private var victimDying: Bool { !victims.isEmpty || !unrecorded.isEmpty }
 
     /// Executes the episode's actions in order, feeding each answer back, until it waits
     /// for a victim or is over.

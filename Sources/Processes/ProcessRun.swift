@@ -52,6 +52,12 @@ package final class ProcessRun {
         return usage - start
     }
 
+    /// The group's usage now, read through the file kept open: no path lookup, and no file
+    /// the kernel must allocate (and charge to the daemon) on the pressure path.
+    package func memoryUsage() -> UInt64? {
+        try? groupUsage?.number()
+    }
+
     /// Records the group's usage now as the start of the extension's growth.
     func noteBandEntry() {
         usageAtBandEntry = try? groupUsage?.number()

@@ -262,7 +262,8 @@ command = ["/bin/sleep", "1000000"]
 
     def kill_records(self):
         events = self.control("events", lines=1000, follow=False)["events"]
-        return [dict(e["kill"], name=e.get("name")) for e in events if e.get("kind") == "kill" and "kill" in e]
+        return [dict(e["kill"], name=e.get("name"), cause=e.get("message", "").split(": killed")[0])
+                for e in events if e.get("kind") == "kill" and e.get("kill")]
 
     def stop(self, name, episode):
         try:
@@ -411,6 +412,27 @@ class Oomd(SystemdTool):
 
 # ---------------------------------------------------------------------------- episodes
 
+def timelines(episodes, records):
+    """Each extensiond episode's steps on one clock, ms from the driver's crossing (or from
+    the first signal when no sample crossed): the daemon's last reading below low, its
+    trigger, decision and signal, the relief and the victim's empty cgroup, and what
+    started the decision (the kill event's message)."""
+    lines = []
+    for index, e in enumerate(episodes):
+        end = episodes[index + 1]["go_us"] if index + 1 < len(episodes) else float("inf")
+        kills = sorted((r for r in records if e["go_us"] <= r.get("signalUs", 0) < end), key=lambda r: r["signalUs"])
+        if not kills:
+            continue
+        origin = e["crossing_us"] or kills[0]["signalUs"]
+        at = lambda us: "-" if us is None else f"{(us - origin) / 1000:.1f}"
+        steps = "; ".join(f"{k.get('name')}: below low {at(k.get('lastBelowLowUs'))}, trigger {at(k.get('triggerUs'))}, "
+                          f"decision {at(k.get('decisionUs'))}, signal {at(k.get('signalUs'))}, empty {at(k.get('emptyUs'))} "
+                          f"({k.get('cause', '?')})" for k in kills)
+        lines.append(f"    episode {e['episode']} ms from {'the crossing' if e['crossing_us'] else 'the signal'}: "
+                     f"relief {at(e['relief_us']) if e['crossing_us'] else '-'}; {steps}")
+    return lines
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--tool", required=True, choices=["extensiond", "earlyoom", "systemd-oomd"])
@@ -509,6 +531,7 @@ def main():
                 "start_mib": start_usage / MIB, "peak_mib": peak / MIB,
                 # CLOCK_MONOTONIC µs, the clock of the daemon's kill records.
                 "crossing_us": crossing // 1000 if crossing is not None else None,
+                "go_us": t_go // 1000, "relief_us": relief // 1000 if relief is not None else None,
                 "at_crossing_mib": at_crossing,
                 "died": died, "by_kernel": by_kernel, "kernel_oom_kills": kernel_kills,
                 "surplus": [n for n in died if n != "grower"],
@@ -541,6 +564,8 @@ def main():
                   f"signal->empty {(r['emptyUs'] - r['signalUs']) if r.get('emptyUs') else None} us, "
                   f"tree {r.get('treeUsageBytes', 0) >> 20} MiB, holding {(r.get('rssBytes') or 0) >> 20} MiB, "
                   f"grew {(r.get('growthBytes') or 0) >> 20} MiB, process_mrelease {r.get('memoryRelease')}")
+        for line in timelines(episodes, records):
+            print(line)
         result = {
             "label": label, "tool": a.tool, "order": a.order, "episodes": len(episodes),
             "phase_s": time.monotonic() - phase_start,
