@@ -118,25 +118,29 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
         // alone is no write: a restored record makes them current again from its timeline
         // (a write per entry, two fsyncs on the loop, held up every push behind it).
         var actions = advanceTimeline(at: now)
+        // Usually the first actions: taken as they are, not copied into a new array.
+        func add(_ more: [RefreshAction<Payload>]) {
+            if actions.isEmpty { actions = more } else { actions += more }
+        }
         let versionBefore = record.snapshot?.version
         switch event {
         case .pull(let token, let waits):
-            actions += pull(token, waits: waits, at: now)
+            add(pull(token, waits: waits, at: now))
         case .manualRefresh:
-            actions += inFlight == nil ? start(.manual, pulls: [], at: now) : []
+            add(inFlight == nil ? start(.manual, pulls: [], at: now) : [])
         case .reload:
-            actions += reload(at: now)
+            add(reload(at: now))
         case .timerFired:
-            actions += timerFired(at: now, using: &generator)
+            add(timerFired(at: now, using: &generator))
         case .updateFinished(let id, let result, let reload):
             let isAwaited = inFlight?.request.id == id
             let reloadFollows = isAwaited && inFlight?.reloadFollows == true
-            actions += isAwaited ? finish(result, reload: reload, at: now, using: &generator) : []
+            add(isAwaited ? finish(result, reload: reload, at: now, using: &generator) : [])
             // Its token was spent when asked. After a deadline or an exit the failure's
             // retry takes its place instead.
-            if reloadFollows { actions += start(.schedule, pulls: [], at: now) }
+            if reloadFollows { add(start(.schedule, pulls: [], at: now)) }
         case .extensionExited(let reason):
-            actions += finish(.failed(reason), reload: .atEnd, at: now, using: &generator)
+            add(finish(.failed(reason), reload: .atEnd, at: now, using: &generator))
         case .reconfigured(let parameters):
             self.parameters = parameters
             record.schedule.bucket.reconfigure(
@@ -144,11 +148,11 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
         case .visibilityChanged(let shown):
             let wereRunning = schedulesRun
             isShown = shown
-            actions += released(from: wereRunning, at: now, using: &generator)
+            add(released(from: wereRunning, at: now, using: &generator))
         case .memoryHold(let held):
             let wereRunning = schedulesRun
             isHeldForMemory = held
-            actions += released(from: wereRunning, at: now, using: &generator)
+            add(released(from: wereRunning, at: now, using: &generator))
         }
 
         if record.schedule != scheduleBefore || record.snapshot?.version != versionBefore {

@@ -198,7 +198,7 @@ public enum SupervisorToHost: Hashable, Sendable {
             if let id { line.field("id", integer: id.rawValue) }
             line.field("extension", string: extensionID)
             line.field("result", string: result.rawValue)
-            line.field("snapshot", json: snapshot?.bytes ?? Array("null".utf8))
+            if let snapshot { line.field("snapshot", json: snapshot.bytes) } else { line.nullField("snapshot") }
             line.field("version", integer: version)
             line.field("ageMs", integer: ageMs)
             line.field("stale", bool: stale)
@@ -206,7 +206,10 @@ public enum SupervisorToHost: Hashable, Sendable {
             if let error { line.field("error", string: error) }
             if let mode { line.field("mode", string: mode.rawValue) }
             if let preferredSize {
-                line.field("preferredSize", json: Array("{\"width\":\(preferredSize.width),\"height\":\(preferredSize.height)}".utf8))
+                line.beginObject("preferredSize")
+                line.field("width", integer: preferredSize.width)
+                line.field("height", integer: preferredSize.height)
+                line.endObject()
             }
             if let date { line.field("date", string: RFC3339.string(from: date)) }
             if let instance { line.field("instance", string: instance) }

@@ -22,6 +22,17 @@ package enum JSONText {
         output.append(UInt8(ascii: "\""))
     }
 
+    /// The decimal digits of `value`, without a `String` in between.
+    @inlinable
+    package static func appendDecimal(_ value: UInt64, to output: inout [UInt8]) {
+        var divisor: UInt64 = 1
+        while value / divisor >= 10 { divisor &*= 10 }
+        repeat {
+            output.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value / divisor % 10))
+            divisor /= 10
+        } while divisor > 0
+    }
+
     /// The order of object keys: by their UTF-8 bytes, as Foundation's `.sortedKeys`.
     static func keyPrecedes(_ lhs: String, _ rhs: String) -> Bool {
         var (lhs, rhs) = (lhs, rhs)

@@ -2,23 +2,28 @@
 /// snapshots is the bulk of what the daemon decodes and encodes.
 extension JSONValue: JSONNodeDecodable, JSONNodeEncodable {
     package init(node: JSONNode, codingPath: [any CodingKey]) throws {
+        try self.init(node: node, path: { codingPath })
+    }
+
+    /// `path` is built only for an error: building it for every member cost an array each.
+    private init(node: JSONNode, path: () -> [any CodingKey]) throws {
         switch node {
         case .null: self = .null
         case .bool(let value): self = .bool(value)
-        case .number: self = .number(try JSONScalar.floatingPoint(Double.self, node, codingPath))
+        case .number: self = .number(try JSONScalar.floatingPoint(Double.self, node, path()))
         case .string(let value): self = .string(value)
         case .array(let elements):
             var values: [JSONValue] = []
             values.reserveCapacity(elements.count)
             for (index, element) in elements.enumerated() {
-                values.append(try JSONValue(node: element, codingPath: codingPath + [JSONIndexKey(index: index)]))
+                values.append(try JSONValue(node: element, path: { path() + [JSONIndexKey(index: index)] }))
             }
             self = .array(values)
         case .object(let members):
             var values: [String: JSONValue] = [:]
             values.reserveCapacity(members.count)
             for (key, member) in members where values[key] == nil {
-                values[key] = try JSONValue(node: member, codingPath: codingPath + [JSONIndexKey(stringValue: key)!])
+                values[key] = try JSONValue(node: member, path: { path() + [JSONIndexKey(stringValue: key)!] })
             }
             self = .object(values)
         }
@@ -42,11 +47,12 @@ extension JSONValue: JSONNodeDecodable, JSONNodeEncodable {
             output.append(UInt8(ascii: "]"))
         case .object(let members):
             output.append(UInt8(ascii: "{"))
-            for (index, key) in members.keys.sorted(by: JSONText.keyPrecedes).enumerated() {
+            // Sorted with their values: no second lookup of each key.
+            for (index, member) in members.sorted(by: { JSONText.keyPrecedes($0.key, $1.key) }).enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
-                JSONText.appendString(key, to: &output)
+                JSONText.appendString(member.key, to: &output)
                 output.append(UInt8(ascii: ":"))
-                members[key]!.write(to: &output)
+                member.value.write(to: &output)
             }
             output.append(UInt8(ascii: "}"))
         }

@@ -14,10 +14,10 @@ package struct JSONLineWriter {
 
     /// `{"type":"…"`: a message whose type comes first.
     @inlinable
-    package mutating func beginMessage(type: String) {
-        bytes.append(contentsOf: #"{"type":"#.utf8)
-        JSONText.appendString(type, to: &bytes)
-        hasFields = true
+    package mutating func beginMessage(type: StaticString) {
+        bytes.append(UInt8(ascii: "{"))
+        appendName("type")
+        append(quoted: type)
     }
 
     /// `{`: a message whose fields (its `type` among them) are written in key order.
@@ -26,16 +26,38 @@ package struct JSONLineWriter {
         bytes.append(UInt8(ascii: "{"))
     }
 
+    /// `"name":{`: a nested object, whose fields follow until ``endObject()``.
+    @inlinable
+    package mutating func beginObject(_ name: StaticString) {
+        appendName(name)
+        bytes.append(UInt8(ascii: "{"))
+        hasFields = false
+    }
+
+    /// `}`: the end of a nested object.
+    @inlinable
+    package mutating func endObject() {
+        bytes.append(UInt8(ascii: "}"))
+        hasFields = true
+    }
+
     @inlinable
     package mutating func field(_ name: StaticString, integer: UInt64) {
         appendName(name)
-        bytes.append(contentsOf: String(integer).utf8)
+        JSONText.appendDecimal(integer, to: &bytes)
+    }
+
+    @inlinable
+    package mutating func field(_ name: StaticString, integer: Int) {
+        appendName(name)
+        if integer < 0 { bytes.append(UInt8(ascii: "-")) }
+        JSONText.appendDecimal(UInt64(integer.magnitude), to: &bytes)
     }
 
     @inlinable
     package mutating func field(_ name: StaticString, bool: Bool) {
         appendName(name)
-        bytes.append(contentsOf: (bool ? "true" : "false").utf8)
+        append(bool ? "true" : "false")
     }
 
     @inlinable
@@ -52,18 +74,38 @@ package struct JSONLineWriter {
     }
 
     @inlinable
+    package mutating func nullField(_ name: StaticString) {
+        appendName(name)
+        append("null")
+    }
+
+    @inlinable
     package mutating func endMessage() -> [UInt8] {
-        bytes.append(contentsOf: "}\n".utf8)
+        bytes.append(UInt8(ascii: "}"))
+        bytes.append(UInt8(ascii: "\n"))
         return bytes
     }
 
-    /// `,"name":` — names are ASCII identifiers and need no escaping.
+    /// `,"name":` — names are ASCII identifiers and need no escaping. Byte by byte: a
+    /// `String`'s UTF-8 view would go through the generic `append(contentsOf:)`.
     @inlinable
     mutating func appendName(_ name: StaticString) {
         if hasFields { bytes.append(UInt8(ascii: ",")) }
         hasFields = true
+        append(quoted: name)
+        bytes.append(UInt8(ascii: ":"))
+    }
+
+    /// An ASCII literal in quotes, which needs no escaping.
+    @inlinable
+    mutating func append(quoted text: StaticString) {
         bytes.append(UInt8(ascii: "\""))
-        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: "\":".utf8)
+        append(text)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    @inlinable
+    mutating func append(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 }

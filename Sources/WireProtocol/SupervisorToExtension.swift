@@ -91,7 +91,10 @@ public enum SupervisorToExtension: Hashable, Sendable {
             line.field("id", integer: id.rawValue)
             if let instance { line.field("instance", string: instance) }
             if let locale { line.field("locale", string: locale) }
-            line.field("maxSize", json: Array("{\"height\":\(maxSize.height),\"width\":\(maxSize.width)}".utf8))
+            line.beginObject("maxSize")
+            line.field("height", integer: maxSize.height)
+            line.field("width", integer: maxSize.width)
+            line.endObject()
             line.field("mode", string: mode.rawValue)
             if let params { line.field("params", json: params.encoded().bytes) }
             line.field("reason", string: wireReason)
