@@ -3,12 +3,8 @@ import Foundation
 /// Resident KiB of a process's mappings that are not writable, of the files `matches`
 /// accepts (by path), from `/proc/PID/smaps`: what `ext_release_read_only_pages` drops.
 public func residentReadOnlyKiB(of pid: pid_t? = nil, file matches: (Substring) -> Bool) throws -> Int {
-    // Read to the end: String(contentsOfFile:) stops at the first page of a procfs file.
     let path = "/proc/\(pid.map(String.init) ?? "self")/smaps"
-    guard let handle = FileHandle(forReadingAtPath: path), let bytes = try handle.readToEnd() else {
-        throw TestSupportError("cannot read \(path)")
-    }
-    let smaps = String(decoding: bytes, as: UTF8.self)
+    guard let smaps = readTextFile(path) else { throw TestSupportError("cannot read \(path)") }
     var total = 0
     var counting = false
     for line in smaps.split(separator: "\n") {

@@ -4,7 +4,8 @@ import Foundation
 import Testing
 
 /// libsystemd is loaded at its first use (`Sources/CSystemd/shim.h`): a daemon outside
-/// systemd never maps it nor its chain, and one told to notify systemd does.
+/// systemd never maps it nor its chain, and one told to notify systemd does. The maps are
+/// read to the end: String(contentsOfFile:) stops at a procfs file's first page.
 @Suite struct LibsystemdLoadingTests {
     @Test func onlyADaemonThatSpeaksToSystemdMapsLibsystemd() throws {
         let outside = try TestDaemon()
@@ -25,13 +26,13 @@ import Testing
         }
         let serving = eventually(timeout: 10) { (try? outside.control(.status(NameSelection([])))) != nil }
         try #require(serving, "the daemon did not serve control.sock; stderr:\n\(process.stderr)")
-        let outsideMaps = try String(contentsOfFile: "/proc/\(process.pid)/maps", encoding: .utf8)
+        let outsideMaps = try #require(readTextFile("/proc/\(process.pid)/maps"))
         #expect(!outsideMaps.contains("libsystemd"), "a daemon outside systemd mapped libsystemd")
 
         let notifying = try TestDaemon()
         try notifying.start()
         let pid = try #require(notifying.process?.pid)
-        let notifyingMaps = try String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)
+        let notifyingMaps = try #require(readTextFile("/proc/\(pid)/maps"))
         #expect(notifyingMaps.contains("libsystemd.so.0"), "a daemon that sent READY=1 did not map libsystemd")
     }
 }
