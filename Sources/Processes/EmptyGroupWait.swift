@@ -50,11 +50,11 @@ package final class EmptyGroupWait {
         {
             population = (watch, source)
         }
-        reread = try? loop.addTimer(after: Self.rereadInterval) { [unowned self] in
+        reread = loop.addTimer(after: Self.rereadInterval) { [unowned self] in
             guard !self.check() else { return }
             self.reread?.reschedule(at: .current() + Self.rereadInterval)
         }
-        self.deadline = try? loop.addTimer(at: deadline) { [unowned self] in self.end(emptied: false) }
+        self.deadline = loop.addTimer(at: deadline) { [unowned self] in self.end(emptied: false) }
     }
 
     /// A wait dropped while still waiting stops watching first: its pidfds must leave the

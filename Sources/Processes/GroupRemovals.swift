@@ -64,7 +64,7 @@ package final class GroupRemovals {
             }
             pending[group.name] = (
                 nil,
-                try? loop.addTimer(after: Self.retryInterval) { [unowned self] in
+                loop.addTimer(after: Self.retryInterval) { [unowned self] in
                     self.attemptRemoval(group, of: name, keepingKept: keepingKept, until: deadline)
                 }
             )

@@ -54,9 +54,7 @@ final class OutputCapture {
 
     private func pause(_ connection: Connection) {
         if resumeTimer == nil {
-            // Without a timer to resume it, a paused pipe would stay paused: read on.
-            guard let timer = try? loop.addTimer(after: Self.pauseInterval, handler: { [unowned self] in resume() }) else { return }
-            resumeTimer = timer
+            resumeTimer = loop.addTimer(after: Self.pauseInterval) { [unowned self] in resume() }
         }
         connection.isReadingPaused = true
         if !paused.contains(where: { $0 === connection }) { paused.append(connection) }

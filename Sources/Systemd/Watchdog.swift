@@ -16,7 +16,7 @@ public final class Watchdog {
         guard ext_sd_watchdog_enabled(0, &microseconds) > 0, microseconds > 0 else { return nil }
         interval = .microseconds(Int64(clamping: microseconds))
         let half = interval / 2
-        timer = try? loop.addTimer(after: half, accuracy: interval / 4) { [unowned self, unowned loop] in
+        timer = loop.addTimer(after: half, accuracy: interval / 4) { [unowned self, unowned loop] in
             notifier.watchdog()
             self.timer?.reschedule(at: loop.now + half)
         }
