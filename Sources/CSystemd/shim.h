@@ -24,9 +24,13 @@ static inline void *ext_systemd_library(void) {
     static __typeof__(name) *function;                                               \
     if (!function && ext_systemd_library()) function = (__typeof__(name) *)dlsym(ext_systemd_library(), #name)
 
+/// The body of a wrapper that returns libsystemd's answer, or -ELIBACC without the library.
+#define EXT_SYSTEMD_CALL(name, ...)     \
+    EXT_SYSTEMD_FUNCTION(name);         \
+    return function ? function(__VA_ARGS__) : -ELIBACC
+
 static inline int ext_sd_notify(int unset_environment, const char *state) {
-    EXT_SYSTEMD_FUNCTION(sd_notify);
-    return function ? function(unset_environment, state) : -ELIBACC;
+    EXT_SYSTEMD_CALL(sd_notify, unset_environment, state);
 }
 
 static inline int ext_sd_watchdog_enabled(int unset_environment, uint64_t *usec) {
@@ -34,8 +38,7 @@ static inline int ext_sd_watchdog_enabled(int unset_environment, uint64_t *usec)
         if (unset_environment) unsetenv("WATCHDOG_PID");
         return 0;
     }
-    EXT_SYSTEMD_FUNCTION(sd_watchdog_enabled);
-    return function ? function(unset_environment, usec) : -ELIBACC;
+    EXT_SYSTEMD_CALL(sd_watchdog_enabled, unset_environment, usec);
 }
 
 static inline void ext_unset_listen_environment(int unset_environment) {
@@ -49,8 +52,7 @@ static inline int ext_sd_listen_fds(int unset_environment) {
         ext_unset_listen_environment(unset_environment);
         return 0;
     }
-    EXT_SYSTEMD_FUNCTION(sd_listen_fds);
-    return function ? function(unset_environment) : -ELIBACC;
+    EXT_SYSTEMD_CALL(sd_listen_fds, unset_environment);
 }
 
 static inline int ext_sd_listen_fds_with_names(int unset_environment, char ***names) {
@@ -59,39 +61,24 @@ static inline int ext_sd_listen_fds_with_names(int unset_environment, char ***na
         *names = NULL;
         return 0;
     }
-    EXT_SYSTEMD_FUNCTION(sd_listen_fds_with_names);
-    return function ? function(unset_environment, names) : -ELIBACC;
+    EXT_SYSTEMD_CALL(sd_listen_fds_with_names, unset_environment, names);
 }
 
 static inline int ext_sd_is_socket_unix(int fd, int type, int listening, const char *path, size_t length) {
-    EXT_SYSTEMD_FUNCTION(sd_is_socket_unix);
-    return function ? function(fd, type, listening, path, length) : -ELIBACC;
+    EXT_SYSTEMD_CALL(sd_is_socket_unix, fd, type, listening, path, length);
 }
 
-static inline int ext_sd_journal_sendv(const struct iovec *iov, int n) {
-    EXT_SYSTEMD_FUNCTION(sd_journal_sendv);
-    return function ? function(iov, n) : -ELIBACC;
-}
+static inline int ext_sd_journal_sendv(const struct iovec *iov, int n) { EXT_SYSTEMD_CALL(sd_journal_sendv, iov, n); }
 
-static inline int ext_sd_bus_new(sd_bus **bus) {
-    EXT_SYSTEMD_FUNCTION(sd_bus_new);
-    return function ? function(bus) : -ELIBACC;
-}
+static inline int ext_sd_bus_new(sd_bus **bus) { EXT_SYSTEMD_CALL(sd_bus_new, bus); }
 
 static inline int ext_sd_bus_set_address(sd_bus *bus, const char *address) {
-    EXT_SYSTEMD_FUNCTION(sd_bus_set_address);
-    return function ? function(bus, address) : -ELIBACC;
+    EXT_SYSTEMD_CALL(sd_bus_set_address, bus, address);
 }
 
-static inline int ext_sd_bus_start(sd_bus *bus) {
-    EXT_SYSTEMD_FUNCTION(sd_bus_start);
-    return function ? function(bus) : -ELIBACC;
-}
+static inline int ext_sd_bus_start(sd_bus *bus) { EXT_SYSTEMD_CALL(sd_bus_start, bus); }
 
-static inline int ext_sd_bus_open_system(sd_bus **bus) {
-    EXT_SYSTEMD_FUNCTION(sd_bus_open_system);
-    return function ? function(bus) : -ELIBACC;
-}
+static inline int ext_sd_bus_open_system(sd_bus **bus) { EXT_SYSTEMD_CALL(sd_bus_open_system, bus); }
 
 // Only called with a bus or message the library made: it is loaded then.
 static inline void ext_sd_bus_flush_close_unref(sd_bus *bus) {
@@ -111,26 +98,21 @@ static inline void ext_sd_bus_error_free(sd_bus_error *error) {
 
 static inline int ext_sd_bus_message_new_method_call(
     sd_bus *bus, sd_bus_message **message, const char *destination, const char *path, const char *interface, const char *member) {
-    EXT_SYSTEMD_FUNCTION(sd_bus_message_new_method_call);
-    return function ? function(bus, message, destination, path, interface, member) : -ELIBACC;
+    EXT_SYSTEMD_CALL(sd_bus_message_new_method_call, bus, message, destination, path, interface, member);
 }
 
 static inline int ext_sd_bus_message_append_basic(sd_bus_message *message, char type, const void *value) {
-    EXT_SYSTEMD_FUNCTION(sd_bus_message_append_basic);
-    return function ? function(message, type, value) : -ELIBACC;
+    EXT_SYSTEMD_CALL(sd_bus_message_append_basic, message, type, value);
 }
 
 static inline int ext_sd_bus_message_open_container(sd_bus_message *message, char type, const char *contents) {
-    EXT_SYSTEMD_FUNCTION(sd_bus_message_open_container);
-    return function ? function(message, type, contents) : -ELIBACC;
+    EXT_SYSTEMD_CALL(sd_bus_message_open_container, message, type, contents);
 }
 
 static inline int ext_sd_bus_message_close_container(sd_bus_message *message) {
-    EXT_SYSTEMD_FUNCTION(sd_bus_message_close_container);
-    return function ? function(message) : -ELIBACC;
+    EXT_SYSTEMD_CALL(sd_bus_message_close_container, message);
 }
 
 static inline int ext_sd_bus_call(sd_bus *bus, sd_bus_message *message, uint64_t usec, sd_bus_error *error, sd_bus_message **reply) {
-    EXT_SYSTEMD_FUNCTION(sd_bus_call);
-    return function ? function(bus, message, usec, error, reply) : -ELIBACC;
+    EXT_SYSTEMD_CALL(sd_bus_call, bus, message, usec, error, reply);
 }

@@ -80,7 +80,8 @@ public final class Listener {
         while source != nil {
             do throws(SystemError) {
                 let client = try systemCall("accept on fd \(fd)") { accept(fd, nil, nil) }
-                // One thread: no fork can come between accept() and FD_CLOEXEC.
+                // A spawn on another thread meanwhile (mkfs of a volume) does not keep it: the
+                // spawner lets a child keep only its own few descriptors (spawn.c).
                 _ = infallibleSystemCall("FD_CLOEXEC of fd \(client)") { fcntl(client, F_SETFD, FD_CLOEXEC) }
                 onAccept(client)
             } catch  where error.errno == ECONNABORTED {

@@ -110,16 +110,6 @@ package final class DiskVolumes {
         return .preparing
     }
 
-    /// Starts making and mounting the volume of `directory` unless it is mounted, under way,
-    /// or its last attempt failed (the next launch reports that).
-    func prepareAhead(_ directory: String, name: String, size: UInt64, owner: DirectoryOwner?, reserve: UInt64) {
-        guard failures[directory] == nil else { return }
-        _ = try? bound(directory, name: name, size: size, owner: owner, reserve: reserve)
-    }
-
-    /// Whether the last preparation of `directory` failed (the next launch reports it).
-    func failed(_ directory: String) -> Bool { failures[directory] != nil }
-
     /// How many times the daemon mounted `directory`.
     func mountCount(of directory: String) -> Int { mountCounts[directory, default: 0] }
 

@@ -16,7 +16,8 @@ struct ChildEnds: ~Copyable {
         switch kind {
         case .pipe:
             _ = try systemCall(operation()) { Glibc.pipe(&ends) }
-            // One thread: no fork can happen between pipe() and FD_CLOEXEC.
+            // A spawn on another thread meanwhile (mkfs of a volume) keeps none of them: the
+            // spawner lets a child keep only its own few descriptors (spawn.c).
             for fd in ends { _ = infallibleSystemCall("FD_CLOEXEC of fd \(fd)") { fcntl(fd, F_SETFD, FD_CLOEXEC) } }
         case .socketPair:
             _ = try systemCall(operation()) { socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) }
