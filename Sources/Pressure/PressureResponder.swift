@@ -27,8 +27,8 @@ final class PressureResponder {
     private var episode: (steps: PressureEpisode, cause: PressureTrigger.Cause, watermarks: PressureWatermarks?)?
     /// The wait for the current victim's cgroup.
     private var victimWait: EmptyGroupWait?
-    /// Each victim's cgroup and run, from its kill to the end of its wait.
-    private var victims: [String: (group: ControlGroup, run: ProcessRun)] = [:]
+    /// Each victim's run (and so its cgroup), from its kill to the end of its wait.
+    private var victims: [String: ProcessRun] = [:]
     /// Kills not recorded yet, by victim: whose cgroup did not empty within ``emptyTimeout``
     /// (until the run has ended), or whose `process_mrelease` has not answered, so that
     /// every kill event carries all four timestamps and what the release did.
@@ -178,16 +178,16 @@ final class PressureResponder {
         // Its exit is handled later on this thread, with this reason; the kill event is
         // recorded by ``finished(_:watermarks:)`` with the kill's figures.
         let signalled = supervisor.kill(process, reason: reason, message: nil)
-        victims[victim.id] = (run.group, run)
+        victims[victim.id] = run
         return signalled
     }
 
     /// Waits for a killed victim's group, or for the group of one a trim asked to exit.
     private func wait(for victim: KillCandidate, until deadline: MonotonicInstant) {
-        guard let group = victims[victim.id]?.group ?? registry[victim.id]?.run?.group else {
+        let run = victims[victim.id]
+        guard let group = run?.group ?? registry[victim.id]?.run?.group else {
             return perform(handle(.emptied(at: MonotonicInstant.current().policyInstant)))
         }
-        let run = victims[victim.id]?.run
         let wait = EmptyGroupWait(loop: loop, group: group, until: deadline) { [unowned self] emptied, at in
             self.victimWait = nil
             let event: PressureEpisode.Event = emptied ? .emptied(at: at.policyInstant) : .deadlinePassed(at: at.policyInstant)
@@ -205,7 +205,7 @@ final class PressureResponder {
         var kill = finished
         kill.lastBelowLow = lastBelowLow
         let id = kill.victim.id
-        let run = victims.removeValue(forKey: id)?.run
+        let run = victims.removeValue(forKey: id)
         onKilled?(id)
         // An earlier kill of the same id still waiting goes on record as it is.
         if let earlier = unrecorded.removeValue(forKey: id) { record(earlier.kill, watermarks: earlier.watermarks, run: earlier.run) }

@@ -36,11 +36,9 @@ extension ProcessSupervisor {
     /// A run still there `stop_timeout` after it was asked to stop is killed, and the kill
     /// is counted under the stop's reason like any other: every SIGKILL is on record.
     private func killAfterGrace(_ process: SupervisedProcess) {
-        guard let run = process.run, let reason = run.stopReason else { return }
-        process.statistics.kills[reason, default: 0] += 1
-        events.record(
-            .kill, process.name, reason: reason.rawValue,
-            "no exit within stop_timeout (\(process.definition.stopTimeout.formatted)) after it was asked to stop (\(reason)): killed")
-        killRun(of: process)
+        guard let reason = process.run?.stopReason else { return }
+        kill(
+            process, reason: reason,
+            message: "no exit within stop_timeout (\(process.definition.stopTimeout.formatted)) after it was asked to stop (\(reason)): killed")
     }
 }
