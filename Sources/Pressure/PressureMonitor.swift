@@ -122,7 +122,9 @@ package final class PressureMonitor {
         do throws(CgroupError) {
             switch tree.version {
             case .v1:
-                usageThresholds = try usageThresholds(thresholds, offset: 0)
+                usageThresholds = try Self.levels(thresholds, offset: 0).map { bytes throws(CgroupError) in
+                    try watchSource(root.usageThreshold(bytes), .usageThreshold)
+                }
                 thresholdOffset = 0
                 try watch(root.pressureLevel(Self.reclaimLevel), .reclaim, "v1 memory.pressure_level \(Self.reclaimLevel.rawValue) eventfd")
             case .v2:
@@ -253,10 +255,6 @@ package final class PressureMonitor {
     /// the critical watermark, each plus `offset`.
     private static func levels(_ thresholds: PressureThresholds, offset: UInt64) -> [UInt64] {
         [thresholds.warnBytes, thresholds.recheckBytes, thresholds.criticalBytes].map { $0.saturatingAdd(offset) }
-    }
-
-    private func usageThresholds(_ thresholds: PressureThresholds, offset: UInt64) throws(CgroupError) -> [Watch] {
-        try Self.levels(thresholds, offset: offset).map { bytes throws(CgroupError) in try watchSource(tree.root.usageThreshold(bytes), .usageThreshold) }
     }
 
     private func watch(_ source: CgroupEventSource, _ cause: PressureTrigger.Cause, _ mechanism: String) throws(CgroupError) {
