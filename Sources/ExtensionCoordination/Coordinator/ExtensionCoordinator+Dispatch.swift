@@ -163,8 +163,9 @@ extension ExtensionCoordinator {
         }
         record.abandonOutstandingUpdate(at: clock.now)
         record.outstanding = nil
-        if reason == .idle && !record.queue.isEmpty {
-            // Requests that came while the extension was exiting idle: a new run serves them.
+        if reason == .idle || reason == .trim, !record.queue.isEmpty {
+            // Requests that came while the extension was exiting at rest (idle, or trimmed at
+            // `pressure.warn`): a new run serves them, admitted against memory like any launch.
             dispatch(record)
         } else {
             fail(record, because: "the extension ended (\(reason))")
