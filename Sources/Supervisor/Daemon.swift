@@ -121,7 +121,7 @@ public final class Daemon: ControlledDaemon {
     /// Sets aside what apps removed from the config left, and purges what was kept long
     /// enough, before anything of a new app with a removed one's id runs.
     private func settleRemovedApps() {
-        for line in removedApps.settle(configuration, nowMs: WallClock.nowMilliseconds()) {
+        removedApps.settle(configuration, nowMs: WallClock.nowMilliseconds()) { [events] line in
             events.record(line.hasPrefix("error: ") ? .error : .cleanup, nil, line)
         }
     }
