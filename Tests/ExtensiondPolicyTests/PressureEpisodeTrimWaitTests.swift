@@ -93,7 +93,8 @@ import Testing
         let waits: [Duration] = [.zero, .nanoseconds(1), .milliseconds(100), .milliseconds(250), .seconds(5)]
         let trimWait = Bool.random(using: &random) ? waits.randomElement(using: &random)! : .milliseconds(Int64.random(in: 0...5000, using: &random))
         let trimmed = (0..<Int.random(in: 0...4, using: &random)).map { index in
-            let asked = start - .milliseconds(Int64.random(in: 0...6000, using: &random)) + (Int.random(in: 0..<6, using: &random) == 0 ? .milliseconds(1) : .zero)
+            let asked =
+                start - .milliseconds(Int64.random(in: 0...6000, using: &random)) + (Int.random(in: 0..<6, using: &random) == 0 ? .milliseconds(1) : .zero)
             let delays: [Duration?] = [.zero, max(.zero, trimWait - .nanoseconds(1)), trimWait, nil, .milliseconds(Int64.random(in: 0...6000, using: &random))]
             return Trimmed(
                 id: "t\(index)", asked: asked, exitDelay: delays.randomElement(using: &random)!,
