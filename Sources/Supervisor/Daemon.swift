@@ -58,7 +58,7 @@ public final class Daemon: ControlledDaemon {
     private let systemdService: Bool
     /// Where output lines go for `output = "journal"` or `"both"`.
     private let journal: JournalWriting
-    private lazy var burstRelease = BurstRelease(loop: loop)
+    private lazy var burstRelease = BurstRelease(loop: loop) { [unowned self] in self.giveBackBurstMemory() }
 
     /// A daemon for an already validated configuration loaded from `configPath`. `logRing` is where `logger`'s handler keeps
     /// the last lines; `echoOutput` copies the supervised processes' output to stderr as well; `systemdService` sends output
@@ -121,7 +121,7 @@ public final class Daemon: ControlledDaemon {
     /// Sets aside what apps removed from the config left, and purges what was kept long
     /// enough, before anything of a new app with a removed one's id runs.
     private func settleRemovedApps() {
-        for line in removedApps.settle(configuration, nowMs: WallClock.nowMilliseconds()) {
+        removedApps.settle(configuration, nowMs: WallClock.nowMilliseconds()) { [events] line in
             events.record(line.hasPrefix("error: ") ? .error : .cleanup, nil, line)
         }
     }
