@@ -187,12 +187,7 @@ let package = Package(
 
 /// Each Swift function in a section of its own in release builds, so that lld can lay the
 /// code the daemon runs out together (linker/extensiond.order; bench/README.md, "The floors:
-/// the daemon's memory"). Release builds also leave out the run-time exclusivity checks
-/// (a `swift_beginAccess` per access to a class's stored property: 7 % of a cached pull);
-/// debug builds, which the tests run, keep them (bench/README.md, "The update path, again").
+/// the daemon's memory").
 for target in package.targets where target.type == .regular || target.type == .executable {
-    target.swiftSettings =
-        (target.swiftSettings ?? []) + [
-            .unsafeFlags(["-Xfrontend", "-function-sections", "-enforce-exclusivity=unchecked"], .when(configuration: .release))
-        ]
+    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Xfrontend", "-function-sections"], .when(configuration: .release))]
 }
