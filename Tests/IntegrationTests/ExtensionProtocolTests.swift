@@ -147,11 +147,13 @@ import WireProtocol
             supervisor: "memory_budget = \"256M\"")
         let first = try bed.pull(Self.widget)
         #expect(first.result == "newData")
-        // A reload reads the tree: past `warn`, the widget is ended at its `suspend_after`.
+        // A reload reads the tree: past `warn`, the idle widget is ended (trimmed).
         #expect(try bed.control(.reload).ok)
 
-        // Told to terminate, the process takes a second to go: the pull waits for a new run.
+        // Told to terminate, the process takes a second to go: the pull, once the snapshot is
+        // stale (100 ms), comes while it lingers and waits for a new run.
         #expect(eventually(timeout: 10) { ScriptedExtension.terminations(in: updates) == 1 }, "\(bed.diagnostics(Self.widget))")
+        Thread.sleep(forTimeInterval: 0.2)
         let second = try bed.pull(Self.widget)
         #expect(second.result == "newData", "\(bed.diagnostics(Self.widget))")
         #expect(second.version == 2 && second.pid != first.pid)
