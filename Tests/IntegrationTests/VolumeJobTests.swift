@@ -173,6 +173,10 @@ import Testing
         }
         let reported = try eventually(timeout: 60) { try errors().contains { $0.message.contains("ahead") && $0.message.contains("mount") } }
         #expect(reported, "no error event for v.0's volume before its launch")
+        // Kept for the launch, and not told again at each reload.
+        #expect(try daemon.control(.reload).ok)
+        let told = try errors().filter { $0.message.contains("ahead") }
+        #expect(told.count == 1, "\(told)")
         #expect(try daemon.control(.status(NameSelection(["v.0"]))).status?.first?.pid == nil)
 
         _ = try daemon.control(.start(NameSelection(["v.0"])))
