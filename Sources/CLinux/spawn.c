@@ -255,10 +255,13 @@ run_child(const struct ext_spawn_request *request, int report_fd, pid_t parent, 
     if (setsid() < 0)
         report_failure(report_fd, EXT_SPAWN_STEP_SETSID, 0);
 
-    if (request->cgroup_procs_files != NULL) {
-        /* 0 is the writer itself, also in a new PID namespace (where getpid() is 1). */
-        for (int index = 0; request->cgroup_procs_files[index] != NULL; index++) {
-            if (write_decimal(request->cgroup_procs_files[index], 0) != 0)
+    if (request->cgroup_task_files != NULL) {
+        /* 0 is the writer itself, also in a new PID namespace (where getpid() is 1). The
+           child is one thread: moving it alone spares the kernel the lock of a whole
+           thread group's move (`cgroup.procs`), whose write side waits for an RCU grace
+           period (bench/README.md, "The launch floor, again"). */
+        for (int index = 0; request->cgroup_task_files[index] != NULL; index++) {
+            if (write_decimal(request->cgroup_task_files[index], 0) != 0)
                 report_failure(report_fd, EXT_SPAWN_STEP_CGROUP, index);
         }
     }

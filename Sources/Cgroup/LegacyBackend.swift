@@ -51,7 +51,7 @@ struct LegacyBackend: CgroupBackend {
     }
 
     func spawnPlacement(of group: String) -> SpawnRequest.CgroupPlacement {
-        .joinBeforeExec(procsFiles: directories(of: group).map { "\($0)/cgroup.procs" })
+        .joinBeforeExec(taskFiles: directories(of: group).map { "\($0)/tasks" })
     }
 
     /// No controllers to enable and no internal-process rule, so only the directories

@@ -14,9 +14,9 @@ public struct SpawnRequest: Sendable, Equatable {
         /// cgroup v2: the child is created directly inside this cgroup directory
         /// (`clone3` with `CLONE_INTO_CGROUP`), so it never runs anywhere else.
         case cloneInto(directory: String)
-        /// cgroup v1: the child writes its pid to each of these `cgroup.procs`
+        /// cgroup v1: the child, one thread, writes its pid to each of these `tasks`
         /// files (one per hierarchy, e.g. memory and pids) before exec.
-        case joinBeforeExec(procsFiles: [String])
+        case joinBeforeExec(taskFiles: [String])
     }
 
     /// A path, or a bare name searched in the request's `PATH` (or the default path).

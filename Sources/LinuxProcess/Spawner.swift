@@ -34,7 +34,7 @@ public enum Spawner {
             guard seccompProgram != nil else { throw SpawnError(.seccompProgram, "for this architecture", errno: errno) }
         }
 
-        var procsFiles: CStringList?
+        var taskFiles: CStringList?
         var cgroupDirectory: Int32 = -1
         defer { if cgroupDirectory >= 0 { close(cgroupDirectory) } }
         switch request.cgroup {
@@ -44,7 +44,7 @@ public enum Spawner {
             cgroupDirectory = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             guard cgroupDirectory >= 0 else { throw SpawnError(.openCgroup, directory, errno: errno) }
         case .joinBeforeExec(let files):
-            procsFiles = try CStringList(files, what: "cgroup.procs path")
+            taskFiles = try CStringList(files, what: "cgroup tasks path")
         }
 
         var cRequest = ext_spawn_request()
@@ -53,7 +53,7 @@ public enum Spawner {
         cRequest.envp = UnsafePointer(envp.pointers)
         cRequest.working_directory = workingDirectory?.first
         cRequest.cgroup_directory_fd = cgroupDirectory
-        cRequest.cgroup_procs_files = procsFiles?.constPointers
+        cRequest.cgroup_task_files = taskFiles?.constPointers
         cRequest.set_oom_score_adj = request.oomScoreAdjustment == nil ? 0 : 1
         cRequest.oom_score_adj = request.oomScoreAdjustment ?? 0
         cRequest.set_credentials = credentials == nil ? 0 : 1
@@ -76,7 +76,7 @@ public enum Spawner {
             return ext_spawn(&cRequest, &result)
         }
         // Keep the strings alive until the child has exec'ed.
-        withExtendedLifetime((path, argv, envp, workingDirectory, procsFiles, request.sandbox)) {}
+        withExtendedLifetime((path, argv, envp, workingDirectory, taskFiles, request.sandbox)) {}
         guard status == 0 else {
             throw failure(of: result, request: request, executablePath: executablePath)
         }
@@ -105,7 +105,7 @@ public enum Spawner {
             case EXT_SPAWN_STEP_SIGNALS: (.resetSignals, result.detail > 0 ? "\(child) (signal \(result.detail))" : child)
             case EXT_SPAWN_STEP_SETSID: (.newSession, child)
             case EXT_SPAWN_STEP_PARENT_DEATH: (.parentDeathSignal, child)
-            case EXT_SPAWN_STEP_CGROUP: (.joinCgroup, procsFile(request.cgroup, index: Int(result.detail)))
+            case EXT_SPAWN_STEP_CGROUP: (.joinCgroup, taskFile(request.cgroup, index: Int(result.detail)))
             case EXT_SPAWN_STEP_OOM_SCORE_ADJ: (.oomScoreAdjustment, "\(request.oomScoreAdjustment ?? 0)")
             case EXT_SPAWN_STEP_SETGROUPS: (.supplementaryGroups, "of user \(request.user ?? "\(getuid())")")
             case EXT_SPAWN_STEP_SETGID: (.groupID, request.group ?? request.user ?? "")
@@ -128,7 +128,7 @@ public enum Spawner {
         return child
     }
 
-    private static func procsFile(_ placement: SpawnRequest.CgroupPlacement, index: Int) -> String {
+    private static func taskFile(_ placement: SpawnRequest.CgroupPlacement, index: Int) -> String {
         if case .joinBeforeExec(let files) = placement, files.indices.contains(index) { return files[index] }
         return "#\(index)"
     }

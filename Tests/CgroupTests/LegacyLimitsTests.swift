@@ -17,7 +17,7 @@ import Glibc
         let group = try fixture.tree.group(.extensions, id: "com.example.widget")
         #expect(group.directories.first == "\(fixture.sandbox.memoryDirectory)/extensions/com.example.widget")
         #expect(directoryExists(group.directories[0]))
-        #expect(group.spawnPlacement == .joinBeforeExec(procsFiles: group.directories.map { "\($0)/cgroup.procs" }))
+        #expect(group.spawnPlacement == .joinBeforeExec(taskFiles: group.directories.map { "\($0)/tasks" }))
     }
 
     @Test func limitsAreWrittenToTheControlFiles() throws {

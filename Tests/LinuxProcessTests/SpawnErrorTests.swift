@@ -55,13 +55,13 @@ import Glibc
         #expect(error.description == "chdir /nonexistent/dir: No such file or directory")
     }
 
-    @Test func unwritableCgroupProcsFile() throws {
+    @Test func unwritableCgroupTasksFile() throws {
         let error = try #require(
             spawnError(
                 SpawnRequest(
-                    executable: "/bin/true", cgroup: .joinBeforeExec(procsFiles: ["/nonexistent/cgroup.procs"])
+                    executable: "/bin/true", cgroup: .joinBeforeExec(taskFiles: ["/nonexistent/tasks"])
                 )))
-        #expect(error.description == "join cgroup /nonexistent/cgroup.procs: No such file or directory")
+        #expect(error.description == "join cgroup /nonexistent/tasks: No such file or directory")
     }
 
     @Test func missingCgroupDirectory() throws {

@@ -28,7 +28,7 @@ enum ext_spawn_step {
     EXT_SPAWN_STEP_SIGNALS,         /* child: dispositions and mask */
     EXT_SPAWN_STEP_SETSID,          /* child: new session */
     EXT_SPAWN_STEP_PARENT_DEATH,    /* child: PR_SET_PDEATHSIG, or the parent already died */
-    EXT_SPAWN_STEP_CGROUP,          /* child: writing its pid to cgroup_procs_files[detail] */
+    EXT_SPAWN_STEP_CGROUP,          /* child: writing its pid to cgroup_task_files[detail] */
     EXT_SPAWN_STEP_OOM_SCORE_ADJ,   /* child: /proc/self/oom_score_adj */
     EXT_SPAWN_STEP_SETGROUPS,
     EXT_SPAWN_STEP_SETGID,
@@ -52,7 +52,7 @@ struct ext_spawn_request {
     char *const *envp;                     /* NULL-terminated */
     const char *working_directory;         /* NULL: inherit */
     int cgroup_directory_fd;               /* v2 cgroup directory for CLONE_INTO_CGROUP, or -1 */
-    const char *const *cgroup_procs_files; /* v1 cgroup.procs files the child joins, NULL-terminated, or NULL */
+    const char *const *cgroup_task_files; /* v1 `tasks` files the child joins, NULL-terminated, or NULL */
     int set_oom_score_adj;                 /* nonzero: write oom_score_adj */
     int oom_score_adj;
     int set_credentials;                   /* nonzero: setgroups, setgid, setuid */
