@@ -31,7 +31,7 @@ enum WorkingSet {
         guard let stat = FileSystem.read(group.description + "/memory.stat").map({ String(decoding: $0, as: UTF8.self) }) else {
             return Reading(usage: usage, workingSet: usage)
         }
-        let throttle = group.version == .v2 ? FileSystem.read(group.description + "/memory.high").flatMap(number) : nil
+        let throttle = group.version == .v2 ? (try? group.memoryHigh()) : nil
         return Reading(usage: usage, workingSet: bytes(usage: usage, stat: stat, version: group.version, throttle: throttle))
     }
 
@@ -49,11 +49,6 @@ enum WorkingSet {
         let pinned = (fields[names.shared] ?? 0) + (fields[names.mapped] ?? 0)
         let unmappedCache = cache > pinned ? cache - pinned : 0
         return usage > unmappedCache ? usage - unmappedCache : 0
-    }
-
-    /// A number of bytes in a cgroup file; `nil` for `max` or anything else.
-    private static func number(_ contents: [UInt8]) -> UInt64? {
-        String(decoding: contents, as: UTF8.self).split(whereSeparator: \.isWhitespace).first.flatMap { UInt64($0) }
     }
 
     /// The `key value` lines of a `memory.stat` text.
