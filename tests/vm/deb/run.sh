@@ -76,7 +76,7 @@ dpkg -P extensiond-demo extensiond-swift-runtime extensiond-today >/tmp/dpkg.out
 check "their drop-ins are gone" test ! -e /etc/extensiond/extensiond.d/extensiond-demo.toml -a ! -e /etc/extensiond/extensiond.d/extensiond-today.toml
 check "the daemon dropped the Today view and the demo widget" \
     wait_until 30 '[ ! -e "$CG$(unit ControlGroup)/hosts/extensiond.today" ] && ! supervisorctl status | grep -q demo.widget'
-check "the runtime is gone" test ! -e /usr/lib/extensiond
+check "the runtime and the demo are gone (the drop-in directory is extensiond's)" test ! -e /usr/lib/extensiond/swift -a ! -e /usr/lib/extensiond/demo
 
 step "reload: a drop-in adds a host and an extension"
 install -m 0755 bin/DemoWidget /usr/local/bin/DemoWidget
