@@ -35,6 +35,16 @@ import Testing
         }
     }
 
+    /// Whether a thread of `daemon` waits in open(2) on a FIFO: the volume job has begun and
+    /// can no longer be cancelled, only waited for.
+    static func jobWaitsOnTheFIFO(_ daemon: TestDaemon) -> Bool {
+        guard let pid = daemon.process?.pid else { return false }
+        let tasks = "/proc/\(pid)/task"
+        return ((try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []).contains {
+            readTextFile("\(tasks)/\($0)/wchan") == "wait_for_partner"
+        }
+    }
+
     /// The answer to `request`, which must come within `seconds` (generous: the loop must
     /// not wait for a volume job, which here never ends until the test lets it).
     static func answer(_ daemon: TestDaemon, _ request: ControlRequest, within seconds: Double = 15) throws -> ControlResponse {
@@ -125,6 +135,8 @@ import Testing
         #expect(stat(data, &before) == 0)
         // Written beside the volume's job, which keeps waiting on the FIFO.
         #expect(FileManager.default.createFile(atPath: data + "/kept", contents: Data("mine".utf8)))
+        // The directory is made before the job is queued; a job not begun would be cancelled.
+        #expect(eventually(timeout: 30) { Self.jobWaitsOnTheFIFO(daemon) }, "slow.0's volume job never reached the FIFO")
 
         try daemon.writeConfig("")
         #expect(try Self.answer(daemon, .reload).ok)
