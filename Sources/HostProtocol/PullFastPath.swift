@@ -29,7 +29,7 @@ private struct FlatJSONScanner {
         var isPull = false, id: UInt64?, extensionID: String?, mode: DisplayMode?, maxSize: Size?
         let complete = object { key, scanner in
             switch key {
-            case "type" where !isPull: isPull = scanner.rawString().map { $0.elementsEqual("pull".utf8) } ?? false
+            case "type" where !isPull: isPull = scanner.rawString().map { "pull" ~= ObjectKey(bytes: $0) } ?? false
             case "id" where id == nil: id = scanner.integer(max: RequestID.maximum)
             case "extension" where extensionID == nil:
                 extensionID = scanner.rawString().flatMap(String.init(validUTF8:))
@@ -126,8 +126,9 @@ private struct FlatJSONScanner {
 private struct ObjectKey {
     let bytes: UnsafeBufferPointer<UInt8>
 
-    /// Lets `switch` match a key against string literals.
+    /// Lets `switch` match a key against string literals; lengths first, as most differ.
     static func ~= (name: StaticString, key: ObjectKey) -> Bool {
-        name.withUTF8Buffer { $0.elementsEqual(key.bytes) }
+        name.utf8CodeUnitCount == key.bytes.count
+            && name.withUTF8Buffer { name in name.indices.allSatisfy { name[$0] == key.bytes[$0] } }
     }
 }

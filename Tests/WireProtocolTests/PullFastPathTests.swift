@@ -9,14 +9,19 @@ import Testing
     static func randomPull(_ random: inout SeededRandom) -> String {
         let names = ["com.example.weather.widget", "a", "ünïcødé.widget", "with space", "x\\\"y", ""]
         let space = [" ", "", "\t", "\r\n"].randomElement(using: &random)!
+        let type = ["pull", "pull", "pull", "pul", "pulls", "Pull", "list"].randomElement(using: &random)!
         var fields = [
-            #""type":\#(space)"pull""#,
+            #""type":\#(space)"\#(type)""#,
             #""id":\#(space)\#(UInt64.random(in: 0...(1 << 54), using: &random))"#,
             #""extension":"\#(names.randomElement(using: &random)!)""#,
             #""mode":"\#(["compact", "expanded", "huge"].randomElement(using: &random)!)""#,
             #""maxSize":{"width":\#(Int.random(in: -5...5000, using: &random)),\#(space)"height":\#(["120", "1.5", "1e3", "007", "0"].randomElement(using: &random)!)}"#,
         ]
         if Int.random(in: 0..<5, using: &random) == 0 { fields.append(#""extra":[1,{"a":null}]"#) }
+        // Keys of the same length, or a prefix, of a pull's own, and a field twice.
+        let nearMisses = [#""tYpe":"pull""#, #""ids":1"#, #""i":1"#, #""mode ":"compact""#, #""maxsize":{"width":1,"height":1}"#, #""extensioN":"a""#]
+        if Int.random(in: 0..<6, using: &random) == 0 { fields.append(nearMisses.randomElement(using: &random)!) }
+        if Int.random(in: 0..<8, using: &random) == 0 { fields.append(fields.randomElement(using: &random)!) }
         if Int.random(in: 0..<8, using: &random) == 0 { fields.removeLast() }
         fields.shuffle(using: &random)
         return space + "{" + fields.joined(separator: "," + space) + "}" + space
