@@ -265,16 +265,20 @@ package final class HostServer {
 
     /// An answer that comes later (a pull waiting for an update, an action).
     func answerLater(_ host: ConnectedHost?, _ message: SupervisorToHost) {
+        answerLater(host, line: message.encodedLine())
+    }
+
+    /// An answer already written (a pull's, reused from its slot's last line).
+    private func answerLater(_ host: ConnectedHost?, line: [UInt8]) {
         guard let host else { return }
-        host.send(message)
+        host.send(line: line)
         enforceLimits()
     }
 
     private func handle(_ message: HostToSupervisor, from host: ConnectedHost) {
         if let (id, requested) = message.requestedExtensions {
             for extensionID in requested {
-                let app = extensions.records[extensionID]?.spec.app
-                if let refusal = host.peer.refusal(of: extensionID, ownedBy: app, hosts: hosts) {
+                if let refusal = host.peer.refusal(of: extensionID, ownedBy: extensions.records[extensionID]?.spec.app, hosts: hosts) {
                     return host.send(.error(.init(id: id, error: refusal)))
                 }
             }
@@ -288,21 +292,24 @@ package final class HostServer {
             guard let limits = placeLimits(request.place, for: host, id: request.id),
                 admitsInstance(request.instance, of: request.extensionID, for: host, id: request.id)
             else { return }
+            // The answers keep only what they write, not the whole request.
+            let id = request.id, extensionID = request.extensionID
             // Unless it waits, an expired snapshot is answered at once; the update's outcome
             // follows as a push (a subscriber gets a newData push anyway, once).
             let revalidated: ((PullOutcome) -> Void)? =
                 request.wait == true
                 ? nil
                 : { [weak self, weak host] outcome in
-                    guard let host, outcome.result != .newData || !host.subscriptions.contains(request.extensionID) else { return }
-                    self?.answerLater(host, .snapshot(outcome.snapshot(id: nil, extensionID: request.extensionID)))
+                    guard let host, outcome.result != .newData || !host.subscriptions.contains(extensionID) else { return }
+                    self?.answerLater(host, .snapshot(outcome.snapshot(id: nil, extensionID: extensionID)))
                 }
             do {
                 try extensions.pull(
-                    request.extensionID, mode: request.mode, maxSize: request.maxSize,
+                    extensionID, mode: request.mode, maxSize: request.maxSize,
                     placeLimit: limits[request.mode], instance: request.instance, params: request.params, revalidated: revalidated
                 ) { [weak self, weak host] outcome in
-                    self?.answerLater(host, .snapshot(outcome.snapshot(id: request.id, extensionID: request.extensionID)))
+                    let snapshot = outcome.snapshot(id: id, extensionID: extensionID)
+                    self?.answerLater(host, line: outcome.answerLines?.line(for: snapshot) ?? SupervisorToHost.snapshot(snapshot).encodedLine())
                 }
                 // Once accepted: the extension exists and the instance is within its limit.
                 host.pulled(request.extensionID, SlotKey(mode: request.mode, instance: request.instance))
