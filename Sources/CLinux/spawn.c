@@ -318,9 +318,20 @@ static int child_entry(void *raw)
     run_child(arguments->request, arguments->report_fd, arguments->parent, arguments->kept_below);
 }
 
-/* The child's stack for CLONE_VM: its own mapping, so that spawns from several
-   threads (tests do that) never share one. */
+/* The child's stack for CLONE_VM: one mapping, made at the first spawn and kept, used by
+   one child at a time (spawns hold the slots' lock until the child has exec'ed). A mapping
+   and an unmapping per launch cost more than the child's own calls (bench/README.md, "The
+   launch floor, third pass"). */
 enum { CHILD_STACK_SIZE = 128 * 1024 };
+static void *child_stack = MAP_FAILED;
+
+/* The stack, mapped on first use; MAP_FAILED if it cannot be. */
+static void *reserve_child_stack(void)
+{
+    if (child_stack == MAP_FAILED)
+        child_stack = mmap(NULL, CHILD_STACK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    return child_stack;
+}
 
 static int parent_failure(struct ext_spawn_result *result, enum ext_spawn_step step, int error)
 {
@@ -398,7 +409,7 @@ static int spawn_from_slots(const struct ext_spawn_request *original, int report
     pid_t pid;
     void *stack = MAP_FAILED;
     if (request->cgroup_directory_fd < 0)
-        stack = mmap(NULL, CHILD_STACK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+        stack = reserve_child_stack();
     if (stack != MAP_FAILED) {
         /* Like posix_spawn: the child borrows our memory until it execs (CLONE_VM |
            CLONE_VFORK), so no page tables are copied and no copy-on-write faults
@@ -412,8 +423,6 @@ static int spawn_from_slots(const struct ext_spawn_request *original, int report
         pid = (pid_t)syscall(SYS_clone3, &args, sizeof args);
     }
     int clone_error = errno;
-    if (stack != MAP_FAILED)
-        munmap(stack, CHILD_STACK_SIZE);
     int needs_pidfd = 0;
     /* Seccomp filters of container runtimes often refuse clone3 with ENOSYS. */
     if (pid < 0 && clone_error == ENOSYS && request->cgroup_directory_fd < 0) {

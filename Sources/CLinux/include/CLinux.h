@@ -149,8 +149,8 @@ int ext_pidfd_wait(int pidfd, int nohang, int *code, int *status);
  */
 char *ext_read_file(const char *path, size_t *length);
 
-/* Writes `data` to an existing file (truncating it, as a shell would) with one write(2), as control files of
-   cgroupfs and procfs require. Returns 0, or -1 with errno set. */
+/* Writes `data` to an existing file with one write(2), as control files of cgroupfs and procfs
+   require; only a regular file is truncated first. Returns 0, or -1 with errno set. */
 int ext_write_file(const char *path, const char *data, size_t length);
 
 /* Drops the resident read-only pages (text, read-only data) of the program and of its
