@@ -15,6 +15,11 @@ package final class RemovedApps {
     struct Ownership: Codable, Equatable {
         var extensions: [String]
         var groups: [String]
+
+        func merged(with other: Ownership) -> Ownership {
+            Ownership(
+                extensions: Array(Set(extensions + other.extensions)).sorted(), groups: Array(Set(groups + other.groups)).sorted())
+        }
     }
 
     /// `removed/APP/removed.json`: whose data this is, and since when it is kept.
@@ -69,8 +74,14 @@ package final class RemovedApps {
     package func settle(_ configuration: Configuration, nowMs: Int64, report: @escaping (String) -> Void) {
         configured = Self.ownership(configuration)
         let previous = FileSystem.read(ownershipPath).flatMap { try? JSONCoding.decode([String: Ownership].self, from: $0) } ?? [:]
-        for (app, owned) in previous.sorted(by: { $0.key < $1.key }) where configured[app] == nil && settingAside[app] == nil {
-            setAside(app, owned, nowMs: nowMs, report: report)
+        for (app, owned) in previous.sorted(by: { $0.key < $1.key }) where configured[app] == nil {
+            if let waiting = settingAside[app] {
+                // Configured again and removed again while its first removal waits: that
+                // removal sets aside what either config gave the app.
+                settingAside[app] = waiting.merged(with: owned)
+            } else {
+                setAside(app, owned, nowMs: nowMs, report: report)
+            }
         }
         let keepMs = configuration.supervisor.removedDataKeep.components.seconds * 1000
         for (app, tag) in tags() where nowMs - tag.removedAtMs >= keepMs {
@@ -103,9 +114,9 @@ package final class RemovedApps {
     private func setAside(_ app: String, _ owned: Ownership, nowMs: Int64, report: @escaping (String) -> Void) {
         settingAside[app] = owned
         var waited = false
-        whenIdle(app, owned) { [unowned self] in
+        whenIdle(app) { [unowned self] in
             defer { if waited { recordOwnership(report: report) } }
-            settingAside[app] = nil
+            let owned = settingAside.removeValue(forKey: app) ?? owned
             guard configured[app] == nil else {
                 return report("kept the data of app \(app) in place: it was configured again before it was set aside")
             }
@@ -116,15 +127,17 @@ package final class RemovedApps {
         waited = true
     }
 
-    /// Calls `body` once no save of `owned`'s defaults and no job making one of its volumes
-    /// runs, or once `app` is configured again. Those not begun are cancelled; after a wait
-    /// it looks again, as the app may have been configured and removed once more meanwhile.
-    private func whenIdle(_ app: String, _ owned: Ownership, then body: @escaping () -> Void) {
+    /// Calls `body` once no save of the defaults of what `app` owned (`settingAside`) and no
+    /// job making one of its volumes runs, or once `app` is configured again. Those not begun
+    /// are cancelled; after a wait it looks again, as the app may have been configured and
+    /// removed once more meanwhile, owning more.
+    private func whenIdle(_ app: String, then body: @escaping () -> Void) {
+        guard let owned = settingAside[app] else { return body() }
         var waited = false
         isolation.groups.finishSaves(of: owned.groups) { [unowned self] in
             guard configured[app] == nil else { return body() }
             isolation.volumes.cancelJobs(on: Self.paths(of: owned).map { stateDirectory + "/" + $0 }) { [unowned self] in
-                if waited && configured[app] == nil { return whenIdle(app, owned, then: body) }
+                if waited && configured[app] == nil { return whenIdle(app, then: body) }
                 body()
             }
         }

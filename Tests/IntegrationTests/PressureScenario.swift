@@ -190,6 +190,16 @@ final class PressureScenario {
         return kills
     }
 
+    /// The kills, OOM kills, exits and memory warnings so far, a line each: what a failed
+    /// expectation about them prints, so that a run on another machine says what happened.
+    func pressureHistory() -> String {
+        let kinds: Set<EventKind> = [.kill, .oom, .exit, .memoryWarning]
+        let lines = ((try? events()) ?? []).filter { kinds.contains($0.kind) }.map { event in
+            "\(event.kind) \(event.name ?? "-") \(event.reason ?? "-"): \(event.message)"
+        }
+        return "\n" + lines.joined(separator: "\n")
+    }
+
     /// `memory.usage_in_bytes` of a group below the tree's root (`""` for the root); 0 once it is gone.
     func usage(of group: String) -> UInt64 {
         let path = sandbox.memoryDirectory + (group.isEmpty ? "" : "/" + group) + "/memory.usage_in_bytes"

@@ -19,7 +19,7 @@ import Testing
 
         let kills = try scenario.recordedKills()
         // Exactly the three idle extensions in policy order, then the active one: no surplus.
-        #expect(kills.map(\.name) == PressureScenario.idleByKillOrder + ["grower"])
+        #expect(kills.map(\.name) == PressureScenario.idleByKillOrder + ["grower"], "\(scenario.pressureHistory())")
         #expect(kills.map(\.reason) == ["pressure", "pressure", "pressure", "critical"])
         for kill in kills {
             let record = try #require(kill.kill, "kill of \(kill.name ?? "?") without a record")
@@ -48,7 +48,7 @@ import Testing
         try scenario.startGrower()
         #expect(try eventually(timeout: 30) { try scenario.state(of: "grower") != "starting" })
         let records = try scenario.recordedKills().compactMap(\.kill)
-        #expect(records.count == 4)
+        #expect(records.count == 4, "\(scenario.pressureHistory())")
         for record in records {
             let empty = try #require(record.emptyUs, "a victim's cgroup did not empty within 100 ms")
             #expect(record.triggerUs <= record.decisionUs)

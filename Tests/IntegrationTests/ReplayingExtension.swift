@@ -16,7 +16,9 @@ enum ReplayingExtension {
         let cursor = writable + "/" + name + ".cursor"
         let script = try directory.write("replaying_extension.py", source)
         // The extension runs under its app's uid: it must be able to move the cursor.
-        FileManager.default.createFile(atPath: cursor, contents: Data("0".utf8), attributes: [.posixPermissions: 0o666])
+        guard FileManager.default.createFile(atPath: cursor, contents: Data("0".utf8), attributes: [.posixPermissions: 0o666]) else {
+            throw TestSupportError("cannot create the replay cursor \(cursor)")
+        }
         return "[\"/usr/bin/python3\", \"-S\", \"\(script)\", \"\(lines)\", \"\(cursor)\"]"
     }
 

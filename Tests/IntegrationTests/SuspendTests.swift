@@ -86,7 +86,7 @@ import Testing
         let stopped = try bed.control(.events(LogRequest(lines: 500))).events?.filter { $0.kind == .exit && $0.name == "w" } ?? []
         #expect(stopped.count == 1 && stopped.first?.message.contains("exited with status 0") == true, "took terminate: \(stopped)")
         let freezer = try #require(bed.daemon.sandbox.freezerDirectory)
-        #expect(try eventually { !FileManager.default.fileExists(atPath: freezer + "/extensions/w") }, "its freezer group is removed")
+        #expect(eventually { !FileManager.default.fileExists(atPath: freezer + "/extensions/w") }, "its freezer group is removed")
 
         // Started and suspended again, then removed from the configuration with its app.
         #expect(try bed.daemon.supervisorctl(["start", "w"]).exitCode == 0)
@@ -96,7 +96,7 @@ import Testing
         try bed.daemon.writeConfig("")
         #expect(try bed.control(.reload).ok)
         #expect(eventually(timeout: 10) { !FileManager.default.fileExists(atPath: "/proc/\(pid)") }, "the removed extension's process is gone and reaped")
-        #expect(try eventually { !FileManager.default.fileExists(atPath: freezer + "/extensions/w") })
+        #expect(eventually { !FileManager.default.fileExists(atPath: freezer + "/extensions/w") })
         let removed = try bed.control(.events(LogRequest(lines: 500))).events?.filter { $0.kind == .exit && $0.name == "w" } ?? []
         #expect(removed.last?.reason == "removed", "\(removed)")
     }

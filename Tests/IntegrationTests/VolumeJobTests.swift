@@ -159,6 +159,38 @@ import Testing
         VolumeAheadTests.expectNothingLeft(daemon)
     }
 
+    @Test func anAppRemovedAgainOwningMoreWhileItsFirstRemovalWaitsLeavesNoneOfIt() throws {
+        let daemon = try TestDaemon()
+        let template = try Self.slowTemplate(of: daemon)
+        let state = daemon.stateDirectory
+        let tag = state + "/removed/slow/removed.json"
+        defer { Self.release(template) { FileManager.default.fileExists(atPath: tag) } }
+        let widget = try ScriptedExtension.command(.answer, in: daemon.directory)
+        try daemon.writeConfig(Self.slowApp(widget))
+        try daemon.start()
+        #expect(eventually(timeout: 30) { Self.jobWaitsOnTheFIFO(daemon) }, "slow.0's volume job never reached the FIFO")
+
+        try daemon.writeConfig("")
+        #expect(try Self.answer(daemon, .reload).ok)
+        // Configured again with a second extension, whose data directory is made ahead.
+        try daemon.writeConfig(Self.slowApp(widget) + "\n\n[extensions.\"slow.1\"]\napp = \"slow\"\npoint = \"widget\"\ncommand = \(widget)")
+        #expect(try Self.answer(daemon, .reload).ok)
+        let data = state + "/data/slow.1"
+        #expect(eventually(timeout: 15) { FileManager.default.fileExists(atPath: data) }, "slow.1's data directory never made")
+        try daemon.writeConfig("")
+        #expect(try Self.answer(daemon, .reload).ok)
+        #expect(Self.jobWaitsOnTheFIFO(daemon), "slow.0's volume job ended before the second removal: the test proves nothing")
+
+        Self.release(template) { FileManager.default.fileExists(atPath: tag) }
+        #expect(eventually(timeout: 30) { FileManager.default.fileExists(atPath: tag) }, "slow never set aside")
+        #expect(FileManager.default.fileExists(atPath: state + "/removed/slow/data/slow.1"), "slow.1's data not set aside with slow")
+        #expect(!FileManager.default.fileExists(atPath: data), "slow.1's data left where a new app of that id would find it")
+        let owned = (try? String(contentsOfFile: tag, encoding: .utf8)) ?? ""
+        #expect(owned.contains("slow.0") && owned.contains("slow.1"), "the tag: \(owned)")
+        #expect(daemon.stop() == 0)
+        VolumeAheadTests.expectNothingLeft(daemon)
+    }
+
     @Test func aVolumeThatCouldNotBeMadeAheadIsReportedOnceThenAndAtTheLaunch() throws {
         let daemon = try TestDaemon()
         // A template of zeros (no file system): each volume's mount fails.

@@ -49,7 +49,7 @@ import Foundation
         for value in values {
             lines += try JSONCoding.encode(value) + [UInt8(ascii: "\n")]
         }
-        FileManager.default.createFile(atPath: directory.file("in.json"), contents: Data(lines))
+        try #require(FileManager.default.createFile(atPath: directory.file("in.json"), contents: Data(lines)))
         let script = "import json,sys\nfor line in open(sys.argv[1], encoding='utf-8'):\n print(json.dumps(json.loads(line), ensure_ascii=True))"
         let python = try TestProcess("/usr/bin/python3", ["-c", script, directory.file("in.json")], outputIn: directory.path, name: "python")
         #expect(python.wait(timeout: 30) == 0, "\(python.stderr)")

@@ -91,7 +91,7 @@ import Testing
                 Watchdog(loop: loop)
             })
         #expect(watchdog.interval == .milliseconds(100))
-        let stop = try loop.addTimer(after: .milliseconds(300)) { loop.exit() }
+        let stop = loop.addTimer(after: .milliseconds(300)) { loop.exit() }
         try with(["NOTIFY_SOCKET": socket.path]) { _ = try loop.run() }
         stop.cancel()
         var pings = 0
