@@ -24,10 +24,11 @@
 /// of the `warn` watermark warns the extensions once, before any kill of that episode.
 /// Every reading at or past `warn` trims (``Action/trim(workingSet:watermark:)``), before
 /// that reading's kill decision: suspended extensions are ended gracefully while there is
-/// still room for them to exit, rather than killed at `low`. A `low` victim asked to exit
-/// by a trim before this episode's trigger is given until ``trimWait`` after that
-/// request to exit by itself (the same ``Action/wait(_:until:)``), and killed only then;
-/// a `critical` one, or one trimmed in this episode, is killed at once.
+/// still room for them to exit, rather than killed at `low`. A `low` victim a trim asked to
+/// exit is given until ``trimWait`` after that request to exit by itself (the same
+/// ``Action/wait(_:until:)``), and killed only then; a `critical` one is killed at once, and
+/// so is one trimmed in this episode when the tree is throttled at `low`
+/// (``throttledAtLow``): the wait would stall the foreground app.
 public struct PressureEpisode: Sendable {
     /// What the daemon reports back.
     public enum Event: Sendable, Hashable {
@@ -115,6 +116,10 @@ public struct PressureEpisode: Sendable {
     public let reserve: UInt64
     /// Whether a suspended victim's memory is reclaimed before it is killed (cgroup v2).
     public let reclaimFirst: Bool
+    /// Whether the kernel throttles the tree at `low` (v2 `memory.high` there): whoever
+    /// allocates, the foreground app too, is stalled during a wait at `low`. Then only a
+    /// victim trimmed before this episode's trigger is waited for.
+    public let throttledAtLow: Bool
     /// Whether ``Action/done`` was returned.
     public private(set) var isDone = false
 
@@ -144,11 +149,12 @@ public struct PressureEpisode: Sendable {
     /// does so when the working set is within the re-check band. Execute ``start()``'s action.
     public init(
         triggeredAt trigger: Instant, byStall: Bool, byThrottle: Bool = false, thresholds: PressureThresholds?, warning: PressureWarning,
-        emptyTimeout: Duration, trimWait: Duration? = nil, reserve: UInt64 = 0, reclaimFirst: Bool = false
+        emptyTimeout: Duration, trimWait: Duration? = nil, reserve: UInt64 = 0, reclaimFirst: Bool = false, throttledAtLow: Bool = false
     ) {
         self.trigger = trigger
         self.reserve = reserve
         self.reclaimFirst = reclaimFirst
+        self.throttledAtLow = throttledAtLow
         self.thresholds = thresholds
         self.warning = warning
         self.emptyTimeout = emptyTimeout
@@ -232,9 +238,9 @@ public struct PressureEpisode: Sendable {
             pending = .reclaim
             return [.reclaim(victim)]
         }
-        if level == .low, let asked = victim.exitAskedAt, asked < trigger, now < asked + trimWait, exitWaits.insert(victim.id).inserted {
+        if let until = exitDeadline(of: victim, at: level, now: now), exitWaits.insert(victim.id).inserted {
             pending = .exit(victim)
-            return [.wait(victim, until: asked + trimWait)]
+            return [.wait(victim, until: until)]
         }
         killedIDs.insert(victim.id)
         let decision = max(now, trigger)
@@ -243,6 +249,12 @@ public struct PressureEpisode: Sendable {
             decision: decision, signal: decision, empty: nil)
         pending = .signal(kill)
         return [.kill(victim, level: level)]
+    }
+
+    /// Until when `victim` may exit by itself before it is killed at `level`; `nil`: killed now.
+    private func exitDeadline(of victim: KillCandidate, at level: PressureLevel, now: Instant) -> Instant? {
+        guard level == .low, let asked = victim.exitAskedAt, now < asked + trimWait else { return nil }
+        return !throttledAtLow || asked < trigger ? asked + trimWait : nil
     }
 
     private mutating func finish(_ kill: Kill, empty: Instant?, next: Instant) -> [Action] {

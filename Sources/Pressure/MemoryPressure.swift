@@ -67,7 +67,7 @@ package final class MemoryPressure {
         for action in actions {
             switch action {
             case .startEpisode(let trigger):
-                responder.respond(to: trigger, watermarks: monitor.watermarks)
+                responder.respond(to: trigger, watermarks: monitor.watermarks, throttledAtLow: monitor.throttleSet)
             case .moveThresholds(let offset):
                 monitor.moveUsageThresholds(offset: offset) { [unowned self] moved in
                     self.execute(self.detection.handle(.thresholdsMoved(moved)))

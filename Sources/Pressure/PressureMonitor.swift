@@ -23,8 +23,9 @@ package final class PressureMonitor {
     private let throttle: RootThrottle
     /// Where a throttle that cannot be set is reported (detection goes on without it).
     private let events: EventLog
-    /// Whether this daemon set the throttle (so that it lifts only its own).
-    private var throttleSet = false
+    /// Whether this daemon set the throttle (so that it lifts only its own): the kernel then
+    /// stalls whoever allocates in the tree past `low`.
+    private(set) var throttleSet = false
     private typealias Watch = (source: CgroupEventSource, event: EventSource)
     private var watches: [Watch] = []
     /// v1: the usage threshold eventfds, at the warn watermark (fired both ways: the warning

@@ -68,9 +68,10 @@ final class PressureResponder {
     }
 
     /// Starts an episode for `trigger` against `watermarks` (`nil` without `memory_budget`),
-    /// counting the trigger's `reserve` as charged. One episode at a time: a trigger that
-    /// comes during one is kept by ``PressureDetection`` for when it is over.
-    func respond(to trigger: PressureTrigger, watermarks: PressureWatermarks?) {
+    /// counting the trigger's `reserve` as charged; `throttledAtLow`: the tree's v2
+    /// `memory.high` is at `low`. One episode at a time: a trigger that comes during one is
+    /// kept by ``PressureDetection`` for when it is over.
+    func respond(to trigger: PressureTrigger, watermarks: PressureWatermarks?, throttledAtLow: Bool) {
         assert(episode == nil, "an episode started during another")
         guard episode == nil else { return }
         lastReading = nil
@@ -78,7 +79,7 @@ final class PressureResponder {
             triggeredAt: trigger.time.policyInstant, byStall: trigger.cause == .stall, byThrottle: trigger.throttled && !victimDying,
             thresholds: watermarks?.thresholds,
             warning: warning, emptyTimeout: Self.emptyTimeout, trimWait: trimWait, reserve: trigger.reserve,
-            reclaimFirst: tree.root.canReclaim)
+            reclaimFirst: tree.root.canReclaim, throttledAtLow: throttledAtLow)
         episode = (steps, trigger.cause, watermarks)
         perform(steps.start())
     }

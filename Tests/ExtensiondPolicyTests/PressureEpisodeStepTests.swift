@@ -347,14 +347,18 @@ struct EpisodeWorld {
     /// Asked to exit 50 ms before the episode's trigger.
     static let asked = start - .milliseconds(50)
 
-    static func run(exitDelay: Duration?, askedAt: Instant?, baseline: UInt64) -> (world: EpisodeWorld, kills: [PressureEpisode.Kill]) {
+    static func run(
+        exitDelay: Duration?, askedAt: Instant?, baseline: UInt64, throttledAtLow: Bool = false
+    ) -> (world: EpisodeWorld, kills: [PressureEpisode.Kill]) {
         let trimmed = EpisodeWorld.Process(
             candidate: KillCandidate(
                 id: "trimmed", band: .suspendedExtension, priority: 0, lastUsed: .at(0), residentBytes: 20 << 20, exitAskedAt: askedAt),
             exitDelay: exitDelay)
         var world = EpisodeWorld(processes: [trimmed], baseline: baseline)
         world.now = start
-        var episode = PressureEpisode(triggeredAt: world.now, byStall: false, thresholds: thresholds, warning: PressureWarning(), emptyTimeout: timeout)
+        var episode = PressureEpisode(
+            triggeredAt: world.now, byStall: false, thresholds: thresholds, warning: PressureWarning(), emptyTimeout: timeout,
+            throttledAtLow: throttledAtLow)
         let kills = world.run(&episode)
         return (world, kills)
     }
@@ -372,14 +376,25 @@ struct EpisodeWorld {
         #expect(world.waits.first?.ended == Self.asked + Self.timeout, "killed at the bound, not later")
     }
 
-    /// Killed at once: asked too long ago, asked during this episode, not asked, or at `critical`.
+    /// Asked during this episode (by its own first reading) on a tree not throttled at
+    /// `low` (v1): waited for as well.
+    @Test func oneAskedDuringTheEpisodeIsWaitedForUnthrottled() {
+        let askedAt = Self.start + .nanoseconds(1)
+        let (world, kills) = Self.run(exitDelay: .milliseconds(30), askedAt: askedAt, baseline: Self.thresholds.lowBytes)
+        #expect(kills.isEmpty && world.signalled.isEmpty)
+        #expect(world.waits.map(\.until) == [askedAt + Self.timeout])
+    }
+
+    /// Killed at once: asked too long ago, not asked, at `critical`, or asked during this
+    /// episode on a tree throttled at `low` (v2).
     @Test func otherwiseTheKillIsNotDelayed() {
-        let cases: [(Instant?, UInt64)] = [
-            (Self.start - Self.timeout, Self.thresholds.lowBytes), (Self.start + .nanoseconds(1), Self.thresholds.lowBytes),
-            (nil, Self.thresholds.lowBytes), (Self.asked, Self.thresholds.criticalBytes),
+        let cases: [(Instant?, UInt64, Bool)] = [
+            (Self.start - Self.timeout, Self.thresholds.lowBytes, false), (Self.start + .nanoseconds(1), Self.thresholds.lowBytes, true),
+            (Self.start, Self.thresholds.lowBytes, true), (nil, Self.thresholds.lowBytes, false), (Self.asked, Self.thresholds.criticalBytes, false),
+            (Self.start + .nanoseconds(1), Self.thresholds.criticalBytes, false),
         ]
-        for (askedAt, baseline) in cases {
-            let (world, kills) = Self.run(exitDelay: .milliseconds(30), askedAt: askedAt, baseline: baseline)
+        for (askedAt, baseline, throttled) in cases {
+            let (world, kills) = Self.run(exitDelay: .milliseconds(30), askedAt: askedAt, baseline: baseline, throttledAtLow: throttled)
             #expect(kills.map(\.victim.id) == ["trimmed"], "asked at \(String(describing: askedAt)), baseline \(baseline)")
             #expect(world.waits.count == 1 && world.signalled == ["trimmed"], "one wait: the kill's")
             let killAt = world.actions.firstIndex { if case .kill = $0 { true } else { false } }

@@ -5,8 +5,9 @@ import Testing
 /// `pressure.trim_wait` (``PressureEpisode/trimWait``) in virtual time: suspended
 /// extensions a trim asked to exit at random instants, each exiting after a random delay
 /// from that request (or never), the tree growing by random steps, new triggers at random
-/// instants during the episode. Every value at its extremes too: a wait of 0 and of 5 s,
-/// an exit at once, one nanosecond before and at the bound, never.
+/// instants during the episode, the tree throttled at `low` (v2) or not (v1). Every value
+/// at its extremes too: a wait of 0 and of 5 s, an exit at once, one nanosecond before and
+/// at the bound, never; asked long before the episode, just before it, in it.
 @Suite struct PressureEpisodeTrimWaitTests {
     static let mebibyte: UInt64 = 1 << 20
     static let thresholds = PressureEpisodeStepTests.thresholds
@@ -28,21 +29,26 @@ import Testing
 
     struct Outcome {
         var trimmed: [Trimmed]
-        var waits: [(id: String, until: Instant)] = []
+        /// The waits for a trimmed extension's exit, with the level of the listing that chose it.
+        var waits: [(id: String, until: Instant, level: PressureLevel)] = []
         var kills: [(id: String, level: PressureLevel, at: Instant)] = []
     }
 
     /// Drives one episode to its end: the tree is `baseline` (from `rise.at` on, `rise.to`)
     /// plus every trimmed extension not gone; a trigger at each of `triggers` that falls
-    /// inside a wait ends it there.
+    /// inside a wait ends it there. An extension asked at or after ``start`` was trimmed by
+    /// this episode's own first reading (a jump past `low`).
     static func run(
-        trimWait: Duration, trimmed: [Trimmed], baseline: UInt64, rise: (at: Instant, to: UInt64)? = nil, triggers: [Instant]
+        trimWait: Duration, trimmed: [Trimmed], baseline: UInt64, rise: (at: Instant, to: UInt64)? = nil, triggers: [Instant],
+        throttledAtLow: Bool = false
     ) -> Outcome {
         var outcome = Outcome(trimmed: trimmed)
         var now = start
+        var listed = PressureLevel.none
         func gone(_ item: Trimmed) -> Bool { item.killedAt != nil || item.exited(by: now) }
         var episode = PressureEpisode(
-            triggeredAt: start, byStall: false, thresholds: thresholds, warning: PressureWarning(), emptyTimeout: timeout, trimWait: trimWait)
+            triggeredAt: start, byStall: false, thresholds: thresholds, warning: PressureWarning(), emptyTimeout: timeout, trimWait: trimWait,
+            throttledAtLow: throttledAtLow)
         var queue = episode.start()
         var turns = 0
         while let action = queue.first {
@@ -56,6 +62,7 @@ import Testing
                 let working = outcome.trimmed.filter { !gone($0) }.reduce(base) { $0 + $1.bytes }
                 queue += episode.handle(.workingSet(working))
             case .listCandidates(let level):
+                listed = level
                 let candidates = outcome.trimmed.filter { !gone($0) }.map {
                     KillCandidate(id: $0.id, band: .suspendedExtension, priority: 0, lastUsed: .at(0), residentBytes: $0.bytes, exitAskedAt: $0.asked)
                 }
@@ -69,7 +76,7 @@ import Testing
                 let item = outcome.trimmed.first { $0.id == victim.id }!
                 let exit = item.killedAt != nil ? now : item.exitDelay.map { max(now, item.asked + $0) }
                 let trigger = triggers.first { $0 > now && $0 < until }
-                if item.killedAt == nil { outcome.waits.append((victim.id, until)) }
+                if item.killedAt == nil { outcome.waits.append((victim.id, until, listed)) }
                 if let exit, exit < until, trigger.map({ exit <= $0 }) ?? true {
                     now = exit
                     queue += episode.handle(.emptied(at: now))
@@ -89,12 +96,22 @@ import Testing
         return outcome
     }
 
+    /// When a trim asked: seconds before the episode, one nanosecond before it, at its
+    /// trigger, or by its own first reading (a jump past `low`).
+    static func randomAsk(_ random: inout SeededRandom) -> Instant {
+        switch Int.random(in: 0..<6, using: &random) {
+        case 0: start - .nanoseconds(1)
+        case 1: start
+        case 2: start + .microseconds(10)
+        default: start - .milliseconds(Int64.random(in: 0...6000, using: &random))
+        }
+    }
+
     static func randomCase(_ random: inout SeededRandom) -> (Duration, [Trimmed], UInt64, [Instant]) {
         let waits: [Duration] = [.zero, .nanoseconds(1), .milliseconds(100), .milliseconds(250), .seconds(5)]
         let trimWait = Bool.random(using: &random) ? waits.randomElement(using: &random)! : .milliseconds(Int64.random(in: 0...5000, using: &random))
         let trimmed = (0..<Int.random(in: 0...4, using: &random)).map { index in
-            let asked =
-                start - .milliseconds(Int64.random(in: 0...6000, using: &random)) + (Int.random(in: 0..<6, using: &random) == 0 ? .milliseconds(1) : .zero)
+            let asked = randomAsk(&random)
             let delays: [Duration?] = [.zero, max(.zero, trimWait - .nanoseconds(1)), trimWait, nil, .milliseconds(Int64.random(in: 0...6000, using: &random))]
             return Trimmed(
                 id: "t\(index)", asked: asked, exitDelay: delays.randomElement(using: &random)!,
@@ -107,23 +124,30 @@ import Testing
     }
 
     /// A trimmed extension is killed at `low` only once its bound (`trim_wait` after its
-    /// request) has passed with it still there; never before its bound at `low`, never
-    /// after it; a new trigger during the wait re-reads the tree and never moves the bound.
+    /// request) has passed with it still there, also when this episode's own reading
+    /// trimmed it, unless the tree is throttled at `low` (v2); never after its bound; a new
+    /// trigger during the wait re-reads the tree and never moves the bound; `critical`
+    /// never waits.
     @Test(arguments: seeds(3000))
     func atLowATrimmedExtensionIsKilledOnlyAfterItsBound(seed: UInt64) {
         var random = SeededRandom(seed: seed)
         let (trimWait, trimmed, baseline, triggers) = Self.randomCase(&random)
-        let outcome = Self.run(trimWait: trimWait, trimmed: trimmed, baseline: baseline, triggers: triggers)
+        let throttled = Bool.random(using: &random)
+        let outcome = Self.run(trimWait: trimWait, trimmed: trimmed, baseline: baseline, triggers: triggers, throttledAtLow: throttled)
         for kill in outcome.kills {
             let item = outcome.trimmed.first { $0.id == kill.id }!
             #expect(!item.exited(by: kill.at), "seed \(seed): \(kill.id) killed after it exited")
             if kill.level == .low {
-                #expect(kill.at >= item.asked + trimWait || item.asked >= Self.start, "seed \(seed): \(kill.id) killed at low before its bound")
+                let trimmedByThisEpisode = item.asked >= Self.start
+                #expect(
+                    kill.at >= item.asked + trimWait || (throttled && trimmedByThisEpisode),
+                    "seed \(seed): \(kill.id) killed at low before its bound (throttled: \(throttled))")
             }
         }
         for wait in outcome.waits {
             let item = outcome.trimmed.first { $0.id == wait.id }!
             #expect(wait.until == item.asked + trimWait, "seed \(seed): a wait to another bound than trim_wait after the request")
+            #expect(wait.level == .low, "seed \(seed): a wait at \(wait.level)")
         }
         #expect(outcome.kills.count == Set(outcome.kills.map(\.id)).count, "seed \(seed): a victim killed twice")
     }
@@ -154,5 +178,23 @@ import Testing
             trimWait: .seconds(5), trimmed: [item], baseline: Self.thresholds.lowBytes, rise: (rise, Self.thresholds.criticalBytes), triggers: [rise])
         #expect(outcome.kills.map(\.id) == ["t"])
         #expect(outcome.kills.first.map { $0.level == .critical && $0.at < rise + .milliseconds(1) } ?? false, "\(outcome.kills)")
+    }
+
+    /// The foreground app jumps from below `warn` past `low` in one reading: that reading
+    /// trims the suspended widget just after the trigger. Unthrottled (v1) it is given its
+    /// `trim_wait` and exits by itself; throttled at `low` (v2) it is killed at once, since
+    /// the wait would stall the app; past `critical` it is killed at once either way.
+    @Test(arguments: [false, true])
+    func aJumpPastLowWaitsForTheWidgetItTrimmedUnlessThrottled(throttled: Bool) {
+        let item = Trimmed(id: "t", asked: Self.start + .microseconds(10), exitDelay: .milliseconds(30), bytes: 20 * Self.mebibyte)
+        let atLow = Self.run(trimWait: .milliseconds(250), trimmed: [item], baseline: Self.thresholds.lowBytes, triggers: [], throttledAtLow: throttled)
+        if throttled {
+            #expect(atLow.waits.isEmpty && atLow.kills.map(\.id) == ["t"], "\(atLow.waits) \(atLow.kills)")
+        } else {
+            #expect(atLow.kills.isEmpty && atLow.waits.map(\.until) == [item.asked + .milliseconds(250)], "\(atLow.waits) \(atLow.kills)")
+        }
+        let atCritical = Self.run(
+            trimWait: .milliseconds(250), trimmed: [item], baseline: Self.thresholds.criticalBytes, triggers: [], throttledAtLow: throttled)
+        #expect(atCritical.waits.isEmpty && atCritical.kills.map(\.id) == ["t"] && atCritical.kills.first?.level == .critical)
     }
 }
