@@ -3,6 +3,7 @@ import DaemonSupport
 import EventLoop
 import ExtensiondConfig
 import ExtensiondPolicy
+import HostProtocol
 import WireProtocol
 
 /// The daemon's memory of one extension across its runs: refresh state, the request
@@ -134,7 +135,12 @@ package final class ExtensionRecord {
     var isUpdating: Bool { slots.values.contains { $0.engine.updateInFlight != nil } }
 
     /// The highest version of any mode's snapshot (versions are kept per mode).
-    var highestVersion: UInt64 { slots.values.map { $0.engine.record.snapshot?.version ?? 0 }.max() ?? 0 }
+    var highestVersion: UInt64 {
+        // A loop, not `map`: every pull asks, and the engines are not copied.
+        var highest: UInt64 = 0
+        for slot in slots.values { highest = max(highest, slot.engine.record.snapshot?.version ?? 0) }
+        return highest
+    }
 
     /// Whether nothing is in flight or waiting: the extension may go idle.
     var isQuiet: Bool { outstanding == nil && queue.isEmpty }
@@ -191,14 +197,28 @@ package struct PullOutcome {
     package var date: UnixTime?
     /// The instance answered, if the pull named one.
     package var instance: String?
+    /// The answered slot's last answer line, which a cached pull's answer may reuse.
+    package var answerLines: SnapshotLineCache?
 }
 
 extension PullOutcome {
     init(_ answer: PullAnswer<EncodedJSON>, slot: ModeSlot, versionOffset: UInt64) {
         self.init(
-            result: SnapshotResult(rawValue: answer.result.rawValue) ?? .failed, delivery: answer.delivery,
+            result: SnapshotResult(answer.result), delivery: answer.delivery,
             state: answer.state, versionOffset: versionOffset, expired: answer.isRevalidating,
-            mode: slot.mode, preferredSize: slot.preferredSize, instance: slot.instance)
+            mode: slot.mode, preferredSize: slot.preferredSize, instance: slot.instance, answerLines: slot.answerLines)
+    }
+}
+
+extension SnapshotResult {
+    /// The wire's name for the engine's result (by case: every pull asks, and no text is compared).
+    init(_ result: PullResult) {
+        switch result {
+        case .cached: self = .cached
+        case .newData: self = .newData
+        case .noData: self = .noData
+        case .failed: self = .failed
+        }
     }
 }
 

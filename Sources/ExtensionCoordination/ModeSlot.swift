@@ -1,5 +1,6 @@
 import DaemonSupport
 import ExtensiondPolicy
+import HostProtocol
 import WireProtocol
 
 /// One display mode (`modes`) of a widget or of one of its instances: its own snapshot,
@@ -30,6 +31,8 @@ package final class ModeSlot {
     var wallOffsetMs: Int64
     /// A host's `execute` on this card, sent in place of the slot's next update.
     var execution: PendingExecution?
+    /// Its last answer line, shared by the hosts that pull it.
+    let answerLines = SnapshotLineCache()
     /// Pulls waiting for the engine's answer.
     var pendingPulls: [PullToken: (PullOutcome) -> Void] = [:]
     /// Pulls that may be answered from an expired snapshot, and what to tell their host

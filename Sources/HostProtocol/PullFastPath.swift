@@ -27,18 +27,26 @@ private struct FlatJSONScanner {
 
     mutating func pull() -> HostToSupervisor.Pull? {
         var isPull = false, id: UInt64?, extensionID: String?, mode: DisplayMode?, maxSize: Size?
+        // A value it cannot take declines the line: read on, a repeated key would replace it.
         let complete = object { key, scanner in
             switch key {
-            case "type" where !isPull: isPull = scanner.rawString().map { $0.elementsEqual("pull".utf8) } ?? false
-            case "id" where id == nil: id = scanner.integer(max: RequestID.maximum)
+            case "type" where !isPull:
+                isPull = scanner.rawString().map { "pull" ~= ObjectKey(bytes: $0) } ?? false
+                return isPull
+            case "id" where id == nil:
+                id = scanner.integer(max: RequestID.maximum)
+                return id != nil
             case "extension" where extensionID == nil:
                 extensionID = scanner.rawString().flatMap(String.init(validUTF8:))
+                return extensionID != nil
             case "mode" where mode == nil:
                 mode = scanner.rawString().flatMap(String.init(validUTF8:)).flatMap(DisplayMode.init(rawValue:))
-            case "maxSize" where maxSize == nil: maxSize = scanner.size()
+                return mode != nil
+            case "maxSize" where maxSize == nil:
+                maxSize = scanner.size()
+                return maxSize != nil
             default: return false
             }
-            return true
         }
         skipWhitespace()
         guard complete, position == bytes.count, isPull, let id, let extensionID, let mode, let maxSize else { return nil }
@@ -49,11 +57,14 @@ private struct FlatJSONScanner {
         var width: UInt64?, height: UInt64?
         let complete = object { key, scanner in
             switch key {
-            case "width" where width == nil: width = scanner.integer(max: UInt64(Int32.max))
-            case "height" where height == nil: height = scanner.integer(max: UInt64(Int32.max))
+            case "width" where width == nil:
+                width = scanner.integer(max: UInt64(Int32.max))
+                return width != nil
+            case "height" where height == nil:
+                height = scanner.integer(max: UInt64(Int32.max))
+                return height != nil
             default: return false
             }
-            return true
         }
         guard complete, let width, let height else { return nil }
         return Size(width: Int(width), height: Int(height))
@@ -126,8 +137,9 @@ private struct FlatJSONScanner {
 private struct ObjectKey {
     let bytes: UnsafeBufferPointer<UInt8>
 
-    /// Lets `switch` match a key against string literals.
+    /// Lets `switch` match a key against string literals; lengths first, as most differ.
     static func ~= (name: StaticString, key: ObjectKey) -> Bool {
-        name.withUTF8Buffer { $0.elementsEqual(key.bytes) }
+        name.utf8CodeUnitCount == key.bytes.count
+            && name.withUTF8Buffer { name in name.indices.allSatisfy { name[$0] == key.bytes[$0] } }
     }
 }

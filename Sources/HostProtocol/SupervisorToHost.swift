@@ -192,15 +192,24 @@ public enum SupervisorToHost: Hashable, Sendable {
 
         /// The whole `snapshot` line, written directly around the pre-encoded snapshot:
         /// the daemon's hot path for cached pulls.
-        func encodedLine() -> [UInt8] {
+        func encodedLine() -> [UInt8] { encodedLineAndPerPullDigits().line }
+
+        /// The line, and where in it the digits of `id` (if any) and of `ageMs` are: the
+        /// fields that differ between two pulls of one unchanged snapshot (``SnapshotLineCache``).
+        func encodedLineAndPerPullDigits() -> (line: [UInt8], id: Range<Int>?, ageMs: Range<Int>) {
             var line = JSONLineWriter(capacity: 160 + extensionID.utf8.count + (snapshot?.bytes.count ?? 4))
             line.beginMessage(type: "snapshot")
-            if let id { line.field("id", integer: id.rawValue) }
+            var idDigits: Range<Int>?
+            if let id {
+                line.field("id", integer: id.rawValue)
+                idDigits = line.count - JSONText.decimalDigitCount(id.rawValue)..<line.count
+            }
             line.field("extension", string: extensionID)
             line.field("result", string: result.rawValue)
             if let snapshot { line.field("snapshot", json: snapshot.bytes) } else { line.nullField("snapshot") }
             line.field("version", integer: version)
             line.field("ageMs", integer: ageMs)
+            let ageDigits = line.count - JSONText.decimalDigitCount(ageMs)..<line.count
             line.field("stale", bool: stale)
             if expired { line.field("expired", bool: true) }
             if let error { line.field("error", string: error) }
@@ -213,7 +222,7 @@ public enum SupervisorToHost: Hashable, Sendable {
             }
             if let date { line.field("date", string: RFC3339.string(from: date)) }
             if let instance { line.field("instance", string: instance) }
-            return line.endMessage()
+            return (line.endMessage(), idDigits, ageDigits)
         }
     }
 

@@ -27,14 +27,30 @@ final class ConnectedHost {
     let peer: HostPeer
     /// The peer's user: its share of a widget's instances is bounded too.
     let uid: UInt32?
+    /// Where it is noted when written to; `isWaiting` while it is in that list.
+    private let waiting: WaitingHosts
+    var isWaiting = false
 
-    init(peer: HostPeer, uid: UInt32?) {
+    init(peer: HostPeer, uid: UInt32?, waiting: WaitingHosts) {
         self.peer = peer
         self.uid = uid
+        self.waiting = waiting
     }
 
     func send(_ message: SupervisorToHost) {
-        connection?.send(message.encodedLine())
+        send(line: message.encodedLine())
+    }
+
+    /// Every write to the host goes through here (or ``push(_:of:_:)``): the limits see it.
+    func send(line: [UInt8]) {
+        guard let connection else { return }
+        connection.send(line)
+        noteWaiting()
+    }
+
+    /// In the list of hosts with bytes waiting, unless closed (a send past the backstop closes).
+    private func noteWaiting() {
+        if connection?.isOpen == true { waiting.note(self) }
     }
 
     /// Bytes the daemon holds for this host: queued on the socket and held back.
@@ -73,6 +89,7 @@ final class ConnectedHost {
 
     func push(_ line: [UInt8], of extensionID: String, _ key: SlotKey) {
         guard let connection, isReading else { return }
+        defer { noteWaiting() }
         if heldPushes.isEmpty && connection.queuedByteCount < HostLimits.coalesceAfter {
             return connection.send(line)
         }
@@ -83,7 +100,7 @@ final class ConnectedHost {
     func sendHeldPushes() {
         let held = heldPushes.sorted { $0.key.order.lexicographicallyPrecedes($1.key.order) }
         dropHeldPushes()
-        for (_, line) in held { connection?.send(line) }
+        for (_, line) in held { send(line: line) }
     }
 
     func dropHeldPushes() {

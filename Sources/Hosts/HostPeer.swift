@@ -22,9 +22,12 @@ package enum HostPeer: Equatable, CustomStringConvertible {
 
     /// Why this peer may not pull, subscribe to or perform `extensionID` of `app`, or `nil`:
     /// an app is a host of its own extensions only; a host with `extensions` of those only.
-    func refusal(of extensionID: String, ownedBy app: String?, hosts: [String: HostSpec]) -> String? {
+    /// `app` is looked up only for an app (an external host's pull needs no lookup).
+    func refusal(of extensionID: String, ownedBy app: @autoclosure () -> String?, hosts: [String: HostSpec]) -> String? {
         switch self {
-        case .app(let id) where app != id:
+        case .app(let id):
+            let app = app()
+            guard app != id else { return nil }
             return "\(self) may use only its own extensions; \(extensionID) belongs to app \(app ?? "none")"
         case .host(let id):
             guard let allowed = hosts[id]?.extensions, !allowed.contains(extensionID) else { return nil }

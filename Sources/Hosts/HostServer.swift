@@ -26,6 +26,8 @@ package final class HostServer {
     let events: EventLog
     private var listener: Listener?
     private(set) var connections: [Int32: ConnectedHost] = [:]
+    /// The connected hosts that may have bytes waiting: the only ones ``enforceLimits()`` reads.
+    private let waiting = WaitingHosts()
     /// Host connections accepted, and those dropped by reason (`behind`: did not read in
     /// time, `limit`: one too many, `refused`: not allowed to be a host), for `/metrics`.
     package var connectedCount: Int { connections.count }
@@ -107,10 +109,10 @@ package final class HostServer {
         for host in connections.values {
             switch host.peer {
             case .app(let id) where id == app:
-                host.connection?.send(line)
+                host.send(line: line)
                 appConnected = true
             case .app: continue
-            default: host.connection?.send(line)
+            default: host.send(line: line)
             }
         }
         if !appConnected && !launched && pendingURLs[app, default: []].count < Self.maxPendingURLs {
@@ -131,21 +133,22 @@ package final class HostServer {
     package func hasContentChanged(_ id: String, to value: Bool) {
         let line = SupervisorToHost.hasContentChanged(.init(extensionID: id, hasContent: value)).encodedLine()
         for host in connections.values where host.listed != nil || host.subscriptions.contains(id) {
-            host.connection?.send(line)
+            host.send(line: line)
         }
     }
 
     /// `extensionTerminated` to the hosts that pulled, subscribed to or performed it.
     package func extensionTerminated(_ id: String, reason: StopReason) {
         let line = SupervisorToHost.extensionTerminated(.init(extensionID: id, reason: TerminationReason(rawValue: reason.rawValue))).encodedLine()
-        for host in connections.values where host.used.contains(id) { host.connection?.send(line) }
+        for host in connections.values where host.used.contains(id) { host.send(line: line) }
     }
 
     /// Disconnects every host past its own limit, then the furthest behind while all
     /// together are past the total.
     private func enforceLimits() {
+        waiting.dropDrained()
         var total = 0
-        for host in connections.values {
+        for host in waiting.hosts {
             let queued = host.queuedByteCount
             if queued > HostLimits.perHost {
                 disconnect(host, "more than \(HostLimits.perHost) bytes waiting for it")
@@ -153,7 +156,10 @@ package final class HostServer {
                 total += queued
             }
         }
-        while total > HostLimits.total, let furthest = connections.values.max(by: { $0.queuedByteCount < $1.queuedByteCount }) {
+        // Closed ones leave `connections` at once; the others in the list hold all the bytes.
+        while total > HostLimits.total,
+            let furthest = waiting.hosts.filter({ $0.connection?.isOpen == true }).max(by: { $0.queuedByteCount < $1.queuedByteCount })
+        {
             total -= furthest.queuedByteCount
             if furthest.isReading {
                 disconnect(furthest, "the hosts together have more than \(HostLimits.total) bytes waiting, this one the most")
@@ -198,7 +204,7 @@ package final class HostServer {
             Glibc.close(fd)
             return
         }
-        let host = ConnectedHost(peer: peer, uid: HostPeer.uid(of: fd))
+        let host = ConnectedHost(peer: peer, uid: HostPeer.uid(of: fd), waiting: waiting)
         do {
             host.connection = try Connection(
                 // A backstop: ``enforceLimits()`` disconnects with an error long before.
@@ -207,6 +213,7 @@ package final class HostServer {
                 onClose: { [unowned self] connection in
                     // What it showed is shown no more; instances no one uses are freed.
                     if let host = self.connections.removeValue(forKey: connection.fd) {
+                        self.waiting.remove(host)
                         self.visibilityChanged(of: host.shownOrUsed)
                         self.freeUnusedInstances(of: host)
                     }
@@ -258,16 +265,20 @@ package final class HostServer {
 
     /// An answer that comes later (a pull waiting for an update, an action).
     func answerLater(_ host: ConnectedHost?, _ message: SupervisorToHost) {
+        answerLater(host, line: message.encodedLine())
+    }
+
+    /// An answer already written (a pull's, reused from its slot's last line).
+    private func answerLater(_ host: ConnectedHost?, line: [UInt8]) {
         guard let host else { return }
-        host.send(message)
+        host.send(line: line)
         enforceLimits()
     }
 
     private func handle(_ message: HostToSupervisor, from host: ConnectedHost) {
         if let (id, requested) = message.requestedExtensions {
             for extensionID in requested {
-                let app = extensions.records[extensionID]?.spec.app
-                if let refusal = host.peer.refusal(of: extensionID, ownedBy: app, hosts: hosts) {
+                if let refusal = host.peer.refusal(of: extensionID, ownedBy: extensions.records[extensionID]?.spec.app, hosts: hosts) {
                     return host.send(.error(.init(id: id, error: refusal)))
                 }
             }
@@ -281,21 +292,24 @@ package final class HostServer {
             guard let limits = placeLimits(request.place, for: host, id: request.id),
                 admitsInstance(request.instance, of: request.extensionID, for: host, id: request.id)
             else { return }
+            // The answers keep only what they write, not the whole request.
+            let id = request.id, extensionID = request.extensionID
             // Unless it waits, an expired snapshot is answered at once; the update's outcome
             // follows as a push (a subscriber gets a newData push anyway, once).
             let revalidated: ((PullOutcome) -> Void)? =
                 request.wait == true
                 ? nil
                 : { [weak self, weak host] outcome in
-                    guard let host, outcome.result != .newData || !host.subscriptions.contains(request.extensionID) else { return }
-                    self?.answerLater(host, .snapshot(outcome.snapshot(id: nil, extensionID: request.extensionID)))
+                    guard let host, outcome.result != .newData || !host.subscriptions.contains(extensionID) else { return }
+                    self?.answerLater(host, .snapshot(outcome.snapshot(id: nil, extensionID: extensionID)))
                 }
             do {
                 try extensions.pull(
-                    request.extensionID, mode: request.mode, maxSize: request.maxSize,
+                    extensionID, mode: request.mode, maxSize: request.maxSize,
                     placeLimit: limits[request.mode], instance: request.instance, params: request.params, revalidated: revalidated
                 ) { [weak self, weak host] outcome in
-                    self?.answerLater(host, .snapshot(outcome.snapshot(id: request.id, extensionID: request.extensionID)))
+                    let snapshot = outcome.snapshot(id: id, extensionID: extensionID)
+                    self?.answerLater(host, line: outcome.answerLines?.line(for: snapshot) ?? SupervisorToHost.snapshot(snapshot).encodedLine())
                 }
                 // Once accepted: the extension exists and the instance is within its limit.
                 host.pulled(request.extensionID, SlotKey(mode: request.mode, instance: request.instance))

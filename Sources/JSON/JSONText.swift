@@ -33,6 +33,18 @@ package enum JSONText {
         } while divisor > 0
     }
 
+    /// How many digits ``appendDecimal(_:to:)`` writes for `value`.
+    @inlinable
+    package static func decimalDigitCount(_ value: UInt64) -> Int {
+        var count = 1
+        var rest = value
+        while rest >= 10 {
+            rest /= 10
+            count += 1
+        }
+        return count
+    }
+
     /// The order of object keys: by their UTF-8 bytes, as Foundation's `.sortedKeys`.
     static func keyPrecedes(_ lhs: String, _ rhs: String) -> Bool {
         var (lhs, rhs) = (lhs, rhs)

@@ -12,6 +12,10 @@ package struct JSONLineWriter {
         bytes.reserveCapacity(capacity)
     }
 
+    /// The bytes written so far.
+    @inlinable
+    package var count: Int { bytes.count }
+
     /// `{"type":"…"`: a message whose type comes first.
     @inlinable
     package mutating func beginMessage(type: StaticString) {

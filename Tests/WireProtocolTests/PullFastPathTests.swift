@@ -9,14 +9,20 @@ import Testing
     static func randomPull(_ random: inout SeededRandom) -> String {
         let names = ["com.example.weather.widget", "a", "ünïcødé.widget", "with space", "x\\\"y", ""]
         let space = [" ", "", "\t", "\r\n"].randomElement(using: &random)!
+        // A type that is not quite `pull` one time in four.
+        let type = Int.random(in: 0..<4, using: &random) == 0 ? ["pul", "pulls", "Pull", "list"].randomElement(using: &random)! : "pull"
         var fields = [
-            #""type":\#(space)"pull""#,
+            #""type":\#(space)"\#(type)""#,
             #""id":\#(space)\#(UInt64.random(in: 0...(1 << 54), using: &random))"#,
             #""extension":"\#(names.randomElement(using: &random)!)""#,
             #""mode":"\#(["compact", "expanded", "huge"].randomElement(using: &random)!)""#,
             #""maxSize":{"width":\#(Int.random(in: -5...5000, using: &random)),\#(space)"height":\#(["120", "1.5", "1e3", "007", "0"].randomElement(using: &random)!)}"#,
         ]
         if Int.random(in: 0..<5, using: &random) == 0 { fields.append(#""extra":[1,{"a":null}]"#) }
+        // Keys of the same length, or a prefix, of a pull's own, and a field twice.
+        let nearMisses = [#""tYpe":"pull""#, #""ids":1"#, #""i":1"#, #""mode ":"compact""#, #""maxsize":{"width":1,"height":1}"#, #""extensioN":"a""#]
+        if Int.random(in: 0..<6, using: &random) == 0 { fields.append(nearMisses.randomElement(using: &random)!) }
+        if Int.random(in: 0..<8, using: &random) == 0 { fields.append(fields.randomElement(using: &random)!) }
         if Int.random(in: 0..<8, using: &random) == 0 { fields.removeLast() }
         fields.shuffle(using: &random)
         return space + "{" + fields.joined(separator: "," + space) + "}" + space
@@ -25,7 +31,7 @@ import Testing
     @Test func agreesWithTheGeneralDecoder() {
         var random = SeededRandom(seed: 4)
         var fastCount = 0
-        for _ in 0..<5000 {
+        for _ in 0..<8000 {
             var line = Array(Self.randomPull(&random).utf8)
             if Int.random(in: 0..<10, using: &random) == 0, !line.isEmpty {
                 line[Int.random(in: 0..<line.count, using: &random)] = UInt8.random(in: 0...255, using: &random)
@@ -39,6 +45,22 @@ import Testing
         }
         // The fast path is actually taken for ordinary pulls.
         #expect(fastCount > 200)
+    }
+
+    /// A repeated key after a value the fast path could not take (an unknown mode, an id
+    /// past the maximum, another type) is not read as the only one: the line is declined.
+    @Test func aValueItCannotTakeIsNotReplacedByARepeatedKey() {
+        let size = #""maxSize":{"width":320,"height":120}"#
+        for line in [
+            #"{"type":"pull","id":1,"extension":"a","mode":"huge","mode":"compact",\#(size)}"#,
+            #"{"type":"list","type":"pull","id":1,"extension":"a","mode":"compact",\#(size)}"#,
+            #"{"type":"pull","id":9007199254740992,"id":1,"extension":"a","mode":"compact",\#(size)}"#,
+            #"{"type":"pull","id":1,"extension":"a","mode":"compact","maxSize":{"width":4294967296,"width":1,"height":1}}"#,
+        ] {
+            let bytes = Array(line.utf8)
+            #expect(PullFastPath.decode(bytes) == nil, "\(line)")
+            #expect((try? HostToSupervisor.decode(line: bytes)) == (try? WireCoding.decodeLine(bytes, as: HostToSupervisor.self)))
+        }
     }
 
     @Test func typicalPullTakesTheFastPath() {

@@ -21,21 +21,26 @@ extension ExtensionCoordinator {
         return actions
     }
 
+    /// What the hosts of `answer`'s pulls are told.
+    func pullOutcome(of answer: PullAnswer<EncodedJSON>, _ record: ExtensionRecord, _ slot: ModeSlot) -> PullOutcome {
+        var outcome = PullOutcome(answer, slot: slot, versionOffset: record.shownVersion.offset)
+        outcome.date = answer.state.snapshot?.timelineDate.map { wallDate(of: $0, slot) }
+        return outcome
+    }
+
     func perform(_ record: ExtensionRecord, _ slot: ModeSlot, _ actions: [RefreshAction<EncodedJSON>]) {
         recordShownVersion(record)
         for action in actions {
             switch action {
             case .answer(let answer):
-                var outcome = PullOutcome(answer, slot: slot, versionOffset: record.shownVersion.offset)
-                outcome.date = answer.state.snapshot?.timelineDate.map { wallDate(of: $0, slot) }
+                let outcome = pullOutcome(of: answer, record, slot)
                 for token in answer.pulls {
                     record.statistics.count(answer.delivery)
                     if !answer.isRevalidating { slot.revalidations[token] = nil }
                     slot.pendingPulls.removeValue(forKey: token)?(outcome)
                 }
             case .revalidated(let answer):
-                var outcome = PullOutcome(answer, slot: slot, versionOffset: record.shownVersion.offset)
-                outcome.date = answer.state.snapshot?.timelineDate.map { wallDate(of: $0, slot) }
+                let outcome = pullOutcome(of: answer, record, slot)
                 for token in answer.pulls {
                     slot.revalidations.removeValue(forKey: token)?(outcome)
                 }

@@ -30,12 +30,24 @@ extension ExtensionCoordinator {
         nextPullToken += 1
         let token = PullToken(nextPullToken)
         let requestedAt = clock.now
+        // The engine only decides; nothing is answered before `perform`.
+        let actions = run(.pull(token, waits: revalidated == nil), record, slot)
+        if actions.count == 1, case .answer(let answer) = actions[0], answer.pulls.count == 1, answer.pulls[0] == token,
+            !answer.isRevalidating
+        {
+            // A cached answer, the usual pull, needs nothing kept for later: what `perform`
+            // does for it, without its closures in the slot's tables.
+            recordShownVersion(record)
+            record.statistics.count(answer.delivery)
+            record.statistics.pullLatency.record(clock.now.since(requestedAt))
+            return completion(pullOutcome(of: answer, record, slot))
+        }
         slot.pendingPulls[token] = { [unowned self, unowned record] outcome in
             record.statistics.pullLatency.record(self.clock.now.since(requestedAt))
             completion(outcome)
         }
         if let revalidated { slot.revalidations[token] = revalidated }
-        handle(.pull(token, waits: revalidated == nil), record, slot)
+        perform(record, slot, actions)
     }
 
     /// `supervisorctl refresh`: an update now, outside the budget, in the mode last pulled

@@ -1,0 +1,35 @@
+import ExtensiondTestSupport
+import Testing
+
+@testable import HostProtocol
+
+/// A cached pull's answer reused from its slot's last line (``SnapshotLineCache``) has the
+/// bytes the line writer gives the same snapshot, whichever fields changed in between.
+@Suite struct SnapshotLineCacheTests {
+    @Test func reusedLinesKeepTheirBytes() throws {
+        var random = SeededRandom(seed: 2024)
+        let ids: [RequestID?] = [nil, 0, 1, 9, 10, 12_345, RequestID(rawValue: RequestID.maximum)]
+        let ages: [UInt64] = [0, 1, 9, 10, 99, 100, 86_400_000, 1 << 53, UInt64.max]
+        var reused = 0
+        for _ in 0..<200 {
+            let cache = SnapshotLineCache()
+            var snapshot = LineWriterTests.randomSnapshot(&random)
+            for _ in 0..<20 {
+                switch Int.random(in: 0..<10, using: &random) {
+                case 0: snapshot = LineWriterTests.randomSnapshot(&random)  // any field may differ
+                case 1: snapshot.version &+= 1
+                case 2: snapshot.stale.toggle()
+                case 3: snapshot.id = ids.randomElement(using: &random)!  // present or not
+                default:  // a cached pull: another id and age
+                    snapshot.id = snapshot.id.map { _ in ids.compactMap { $0 }.randomElement(using: &random)! }
+                    snapshot.ageMs = ages.randomElement(using: &random)!
+                    reused += 1
+                }
+                let line = cache.line(for: snapshot)
+                #expect(line == SupervisorToHost.snapshot(snapshot).encodedLine())
+                #expect(String(decoding: line, as: UTF8.self) == (try LineWriterTests.expectedLine(snapshot)))
+            }
+        }
+        #expect(reused > 1000)
+    }
+}
