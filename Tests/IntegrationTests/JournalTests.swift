@@ -66,8 +66,13 @@ import Testing
         let launch = journal.entries(matching: ["MESSAGE_ID": "1f231bb874ca4ef4b1aac0066bb292cb", "EXTENSIOND_PROCESS": "talker"])
         #expect(launch.count == 1)
         #expect(launch.first?["EXTENSIOND_PID"].flatMap { Int32($0) } == (try daemon.control(.status(NameSelection(["talker"]))).status?.first?.pid))
-        _ = try daemon.control(.pull(PullRequest(name: "test.widget")))
-        #expect(eventually(timeout: 15) { (try? daemon.control(.stats(NameSelection(["test.widget"]))).stats?.processes.first?.resultsNewData) == 1 })
+        // Ready before the pull: an update's 1 s deadline runs from the pull, and a launch
+        // (its volume, Python's start) on a loaded machine can take longer than that.
+        #expect(try daemon.control(.start(NameSelection(["test.widget"]))).ok)
+        #expect(try eventually(timeout: 15) { try daemon.control(.status(NameSelection(["test.widget"]))).status?.first?.state == "idle" })
+        let pulled = try daemon.control(.pull(PullRequest(name: "test.widget"))).pull
+        #expect(pulled?.result == "newData", "\(pulled?.error ?? "no report")")
+        #expect(eventually { (try? daemon.control(.stats(NameSelection(["test.widget"]))).stats?.processes.first?.resultsNewData) == 1 })
         _ = try daemon.control(.refresh(NameSelection(["test.widget"])))
         #expect(
             eventually(timeout: 10) {

@@ -1,4 +1,5 @@
 import ControlProtocol
+import ExtensiondPolicy
 import ExtensiondTestSupport
 import Foundation
 import Glibc
@@ -171,6 +172,22 @@ final class PressureScenario {
 
     func events() throws -> [EventRecord] {
         try daemon.control(.events(LogRequest(lines: 1000))).events ?? []
+    }
+
+    /// The kill events, once every run ended by a pressure kill has its kill on record (or
+    /// `timeout` seconds passed). A kill is recorded when its victim's group is empty and
+    /// `process_mrelease` has answered (docs/POLICIES.md), which can come tens of
+    /// milliseconds after the victim's exit and new state are seen.
+    func recordedKills(timeout: Double = 10) throws -> [EventRecord] {
+        let reasons: Set = [StopReason.pressure.rawValue, StopReason.critical.rawValue]
+        var kills: [EventRecord] = []
+        _ = try eventually(timeout: timeout) {
+            let events = try events()
+            kills = events.filter { $0.kind == .kill }
+            let killed = events.filter { $0.kind == .exit && reasons.contains($0.reason ?? "") }
+            return kills.filter { reasons.contains($0.reason ?? "") }.count >= killed.count
+        }
+        return kills
     }
 
     /// The kills, OOM kills, exits and memory warnings so far, a line each: what a failed

@@ -39,7 +39,7 @@ extension PressureTests {
         try scenario.startHostAndIdleExtensions(wrapper: wrapper)
         try scenario.startGrower()
         #expect(try eventually(timeout: 30) { try scenario.state(of: "grower") != "starting" })
-        return try scenario.events().compactMap(\.kill)
+        return try scenario.recordedKills().compactMap(\.kill)
     }
 
     @Test func theVictimsMemoryIsReleasedByTheDaemonWhereTheKernelCan() throws {

@@ -29,7 +29,7 @@ extension PressureTests {
 
         try scenario.startGrower()
         #expect(try eventually(timeout: 30) { try scenario.state(of: "grower") != "starting" })
-        let kills = try scenario.events().filter { $0.kind == .kill }
+        let kills = try scenario.recordedKills()
         // The suspended one first although its priority is the highest; then the idle one.
         #expect(kills.map(\.name) == ["frozen", "idle", "grower"], "\(kills.map { "\($0.name ?? "?") \($0.message)" })")
         #expect(kills.compactMap(\.kill?.band) == ["suspendedExtension", "idleExtension", "activeExtension"])

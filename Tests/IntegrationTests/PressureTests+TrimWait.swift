@@ -30,6 +30,8 @@ extension PressureTests {
         #expect(
             try eventually(timeout: 20) { try scenario.state(of: "polite") == "stopped" },
             "tree at \(scenario.usage(of: "") >> 20)M: \(((try? scenario.events()) ?? []).map { "\($0.kind) \($0.name ?? "") \($0.message)" })")
+        // A pressure kill goes on record after its victim's exit (``PressureScenario/recordedKills(timeout:)``).
+        _ = try scenario.recordedKills()
         let events = try scenario.events()
         let trim = events.firstIndex { $0.kind == .memoryWarning && $0.reason == "trim" && $0.message.contains("polite") }
         #expect(trim != nil, "the reading past low trimmed the widget")

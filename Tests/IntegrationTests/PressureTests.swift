@@ -17,7 +17,7 @@ import Testing
         let finished = try eventually(timeout: 30) { try scenario.state(of: "grower") != "starting" }
         #expect(finished, "the growing extension was never killed")
 
-        let kills = try scenario.events().filter { $0.kind == .kill }
+        let kills = try scenario.recordedKills()
         // Exactly the three idle extensions in policy order, then the active one: no surplus.
         #expect(kills.map(\.name) == PressureScenario.idleByKillOrder + ["grower"], "\(scenario.pressureHistory())")
         #expect(kills.map(\.reason) == ["pressure", "pressure", "pressure", "critical"])
@@ -47,7 +47,7 @@ import Testing
         try scenario.startHostAndIdleExtensions()
         try scenario.startGrower()
         #expect(try eventually(timeout: 30) { try scenario.state(of: "grower") != "starting" })
-        let records = try scenario.events().compactMap(\.kill)
+        let records = try scenario.recordedKills().compactMap(\.kill)
         #expect(records.count == 4, "\(scenario.pressureHistory())")
         for record in records {
             let empty = try #require(record.emptyUs, "a victim's cgroup did not empty within 100 ms")

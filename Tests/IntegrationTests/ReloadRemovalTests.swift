@@ -54,6 +54,38 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: group))
     }
 
+    /// A widget removed and configured again while its old run still exits: a pull that
+    /// came meanwhile is served by a new run, not failed with the old run's end. (Seen as
+    /// version 0 in `RemovedAppTests` under load, where the old run was slow to exit.)
+    @Test func aPullOfAWidgetConfiguredAgainWhileItsOldRunExitsGetsANewRun() throws {
+        let daemon = try TestDaemon()
+        // Takes a second to exit after `terminate`: the reload that brings it back comes first.
+        let widget = """
+            [extensions.e]
+            app = "a"
+            point = "widget"
+            command = \(try ScriptedExtension.command(.lingerOnTerminate, in: daemon.directory))
+            """
+        try daemon.writeConfig(Self.config(widget))
+        try daemon.start()
+        let first = try #require(try daemon.control(.pull(PullRequest(name: "e"))).pull)
+        let oldPID = try #require(try daemon.control(.status(NameSelection(["e"]))).status?.first?.pid)
+        #expect(first.result == "newData")
+
+        try daemon.writeConfig(Self.config(""))
+        #expect(try daemon.control(.reload).ok)
+        try daemon.writeConfig(Self.config(widget))
+        #expect(try daemon.control(.reload).ok)
+        #expect(isAlive(oldPID), "the old run exited before the widget was configured again")
+        let pulled = try #require(try daemon.control(.pull(PullRequest(name: "e"))).pull)
+        #expect(pulled.result == "newData", "\(pulled.error ?? "no error")")
+        let newPID = try #require(try daemon.control(.status(NameSelection(["e"]))).status?.first?.pid)
+        #expect(newPID != oldPID)
+        #expect(pulled.snapshot == .object(["n": .number(1), "pid": .number(Double(newPID))]), "\(String(describing: pulled.snapshot))")
+        let exits = try daemon.control(.events(LogRequest(lines: 100))).events?.filter { $0.kind == .exit && $0.name == "e" } ?? []
+        #expect(exits.map(\.reason) == ["removed"], "\(exits.map(\.message))")
+    }
+
     @Test func aShutdownWaitsForAProcessTheReloadIsStillStopping() throws {
         let daemon = try TestDaemon()
         try daemon.writeConfig(Self.config(Self.stubborn.replacingOccurrences(of: "300ms", with: "3s")))

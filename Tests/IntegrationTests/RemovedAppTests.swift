@@ -66,7 +66,7 @@ import WireProtocol
         let value = try Self.defaultsValue(daemon)
         #expect(value != "1", "the removed app's defaults came back: \(value ?? "nil")")
         let fresh = try daemon.control(.pull(PullRequest(name: "a.w"))).pull
-        #expect(fresh?.version == 1, "the removed app's snapshot came back: version \(fresh?.version ?? 0)")
+        #expect(fresh?.version == 1, "the removed app's snapshot came back: version \(fresh?.version ?? 0) \(fresh?.error ?? "")")
         let newUID = try #require(try Self.identities(daemon)["app:a"])
         #expect(newUID != oldUID)
 
