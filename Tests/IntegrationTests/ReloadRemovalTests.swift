@@ -86,6 +86,37 @@ import Testing
         #expect(exits.map(\.reason) == ["removed"], "\(exits.map(\.message))")
     }
 
+    /// A widget whose config changed, stopped by `update`: a pull that comes while its old
+    /// run still exits is served by a run of the new config, not failed with the old run's end.
+    @Test func aPullOfAWidgetUpdateIsStoppingGetsARunOfTheNewConfig() throws {
+        let daemon = try TestDaemon()
+        let command = try ScriptedExtension.command(.lingerOnTerminate, in: daemon.directory)
+        let widget = { (idleExit: String) in
+            """
+            [extensions.e]
+            app = "a"
+            point = "widget"
+            command = \(command)
+            idle_exit = "\(idleExit)"
+            """
+        }
+        try daemon.writeConfig(Self.config(widget("10m")))
+        try daemon.start()
+        #expect(try daemon.control(.pull(PullRequest(name: "e"))).pull?.result == "newData")
+        let oldPID = try #require(try daemon.control(.status(NameSelection(["e"]))).status?.first?.pid)
+
+        try daemon.writeConfig(Self.config(widget("9m")))
+        #expect(try daemon.control(.update).ok)
+        #expect(isAlive(oldPID), "the old run exited before the pull: the test proves nothing")
+        // The expanded mode has no snapshot yet: the pull needs a run.
+        let pulled = try #require(try daemon.control(.pull(PullRequest(name: "e", mode: .expanded))).pull)
+        #expect(pulled.result == "newData", "\(pulled.error ?? "no error")")
+        let newPID = try #require(try daemon.control(.status(NameSelection(["e"]))).status?.first?.pid)
+        #expect(newPID != oldPID)
+        let exits = try daemon.control(.events(LogRequest(lines: 100))).events?.filter { $0.kind == .exit && $0.name == "e" } ?? []
+        #expect(exits.map(\.reason) == ["changed"], "\(exits.map(\.message))")
+    }
+
     @Test func aShutdownWaitsForAProcessTheReloadIsStillStopping() throws {
         let daemon = try TestDaemon()
         try daemon.writeConfig(Self.config(Self.stubborn.replacingOccurrences(of: "300ms", with: "3s")))

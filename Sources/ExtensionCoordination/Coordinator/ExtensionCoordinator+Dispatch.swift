@@ -166,11 +166,12 @@ extension ExtensionCoordinator {
         }
         record.abandonOutstandingUpdate(at: clock.now)
         record.outstanding = nil
-        if [.idle, .trim, .removed].contains(reason), !record.queue.isEmpty {
+        if [.idle, .trim, .removed, .changed].contains(reason), !record.queue.isEmpty {
             // Requests that came while the extension was exiting at rest (idle, or trimmed at
-            // `pressure.warn`), or while the run of an extension removed from the config and
+            // `pressure.warn`), while the run of an extension removed from the config and
             // configured again was exiting (what waited for that run was answered at the
-            // removal): a new run serves them, admitted against memory like any launch.
+            // removal), or while `update` stopped a run whose config changed: a new run, of
+            // the config now in force, serves them, admitted against memory like any launch.
             dispatch(record)
         } else {
             fail(record, because: "the extension ended (\(reason))")
