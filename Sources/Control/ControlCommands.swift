@@ -49,6 +49,7 @@ package final class ControlCommands {
     var summary: String { daemon.summary }
     func readConfiguration() throws(ConfigurationErrors) -> Configuration { try daemon.readConfiguration() }
     func reload(restartingChanged: Bool = false) throws(ConfigurationErrors) -> ConfigChanges { try daemon.reload(restartingChanged: restartingChanged) }
+    func whenConfigurationRecorded(then body: @escaping (String?) -> Void) { daemon.whenConfigurationRecorded(then: body) }
     @discardableResult
     func open(_ url: String, from source: String) throws(OpenURLError) -> String { try daemon.open(url, from: source, onlyIn: nil) }
 

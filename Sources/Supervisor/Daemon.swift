@@ -39,6 +39,8 @@ public final class Daemon: ControlledDaemon {
     let supervisor: ProcessSupervisor
     let extensions: ExtensionCoordinator
     let removedApps: RemovedApps
+    /// Writes the daemon's own state files beside the loop.
+    let stateFiles: DurableFiles
     let pressure: MemoryPressure
     /// The daemon's own last log lines (`maintail`).
     let logRing: DaemonLogRing
@@ -72,9 +74,12 @@ public final class Daemon: ControlledDaemon {
         let settings = configuration.supervisor
         let store = ExtensionStore(stateDirectory: settings.stateDirectory)
         let diskWork: BlockingWorker
+        let stateFiles: DurableFiles
         do {
             loop = try EventLoop()
             diskWork = try BlockingWorker(loop: loop)
+            // Its own thread: the daemon's files never wait behind the tenants' defaults.
+            stateFiles = DurableFiles(work: try BlockingWorker(loop: loop))
             try FileSystem.createDirectories(settings.runtimeDirectory)
             try FileSystem.createDirectories(settings.stateDirectory)
             try FileSystem.createDirectories(settings.stateDirectory + "/logs", mode: 0o750)
@@ -102,8 +107,9 @@ public final class Daemon: ControlledDaemon {
         let groups = GroupStore(stateDirectory: settings.stateDirectory, events: events, clock: loop, work: diskWork)
         let isolation = Isolation(
             configuration: configuration, groups: groups, runsAsRoot: geteuid() == 0, events: events,
-            volumeWork: try? BlockingWorker(loop: loop))
-        removedApps = RemovedApps(stateDirectory: settings.stateDirectory, isolation: isolation)
+            volumeWork: try? BlockingWorker(loop: loop), files: stateFiles, clock: loop)
+        removedApps = RemovedApps(stateDirectory: settings.stateDirectory, isolation: isolation, files: stateFiles, clock: loop, events: events)
+        self.stateFiles = stateFiles
         supervisor = ProcessSupervisor(
             loop: loop, tree: cgroups.tree, events: events, isolation: isolation,
             hostSocket: settings.runtimeDirectory + "/host.sock")
@@ -124,6 +130,10 @@ public final class Daemon: ControlledDaemon {
         removedApps.settle(configuration, nowMs: WallClock.nowMilliseconds()) { [events] line in
             events.record(line.hasPrefix("error: ") ? .error : .cleanup, nil, line)
         }
+    }
+
+    package func whenConfigurationRecorded(then body: @escaping (String?) -> Void) {
+        removedApps.whenRecorded { error in body(error.map { "\($0)" }) }
     }
 
     package func purgeRemovedApp(_ app: String) -> String? {
@@ -344,6 +354,7 @@ public final class Daemon: ControlledDaemon {
         let finish: () -> Void = { [unowned self] in
             self.extensions.saveRecords()
             self.extensions.groups.saveEverything()
+            self.stateFiles.finish()
             // Groups still emptying are removed first (each within its bound), then the
             // volumes their processes wrote to are unmounted.
             for process in self.registry.ordered + self.registry.retiring { self.supervisor.removeKeptGroup(of: process) }
