@@ -63,6 +63,13 @@ struct SlowDiskSaveTests {
                 groups = ["group.mine"]
                 """)
         try daemon.start()
+        // What the start wrote (apps.json, the uid of mine) is on disk before the disk slows.
+        let state = daemon.stateDirectory
+        #expect(
+            eventually(timeout: 10) {
+                access(state + "/apps.json", F_OK) == 0 && access(state + "/identities.json", F_OK) == 0
+                    && ((try? FileManager.default.contentsOfDirectory(atPath: state)) ?? []).allSatisfy { !$0.hasSuffix(".tmp") }
+            })
         try beforeTheDisk(daemon)
         let pid = try #require(try daemon.control(.pid(PidRequest())).pid)
         let disk = try SlowDisk(process: pid, writingTo: daemon.stateDirectory)
