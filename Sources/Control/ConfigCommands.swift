@@ -30,7 +30,7 @@ extension ControlCommands {
     /// Calls `answer` once what the config changed is on disk (beside the loop), with a
     /// note when it could not be written.
     private func afterRecorded(_ answer: @escaping (String) -> Void) {
-        whenConfigurationRecorded { failure in
+        whenStateRecorded { failure in
             answer(failure.map { "; not on disk yet (kept, tried again every second): \($0)" } ?? "")
         }
     }

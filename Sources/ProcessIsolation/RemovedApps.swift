@@ -39,6 +39,8 @@ package final class RemovedApps {
     private var settingAside: [String: Ownership] = [:]
     /// How many removed apps are being moved and tagged, and what waits for them.
     private var moving = 0
+    /// `removed_data_keep` of the config applied last.
+    private var keepMs: Int64 = .max
     private var afterMoves: [() -> Void] = []
 
     /// `apps.json`, written beside the loop.
@@ -92,20 +94,26 @@ package final class RemovedApps {
                 setAside(app, owned, nowMs: nowMs, report: report)
             }
         }
-        let keepMs = configuration.supervisor.removedDataKeep.components.seconds * 1000
-        for (app, tag) in tags() where nowMs - tag.removedAtMs >= keepMs {
-            report(purge(app, tag) ?? "purged the data of removed app \(app), kept since its removal")
-        }
+        keepMs = configuration.supervisor.removedDataKeep.components.seconds * 1000
+        purgeExpired(nowMs: nowMs, report: report)
         recordOwnership()
     }
 
-    /// Calls `body` on the loop once the removed apps being moved are tagged on disk and
-    /// `apps.json` holds what each app owns now (at once when it does), or with why it
-    /// could not be written (it is kept, and tried again). Removed apps that wait for a
-    /// volume job or a defaults save are not waited for: `apps.json` lists them meanwhile.
+    /// Purges what was kept longer than `removed_data_keep` (`0s`: what was just set aside).
+    private func purgeExpired(nowMs: Int64, report: (String) -> Void) {
+        for (app, tag) in tags() where nowMs - tag.removedAtMs >= keepMs {
+            report(purge(app, tag) ?? "purged the data of removed app \(app), kept since its removal")
+        }
+    }
+
+    /// Calls `body` on the loop once the removed apps being moved are tagged on disk, and
+    /// every state file written meanwhile (`apps.json`, `identities.json`) holds its newest
+    /// content, or with why `apps.json` could not be written (it is kept, and tried again).
+    /// Removed apps that wait for a volume job or a defaults save are not waited for:
+    /// `apps.json` lists them meanwhile.
     package func whenRecorded(then body: @escaping DurableFiles.Completion) {
         guard moving == 0 else { return afterMoves.append { [unowned self] in whenRecorded(then: body) } }
-        ownership.whenWritten(then: body)
+        files.whenAllWritten { [unowned self] in body(ownership.failure) }
     }
 
     /// `apps.json`: what the configured apps own, and the removed apps not set aside yet
@@ -157,6 +165,7 @@ package final class RemovedApps {
                     return setAside(app, more, nowMs: nowMs, report: report)
                 }
                 settingAside[app] = nil
+                purgeExpired(nowMs: nowMs, report: report)
                 recordOwnership()
             }
         }

@@ -121,6 +121,8 @@ public final class Daemon: ControlledDaemon {
         processes.admission = pressure.admission
         processes.onLaunchFailed = { [unowned extensions] id, reason in extensions.launchFailed(id, because: reason) }
         settleRemovedApps()
+        // Nothing is served yet: the start's own writes are simply waited for.
+        stateFiles.finish()
         connectComponents()
     }
 
@@ -132,7 +134,7 @@ public final class Daemon: ControlledDaemon {
         }
     }
 
-    package func whenConfigurationRecorded(then body: @escaping (String?) -> Void) {
+    package func whenStateRecorded(then body: @escaping (String?) -> Void) {
         removedApps.whenRecorded { error in body(error.map { "\($0)" }) }
     }
 
