@@ -72,14 +72,15 @@ public final class Daemon: ControlledDaemon {
         Self.raiseFileLimit()
         Self.raiseSchedulingPriority(logger: logger)
         let settings = configuration.supervisor
-        let store = ExtensionStore(stateDirectory: settings.stateDirectory)
         let diskWork: BlockingWorker
         let stateFiles: DurableFiles
+        let store: ExtensionStore
         do {
             loop = try EventLoop()
             diskWork = try BlockingWorker(loop: loop)
             // Its own thread: the daemon's files never wait behind the tenants' defaults.
             stateFiles = DurableFiles(work: try BlockingWorker(loop: loop))
+            store = ExtensionStore(stateDirectory: settings.stateDirectory, files: stateFiles)
             try FileSystem.createDirectories(settings.runtimeDirectory)
             try FileSystem.createDirectories(settings.stateDirectory)
             try FileSystem.createDirectories(settings.stateDirectory + "/logs", mode: 0o750)
