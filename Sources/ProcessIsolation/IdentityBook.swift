@@ -1,8 +1,8 @@
 import DaemonSupport
 import EventLoop
 import ExtensiondPolicy
-import Sockets
 import Glibc
+import Sockets
 import WireProtocol
 
 /// The uid of each app (shared by its extensions) and the gid of each app group, from
@@ -66,7 +66,7 @@ package final class IdentityBook {
     /// Whether `ids` are on disk; `ready` runs once they are when they are being written.
     func durability(of ids: [UInt32], ready: @escaping () -> Void) -> Durability {
         guard ids.contains(where: unwritten.contains) else { return .written }
-        if let failure = record.failure, !record.isWriting { return .failed(failure) }
+        guard record.isWriting else { return record.failure.map { .failed($0) } ?? .written }
         record.whenWritten { _ in ready() }
         return .writing
     }

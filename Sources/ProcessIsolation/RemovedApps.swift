@@ -208,12 +208,13 @@ package final class RemovedApps {
         } catch {
             return failed(error)
         }
-        files.write(tag, to: tagPath(app)) { [unowned self] error in
-            if let error { return failed(error) }
-            guard let identities = isolation.identities else { return done("set aside the data of removed app \(app) in \(directory)") }
+        // The ids are set aside even when the tag could not be written: never handed out again.
+        files.write(tag, to: tagPath(app)) { [unowned self] tagError in
+            let setAside = "set aside the data of removed app \(app) in \(directory)"
+            guard let identities = isolation.identities else { return tagError.map(failed) ?? done(setAside) }
             identities.setAside(app: app, groups: owned.groups) { error in
-                if let error { return failed(error) }
-                done("set aside the data of removed app \(app) in \(directory)")
+                if let error = tagError ?? error { return failed(error) }
+                done(setAside)
             }
         }
     }

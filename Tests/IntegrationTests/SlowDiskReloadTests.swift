@@ -37,8 +37,10 @@ extension SlowDiskSaveTests {
 
         #expect(try VolumeJobTests.answer(daemon, .status(NameSelection()), within: 2).ok, "status held while apps.json is written")
         let pulled = try #require(host).pull(widget, id: 2, timeout: 2)
-        guard case .snapshot = pulled else { Issue.record("the pull while apps.json is written: \(pulled)")
-            return }
+        guard case .snapshot = pulled else {
+            Issue.record("the pull while apps.json is written: \(pulled)")
+            return
+        }
         #expect(Self.unanswered(reload), "apps.json was on disk before status and the pull were answered: the test proves nothing")
         #expect(!((try? String(contentsOfFile: apps, encoding: .utf8)) ?? "").contains("group.second"), "answered after the write?")
 

@@ -55,7 +55,9 @@ import Testing
         guard SlowDisk.isPossible else { return }
         var before: [String: UInt32] = [:]
         // A defaults save fills the disk's queue, so that the writes below wait for seconds.
-        let (daemon, disk, set) = try SlowDiskSaveTests.saveHeldByTheDisk { _ in Self.config(groups: ["group.mine"]) } beforeTheDisk: {
+        let (daemon, disk, set) = try SlowDiskSaveTests.saveHeldByTheDisk { _ in
+            Self.config(groups: ["group.mine"])
+        } beforeTheDisk: {
             let identities = $0.stateDirectory + "/identities.json"
             #expect(eventually(timeout: 10) { Self.content(identities).contains("app:mine") })
             before = try JSONDecoder().decode([String: UInt32].self, from: Data(Self.content(identities).utf8))
