@@ -53,18 +53,6 @@ package final class DurableFiles {
         }
     }
 
-    /// Calls `body` once every write given so far has run (at once when none runs).
-    package func whenAllWritten(then body: @escaping () -> Void) {
-        guard !running.isEmpty else { return body() }
-        var left = running.count
-        for path in running.keys {
-            whenWritten(path) { _ in
-                left -= 1
-                if left == 0 { body() }
-            }
-        }
-    }
-
     /// Blocks until every write given has run and its completion has run (at a clean stop).
     package func finish() {
         while !running.isEmpty { work.finish() }

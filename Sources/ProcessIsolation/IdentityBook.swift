@@ -63,6 +63,11 @@ package final class IdentityBook {
         save()
     }
 
+    /// Calls `body` once `identities.json` holds its newest content, or failed to.
+    package func whenWritten(then body: @escaping DurableFiles.Completion) {
+        record.whenWritten(then: body)
+    }
+
     /// Whether `ids` are on disk; `ready` runs once they are when they are being written.
     func durability(of ids: [UInt32], ready: @escaping () -> Void) -> Durability {
         guard ids.contains(where: unwritten.contains) else { return .written }

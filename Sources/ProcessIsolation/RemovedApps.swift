@@ -107,13 +107,15 @@ package final class RemovedApps {
     }
 
     /// Calls `body` on the loop once the removed apps being moved are tagged on disk, and
-    /// every state file written meanwhile (`apps.json`, `identities.json`) holds its newest
-    /// content, or with why `apps.json` could not be written (it is kept, and tried again).
-    /// Removed apps that wait for a volume job or a defaults save are not waited for:
-    /// `apps.json` lists them meanwhile.
+    /// `apps.json` and `identities.json` hold their newest content, or with why `apps.json`
+    /// could not be written (it is kept, and tried again). Removed apps that wait for a
+    /// volume job or a defaults save are not waited for: `apps.json` lists them meanwhile.
     package func whenRecorded(then body: @escaping DurableFiles.Completion) {
         guard moving == 0 else { return afterMoves.append { [unowned self] in whenRecorded(then: body) } }
-        files.whenAllWritten { [unowned self] in body(ownership.failure) }
+        ownership.whenWritten { [unowned self] failure in
+            guard let identities = isolation.identities else { return body(failure) }
+            identities.whenWritten { _ in body(failure) }
+        }
     }
 
     /// `apps.json`: what the configured apps own, and the removed apps not set aside yet

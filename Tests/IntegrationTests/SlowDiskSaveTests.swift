@@ -63,11 +63,13 @@ struct SlowDiskSaveTests {
                 groups = ["group.mine"]
                 """)
         try daemon.start()
-        // What the start wrote (apps.json, the uid of mine) is on disk before the disk slows.
+        // What the start wrote is on disk before the disk slows: apps.json before anything is
+        // served, and the ids of mine once its launch is prepared ahead.
         let state = daemon.stateDirectory
         #expect(
             eventually(timeout: 10) {
-                access(state + "/apps.json", F_OK) == 0 && access(state + "/identities.json", F_OK) == 0
+                let ids = (try? String(contentsOfFile: state + "/identities.json", encoding: .utf8)) ?? ""
+                return ids.contains("app:mine") && ids.contains("group:group.mine")
                     && ((try? FileManager.default.contentsOfDirectory(atPath: state)) ?? []).allSatisfy { !$0.hasSuffix(".tmp") }
             })
         try beforeTheDisk(daemon)
