@@ -151,14 +151,20 @@ package final class RemovedApps {
                 recordOwnership()
                 return report("kept the data of app \(app) in place: it was configured again before it was set aside")
             }
-            // What an earlier app of that id left goes first: only the last removal is kept.
-            if let tag = tags()[app], let error = purge(app, tag) {
-                settingAside[app] = nil
-                recordOwnership()
-                return report(error)
+            var removedAtMs = nowMs
+            if let tag = tags()[app] {
+                if isMoved(owned, as: tag) {
+                    // This removal, tagged before a crash: finished, not purged.
+                    removedAtMs = tag.removedAtMs
+                } else if let error = purge(app, tag) {
+                    // What an earlier app of that id left goes first: only the last removal is kept.
+                    settingAside[app] = nil
+                    recordOwnership()
+                    return report(error)
+                }
             }
             moving += 1
-            move(app, owned, nowMs: nowMs) { [unowned self] outcome in
+            move(app, owned, nowMs: removedAtMs) { [unowned self] outcome in
                 report(outcome)
                 moving -= 1
                 defer { if moving == 0 { wakeAfterMoves() } }
@@ -171,6 +177,12 @@ package final class RemovedApps {
                 recordOwnership()
             }
         }
+    }
+
+    /// Whether `tag` is of this very removal of `owned`, moved before the daemon was killed
+    /// and not yet dropped from `apps.json`: the same ownership, nothing of it left in place.
+    private func isMoved(_ owned: Ownership, as tag: Tag) -> Bool {
+        tag.owned == owned && Self.paths(of: owned).allSatisfy { access(stateDirectory + "/" + $0, F_OK) != 0 }
     }
 
     /// Calls `body` once no save of the defaults of what `app` owned (`settingAside`) and no

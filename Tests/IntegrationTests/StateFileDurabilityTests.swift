@@ -14,7 +14,7 @@ import Testing
         command = ["/bin/sleep", "1000"]
         groups = [\(groups.map { "\"\($0)\"" }.joined(separator: ", "))]
         """
-            + (other ? "\n\n[apps.other]\ncommand = [\"/bin/sleep\", \"1000\"]\n" : "")
+            + (other ? "\n\n[apps.other]\ncommand = [\"/bin/sleep\", \"1000\"]\ngroups = [\"group.other\"]\n" : "")
     }
 
     static func content(_ path: String) -> String {
@@ -92,6 +92,56 @@ import Testing
         let after = try JSONDecoder().decode([String: UInt32].self, from: Data(Self.content(identities).utf8))
         for (key, id) in before { #expect(after[key] == id, "\(key) changed from \(id): \(after)") }
         #expect(Set(after.values).count == after.count, "a uid or gid handed out twice: \(after)")
+        #expect(restarted.stop() == 0)
+    }
+
+    @Test func aDaemonKilledAfterARemovedAppIsTaggedKeepsItsDataAtTheNextStart() throws {
+        guard SlowDisk.isPossible else { return }
+        let daemon = try TestDaemon()
+        try daemon.writeConfig(Self.config(groups: ["group.mine"], other: true))
+        try daemon.start()
+        let state = daemon.stateDirectory
+        #expect(
+            eventually(timeout: 10) {
+                let ids = Self.content(state + "/identities.json")
+                return ids.contains("group:group.other") && ids.contains("app:other") && access(state + "/identities.json.tmp", F_OK) != 0
+            })
+        // The container is made ahead of other's first launch, and is a volume (`disk_max`)
+        // where one can be mounted: kept is written once it is.
+        let container = state + "/groups/group.other"
+        _ = eventually(timeout: 30) { Self.content("/proc/self/mountinfo").contains(" \(container) ") }
+        #expect(eventually(timeout: 10) { (try? Data("other's".utf8).write(to: URL(fileURLWithPath: state + "/groups/group.other/kept"))) != nil })
+        let pid = try #require(try daemon.control(.pid(PidRequest())).pid)
+        let disk = try SlowDisk(process: pid, writingTo: state)
+        defer { disk.lift() }
+        let tag = state + "/removed/other/removed.json", kept = state + "/removed/other/groups/group.other/kept"
+
+        // other removed: moved and tagged, then its ids set aside and apps.json rewritten,
+        // each behind the slow disk. Killed once the tag is on disk.
+        try daemon.writeConfig(Self.config(groups: ["group.mine"]))
+        let reload = try connectUnixStream(to: daemon.controlSocket)
+        defer { close(reload) }
+        let request = ControlCodec.line(ControlRequest.reload)
+        #expect(request.withUnsafeBytes { send(reload, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == request.count)
+        // Generous: an fsync on a loaded machine also waits for others' data in the journal.
+        #expect(eventually(timeout: 60) { access(tag, F_OK) == 0 }, "other was never tagged")
+        #expect(Self.content(state + "/apps.json").contains("other"), "apps.json was rewritten first: the test proves nothing")
+        daemon.process?.signal(SIGKILL)
+        disk.lift()
+        #expect(daemon.process?.wait(timeout: 30) != nil)
+
+        // The next start finishes that removal: the data stays set aside, not purged.
+        let restarted = TestDaemon(restarting: daemon)
+        try restarted.start()
+        let told = (try? restarted.control(.events(LogRequest(lines: 200))).events ?? []) ?? []
+        let below = FileManager.default.enumerator(atPath: state)?.compactMap { $0 as? String }.filter { $0.contains("other") } ?? []
+        // In the container's volume (its image), or in the directory where none was mounted.
+        let image = (try? Data(contentsOf: URL(fileURLWithPath: state + "/removed/other/volumes/groups/group.other.img"))) ?? Data()
+        let keptInImage = image.range(of: Data("other's".utf8)) != nil
+        #expect(Self.content(kept) == "other's" || keptInImage, "lost at the restart: \(told.filter { $0.message.contains("other") }.map(\.message)) \(below)")
+        #expect(!Self.content(state + "/apps.json").contains("other"))
+        let ids = try JSONDecoder().decode([String: UInt32].self, from: Data(Self.content(state + "/identities.json").utf8))
+        #expect(ids["app:other"] == nil && ids["removed:app:other"] != nil, "\(ids)")
         #expect(restarted.stop() == 0)
     }
 }
