@@ -74,7 +74,7 @@ package final class DurableRecord {
             return
         }
         if failure == nil {
-            events.record(.error, nil, reason: "storage", "cannot write \(path) (kept in memory, tried again every second): \(error)")
+            events.record(.error, nil, reason: "storage", "cannot write \(path) (kept in memory, tried again every second): \(error) (errno \(error.errno))")
         }
         failure = error
         guard !files.isWriting(path), retry == nil else { return }

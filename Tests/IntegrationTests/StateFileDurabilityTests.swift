@@ -38,7 +38,7 @@ import Testing
         let failures = try (daemon.control(.events(LogRequest(lines: 200))).events ?? []).filter {
             $0.kind == .error && $0.reason == "storage" && $0.message.contains(apps)
         }
-        #expect(failures.count == 1 && failures[0].message.contains("No space left on device"), "\(failures)")
+        #expect(failures.count == 1 && failures[0].message.contains("No space left on device (errno \(ENOSPC))"), "\(failures)")
         #expect(!Self.content(apps).contains("group.second"))
 
         // Kept in memory and tried again: written once there is room, and said so.
