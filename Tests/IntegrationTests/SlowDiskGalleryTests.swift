@@ -5,13 +5,14 @@ import Glibc
 import HostProtocol
 import Testing
 
-/// A managing host's `enable` writes `enabled.json` durably; a disk that holds that write
-/// holds the `enableResult`, never the loop, and the choice is in effect at once. The disk
+/// A managing host's `enable` and `arrange` write `enabled.json` and `gallery.json`
+/// durably; a disk that holds those writes holds their results, never the loop, and the
+/// choices are in effect at once. The disk
 /// is made slow as in ``SlowDiskSaveTests``, behind a defaults save so that the disk's
 /// queue is seconds deep. The 2 s bounds catch a loop held by the disk; they do not
 /// measure speed.
 extension SlowDiskSaveTests {
-    @Test func aHostsEnableWaitsForEnabledJSONWithoutHoldingTheLoop() throws {
+    @Test func aHostsEnableAndArrangeWaitForTheDiskWithoutHoldingTheLoop() throws {
         let widget = StateDirectoryTests.widget
         var manager: TestHost?
         var other: TestHost?
@@ -41,6 +42,10 @@ extension SlowDiskSaveTests {
         }
         #expect(try gallery.take { $0.answerID == 1 } == nil, "enabled.json was on disk before the pull was answered: the test proves nothing")
         #expect(!Self.holdsDisabled(enabled, widget), "answered after the write?")
+        try gallery.send(.arrange(.init(id: 3, place: "lock_screen", widgets: [.init(extensionID: widget)])))
+        let arranged = try gallery.list(id: 4, place: "lock_screen").arrangement
+        #expect(arranged == [.init(extensionID: widget)], "arranged at once: \(String(describing: arranged))")
+        #expect(try gallery.take { $0.answerID == 3 } == nil, "gallery.json was on disk before the list was answered")
 
         disk.lift()
         let answer = try gallery.receive(timeout: 30) { $0.answerID == 1 }
@@ -51,6 +56,9 @@ extension SlowDiskSaveTests {
         #expect(result.success && result.error == nil, "\(result)")
         // Answered once the new content is on disk.
         #expect(Self.holdsDisabled(enabled, widget), "enabled.json after the answer")
+        #expect(try gallery.receive(timeout: 30) { $0.answerID == 3 } == .arrangeResult(.init(id: 3, success: true)))
+        let saved = (try? String(contentsOfFile: daemon.stateDirectory + "/gallery.json", encoding: .utf8)) ?? ""
+        #expect(saved.contains("lock_screen"), "gallery.json after the answer: \(saved)")
         #expect(Self.answer(to: set).contains(#""ok":true"#))
         #expect(daemon.stop() == 0)
     }
