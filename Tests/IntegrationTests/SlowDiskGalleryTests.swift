@@ -17,7 +17,7 @@ extension SlowDiskSaveTests {
         var manager: TestHost?
         var other: TestHost?
         let (daemon, disk, set) = try Self.saveHeldByTheDisk(Self.managedConfig) { daemon in
-            manager = try Self.connectManager(daemon)
+            manager = try GalleryBed.connectManager(daemon)
             let connected = try daemon.connectHost()
             guard case .snapshot = try connected.pull(widget, id: 1, timeout: 10) else { throw TestSupportError("no first snapshot") }
             other = connected
@@ -68,13 +68,6 @@ extension SlowDiskSaveTests {
         let relay = try daemon.directory.write("relay.py", AppSideTests.relayApp)
         return try StateDirectoryTests.config(daemon) + "\n\n"
             + GalleryBed.hostAndPlaces(relay: relay, shared: daemon.sharedDirectory, hostLines: "")
-    }
-
-    /// A connection to host.sock through `today`, once its relay is up.
-    static func connectManager(_ daemon: TestDaemon) throws -> TestHost {
-        let path = daemon.sharedDirectory + "/today.sock"
-        guard eventually(timeout: 10, { access(path, F_OK) == 0 }) else { throw TestSupportError("the host today did not open its relay socket") }
-        return try TestHost(path: path)
     }
 
     /// Whether `enabled.json` holds `widget` disabled.
