@@ -47,7 +47,7 @@ extension ExtensionCoordinator {
             completion(outcome)
         }
         if let revalidated { slot.revalidations[token] = revalidated }
-        perform(record, slot, actions)
+        perform(record, slot, actions, updateFirst: true)
     }
 
     /// `supervisorctl refresh`: an update now, outside the budget, in the mode last pulled
