@@ -110,8 +110,16 @@ extension JSONScanner {
         return true
     }
 
+    /// Whether the key of `earlier` comes before that of `later`, by their bytes.
     private static func key(of earlier: MemberSpan, precedes later: MemberSpan, in output: [UInt8]) -> Bool {
-        output[earlier.keyStart..<earlier.keyEnd].lexicographicallyPrecedes(output[later.keyStart..<later.keyEnd])
+        output.withUnsafeBufferPointer { bytes in
+            let (earlierCount, laterCount) = (earlier.keyEnd - earlier.keyStart, later.keyEnd - later.keyStart)
+            for offset in 0..<min(earlierCount, laterCount) {
+                let (left, right) = (bytes[earlier.keyStart + offset], bytes[later.keyStart + offset])
+                if left != right { return left < right }
+            }
+            return earlierCount < laterCount
+        }
     }
 
     /// A key of ASCII without escapes, copied with its quotes.
@@ -128,7 +136,9 @@ extension JSONScanner {
         advance(by: 1)
         output.append(UInt8(ascii: "\""))
         var runStart = position
-        while let byte = next {
+        while true {
+            skipPlainASCII()
+            guard let byte = next else { return false }
             switch byte {
             case UInt8(ascii: "\""):
                 output.append(contentsOf: bytes(from: runStart))
@@ -141,14 +151,11 @@ extension JSONScanner {
                 runStart = position
             case 0..<0x20:
                 return false
-            case 0x20..<0x80:
-                advance(by: 1)
             default:
                 guard let length = UTF8Sequence.length(first: byte, peek: { self.peek($0) }) else { return false }
                 advance(by: length)
             }
         }
-        return false
     }
 
     /// One escape, from its backslash: the written ones copied, `\/` and `\u00XX` (below

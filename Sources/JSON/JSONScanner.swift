@@ -2,16 +2,19 @@
 /// an extension's `result`): it takes only what it can read without building a tree and
 /// says `nil` or `false` for anything else, and the caller falls back to the general parser,
 /// which gives the same value or the precise error. So it may decline valid JSON, but it
-/// never accepts a byte the parser (``JSONParser``) refuses.
+/// never accepts a byte the parser (``JSONParser``) refuses. Inlinable: the fast paths
+/// read with it from other modules, once per request.
 package struct JSONScanner {
-    private let bytes: UnsafeBufferPointer<UInt8>
-    private(set) var position = 0
+    @usableFromInline let bytes: UnsafeBufferPointer<UInt8>
+    @usableFromInline var position = 0
 
+    @inlinable
     package init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
 
     /// Whether nothing but whitespace is left.
+    @inlinable
     package mutating func isAtEnd() -> Bool {
         skipWhitespace()
         return position == bytes.count
@@ -19,6 +22,7 @@ package struct JSONScanner {
 
     /// Reads `{ "key": value, ... }`, letting `member` read each value; `false` when the
     /// object is not well-formed or `member` declines a key or fails to read its value.
+    @inlinable
     package mutating func object(_ member: (_ key: JSONScannedKey, _ scanner: inout JSONScanner) -> Bool) -> Bool {
         guard consume(UInt8(ascii: "{")) else { return false }
         if consume(UInt8(ascii: "}")) { return true }
@@ -33,6 +37,7 @@ package struct JSONScanner {
 
     /// The bytes between quotes (in place, not copied); `nil` for escapes, control
     /// characters or no string. They are not checked to be UTF-8.
+    @inlinable
     package mutating func rawString() -> UnsafeBufferPointer<UInt8>? {
         guard consume(UInt8(ascii: "\"")) else { return nil }
         let start = position
@@ -49,11 +54,13 @@ package struct JSONScanner {
     }
 
     /// A string without escapes, as a `String`; `nil` for escapes or invalid UTF-8.
+    @inlinable
     package mutating func plainString() -> String? {
         rawString().flatMap(String.init(validUTF8:))
     }
 
     /// A JSON integer without sign, fraction or exponent, at most `max`.
+    @inlinable
     package mutating func integer(max: UInt64) -> UInt64? {
         skipWhitespace()
         let start = position
@@ -75,12 +82,14 @@ package struct JSONScanner {
     }
 
     /// Steps over `null` if it is next.
+    @inlinable
     package mutating func null() -> Bool {
         skipWhitespace()
         return literal("null")
     }
 
     /// Steps over `word` if it is next (no whitespace skipped).
+    @inlinable
     mutating func literal(_ word: StaticString) -> Bool {
         let length = word.utf8CodeUnitCount
         guard position + length <= bytes.count,
@@ -91,19 +100,26 @@ package struct JSONScanner {
     }
 
     /// Skips whitespace, then steps over `byte` if it is next.
+    @inlinable
     mutating func consume(_ byte: UInt8) -> Bool {
         skipWhitespace()
         return skip(byte)
     }
 
     /// Steps over `byte` if it is next.
+    @inlinable
     mutating func skip(_ byte: UInt8) -> Bool {
         guard position < bytes.count, bytes[position] == byte else { return false }
         position += 1
         return true
     }
 
+    /// How many bytes are left (room enough, most often, for a value read from here
+    /// written again).
+    package var remainingCount: Int { bytes.count - position }
+
     /// The next byte, if any (whitespace included).
+    @inlinable
     package var next: UInt8? { position < bytes.count ? bytes[position] : nil }
 
     /// Steps over `count` bytes.
@@ -121,6 +137,17 @@ package struct JSONScanner {
         position + offset < bytes.count ? bytes[position + offset] : nil
     }
 
+    /// Steps over what a string holds as it is written (printable ASCII but `"` and `\`):
+    /// most of most strings.
+    mutating func skipPlainASCII() {
+        while position < bytes.count {
+            let byte = bytes[position]
+            guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") else { return }
+            position += 1
+        }
+    }
+
+    @inlinable
     mutating func skipWhitespace() {
         position = JSONWhitespace.end(in: bytes, from: position)
     }
@@ -130,11 +157,13 @@ package struct JSONScanner {
 package struct JSONScannedKey {
     package let bytes: UnsafeBufferPointer<UInt8>
 
+    @inlinable
     package init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
 
     /// Lets `switch` match a key against string literals; lengths first, as most differ.
+    @inlinable
     package static func ~= (name: StaticString, key: JSONScannedKey) -> Bool {
         name.utf8CodeUnitCount == key.bytes.count
             && name.withUTF8Buffer { name in name.indices.allSatisfy { name[$0] == key.bytes[$0] } }

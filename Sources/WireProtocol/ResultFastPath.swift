@@ -51,6 +51,7 @@ extension JSONScanner {
                 return outcome != nil
             case "snapshot" where snapshot == nil:
                 var bytes: [UInt8] = []
+                bytes.reserveCapacity(scanner.remainingCount)
                 // In a line's object: nested in one already.
                 guard scanner.canonicalValue(into: &bytes, depth: 1) else { return false }
                 snapshot = bytes
