@@ -67,7 +67,7 @@ extension ExtensionCoordinator {
     /// updated until a pull. Returns that mode, the one the host is pushed.
     package func subscribe(_ id: String, instance name: String, params: JSONValue?) throws(RequestRejection) -> DisplayMode? {
         let record = try usableRecord(id, point: .widget)
-        guard let mode = record.modes.first else { return nil }
+        guard let mode = record.firstMode else { return nil }
         let slot = try instanceSlot(record, mode: mode, name)
         if let params { slot.params = params }
         return mode
