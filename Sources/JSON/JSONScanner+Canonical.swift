@@ -13,6 +13,7 @@ extension JSONScanner {
     /// arrays and objects it is nested in (bounded as by the parser's `limits`).
     package mutating func canonicalValue(into output: inout [UInt8], depth: Int, limits: JSONLimits = .standard) -> Bool {
         var members: [MemberSpan] = []
+        members.reserveCapacity(16)
         return canonicalValue(into: &output, depth: depth, maxDepth: limits.maxDepth, members: &members)
     }
 
@@ -87,7 +88,7 @@ extension JSONScanner {
         } while consume(UInt8(ascii: ","))
         guard consume(UInt8(ascii: "}")) else { return false }
         if !isSorted {
-            guard Self.sortMembers(members[first...], of: &output) else { return false }
+            guard Self.sortMembers(&members[first...], of: &output) else { return false }
         }
         output.append(UInt8(ascii: "}"))
         return true
@@ -95,15 +96,15 @@ extension JSONScanner {
 
     /// Rewrites the members (the last thing in `output`) in key order; `false` for a key
     /// given twice, which the tree would keep once.
-    private static func sortMembers(_ members: ArraySlice<MemberSpan>, of output: inout [UInt8]) -> Bool {
+    private static func sortMembers(_ members: inout ArraySlice<MemberSpan>, of output: inout [UInt8]) -> Bool {
         let regionStart = members.first!.start
         let region = Array(output[regionStart...])
-        let sorted = members.sorted { key(of: $0, precedes: $1, in: output) }
-        for (earlier, later) in zip(sorted, sorted.dropFirst()) where !key(of: earlier, precedes: later, in: output) {
+        members.sort { key(of: $0, precedes: $1, in: output) }
+        for (earlier, later) in zip(members, members.dropFirst()) where !key(of: earlier, precedes: later, in: output) {
             return false
         }
         output.removeSubrange(regionStart...)
-        for (index, member) in sorted.enumerated() {
+        for (index, member) in members.enumerated() {
             if index > 0 { output.append(UInt8(ascii: ",")) }
             output.append(contentsOf: region[(member.start - regionStart)..<(member.end - regionStart)])
         }

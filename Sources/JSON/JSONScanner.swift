@@ -22,8 +22,7 @@ package struct JSONScanner {
 
     /// Reads `{ "key": value, ... }`, letting `member` read each value; `false` when the
     /// object is not well-formed or `member` declines a key or fails to read its value.
-    /// Inlined, so that `member`, a closure literal at every call, is inlined in it.
-    @inlinable @inline(__always)
+    @inlinable
     package mutating func object(_ member: (_ key: JSONScannedKey, _ scanner: inout JSONScanner) -> Bool) -> Bool {
         guard consume(UInt8(ascii: "{")) else { return false }
         if consume(UInt8(ascii: "}")) { return true }
