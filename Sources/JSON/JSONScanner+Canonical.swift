@@ -177,7 +177,7 @@ extension JSONScanner {
         case UInt8(ascii: "u"):
             var value: UInt32 = 0
             for offset in 2..<6 {
-                guard let digit = peek(offset).flatMap(Self.hexValue) else { return false }
+                guard let digit = peek(offset).flatMap(JSONParser.hexValue) else { return false }
                 value = value << 4 | UInt32(digit)
             }
             guard value < 0x80 else { return false }
@@ -186,15 +186,6 @@ extension JSONScanner {
             return true
         default:
             return false
-        }
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
         }
     }
 
