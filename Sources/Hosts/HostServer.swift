@@ -282,7 +282,7 @@ package final class HostServer {
                     return host.send(.error(.init(id: id, error: refusal)))
                 }
             }
-            host.used.formUnion(requested)
+            host.use(requested)
         }
 
         switch message {
