@@ -105,7 +105,16 @@ public struct ControlGroup: Sendable, CustomStringConvertible {
 
     /// The current hard limit, or `nil` when unlimited.
     public func memoryMax() throws(CgroupError) -> UInt64? {
-        let path = backend.memoryFile(.hardLimit, of: name)
+        try memoryLimit(.hardLimit)
+    }
+
+    /// The current soft limit (v2 `memory.high`, the throttle), or `nil` when unlimited.
+    public func memoryHigh() throws(CgroupError) -> UInt64? {
+        try memoryLimit(.softLimit)
+    }
+
+    private func memoryLimit(_ file: MemoryFile) throws(CgroupError) -> UInt64? {
+        let path = backend.memoryFile(file, of: name)
         let text = try CgroupFiles.read(path).trimmingASCIIWhitespace
         if text == "max" { return nil }
         guard let value = UInt64(text) else {

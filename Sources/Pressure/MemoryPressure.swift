@@ -26,14 +26,13 @@ package final class MemoryPressure {
     /// Holds scheduled refreshes back while memory is short.
     package let admission: AdmissionGate
 
-    /// `throttle`: who sets the v2 `memory.high` of the tree's root.
     /// `lastUsed`: when a process last served a request, if it has.
     package init(
-        loop: EventLoop, tree: CgroupTree, throttle: RootThrottle, registry: ProcessRegistry, supervisor: ProcessSupervisor,
+        loop: EventLoop, tree: CgroupTree, registry: ProcessRegistry, supervisor: ProcessSupervisor,
         events: EventLog, lastUsed: @escaping (SupervisedProcess) -> MonotonicInstant?
     ) {
         self.tree = tree
-        monitor = PressureMonitor(loop: loop, tree: tree, throttle: throttle, events: events)
+        monitor = PressureMonitor(loop: loop, tree: tree, events: events)
         warnings = MemoryWarnings(loop: loop, events: events)
         responder = PressureResponder(
             loop: loop, registry: registry, supervisor: supervisor, events: events, tree: tree, warnings: warnings,
@@ -55,6 +54,7 @@ package final class MemoryPressure {
             return true
         }
         responder.onEpisodeEnded = { [unowned self] reading in
+            self.monitor.followDaemonUsage()
             self.execute(self.detection.handle(.episodeEnded(reading)))
             self.admission.episodeEnded()
         }
@@ -70,7 +70,7 @@ package final class MemoryPressure {
                     self.execute(self.detection.handle(.thresholdsMoved(moved)))
                 }
             case .readTree:
-                execute(detection.handle(.reading(WorkingSet.read(tree.root))))
+                execute(detection.handle(.reading(WorkingSet.read(tree))))
             case .armRecheck:
                 monitor.armRecheck()
             }
@@ -111,7 +111,7 @@ package final class MemoryPressure {
     }
 
     package func report() -> PressureReport {
-        let usage = WorkingSet.read(tree.root)?.workingSet ?? 0
+        let usage = WorkingSet.read(tree)?.workingSet ?? 0
         let watermarks = monitor.watermarks
         var psi: [String: Double] = [:]
         for (scope, path) in stallFiles {

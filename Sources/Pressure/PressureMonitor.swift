@@ -12,19 +12,18 @@ import Glibc
 /// Detects memory pressure on the tree from kernel notifications registered in the
 /// event loop, never by polling:
 /// * the budget's watermarks: v1 usage-threshold eventfds at `pressure.low` and
-///   `pressure.critical` plus `memory.pressure_level`; v2 `memory.high` of the tree at
-///   the low watermark (``RootThrottle``) and a watch of the tree's `memory.events`;
+///   `pressure.critical` plus `memory.pressure_level`; v2 `memory.high` of the
+///   `supervised` group (every supervised process, not the daemon) where the tree reaches
+///   the low watermark, and a watch of the tree's `memory.events`;
 /// * `pressure.psi`: a PSI trigger on `/proc/pressure/memory` and, on v2, on the
 ///   tree's `memory.pressure`.
 package final class PressureMonitor {
     private let loop: EventLoop
     private let tree: CgroupTree
-    /// Who sets the v2 `memory.high` of the tree's root, if anyone may.
-    private let throttle: RootThrottle
     /// Where a throttle that cannot be set is reported (detection goes on without it).
     private let events: EventLog
-    /// Whether this daemon set the throttle (so that it lifts only its own).
-    private var throttleSet = false
+    /// v2: the `memory.high` set on `supervised` and the daemon's own usage it allows for.
+    private var throttle: (bytes: UInt64, daemon: UInt64)?
     private typealias Watch = (source: CgroupEventSource, event: EventSource)
     private var watches: [Watch] = []
     /// v1: the usage threshold eventfds, at the warn watermark (fired both ways: the warning
@@ -60,7 +59,10 @@ package final class PressureMonitor {
         let rechecks =
             watermarks.map { ["re-checks every \(Self.recheckInterval.formatted) while the working set is at or above \($0.thresholds.recheckBytes) bytes"] }
             ?? []
-        return thresholds + otherMechanisms + rechecks
+        let throttles = throttle.map {
+            ["v2 memory.high of supervised at \($0.bytes) bytes (low less the daemon's own \($0.daemon) bytes)"]
+        }
+        return thresholds + (throttles ?? []) + otherMechanisms + rechecks
     }
 
     /// How soon a working set near or past the low watermark is read again: a crossing
@@ -80,10 +82,9 @@ package final class PressureMonitor {
     /// watermark, reclaim is what announces that the working set is growing.
     static let reclaimLevel = MemoryPressureLevel.low
 
-    init(loop: EventLoop, tree: CgroupTree, throttle: RootThrottle, events: EventLog) {
+    init(loop: EventLoop, tree: CgroupTree, events: EventLog) {
         self.loop = loop
         self.tree = tree
-        self.throttle = throttle
         self.events = events
         registrations = try? BlockingWorker(loop: loop)
     }
@@ -96,6 +97,7 @@ package final class PressureMonitor {
     ///   `pressure.psi`; ``SupervisorError/cgroup(_:)`` when a notification cannot be set up.
     func arm(_ configuration: Configuration) throws(SupervisorError) {
         armings += 1
+        throttle = nil
         watches.removeAll()
         usageThresholds.removeAll()
         otherMechanisms.removeAll()
@@ -109,10 +111,9 @@ package final class PressureMonitor {
         if tree.version == .v2 { shapeReclaim(configuration, warnBytes: watermarks?.thresholds.warnBytes) }
         if let thresholds = watermarks?.thresholds {
             try watchWatermarks(thresholds)
-        } else if tree.version == .v2 && (throttleSet || !throttle.overridesAdministrator) {
+        } else {
             // A budget removed by a reload leaves no throttle behind.
-            _ = try? throttle.setMemoryHigh(nil, of: tree.root)
-            throttleSet = false
+            try? tree.supervised?.setMemoryHigh(nil)
         }
         if let trigger = configuration.pressure.psi { try watchStalls(trigger) }
     }
@@ -137,17 +138,33 @@ package final class PressureMonitor {
         }
     }
 
-    /// The v2 throttle at the low watermark. Without it `memory.events` announces only
-    /// OOM kills (the re-checks and `pressure.psi` still act), so a failure is an event
-    /// and a line in ``mechanisms``, not a reason to stop.
+    /// The v2 throttle where the tree reaches the low watermark: on `supervised`, at `low`
+    /// less what the daemon's own group holds now (the tree counts it, the throttle does not
+    /// hold it). Without the throttle `memory.events` announces only OOM kills (the
+    /// re-checks and `pressure.psi` still act), so a failure is an event and a line in
+    /// ``mechanisms``, not a reason to stop.
     private func setThrottle(at lowBytes: UInt64) {
-        do {
-            if let mechanism = try throttle.setMemoryHigh(lowBytes, of: tree.root) { otherMechanisms.append(mechanism) }
-            throttleSet = true
+        guard let supervised = tree.supervised else { return }
+        let daemon = (try? tree.supervisor.memoryUsage()) ?? 0
+        let bytes = lowBytes > daemon ? lowBytes - daemon : lowBytes
+        do throws(CgroupError) {
+            try supervised.setMemoryHigh(bytes)
+            throttle = (bytes, daemon)
         } catch {
+            throttle = nil
             otherMechanisms.append("no v2 memory.high at low: \(error)")
-            events.record(.error, nil, "memory.high of the tree at low (\(lowBytes) bytes) not set: \(error)")
+            events.record(.error, nil, "memory.high of supervised at low (\(bytes) bytes) not set: \(error)")
         }
+    }
+
+    /// v2: moves the throttle with the daemon's own usage once that changed by more than
+    /// ``thresholdSlack``. Called after an episode, with the tree below `low`: a
+    /// `memory.high` written below the group's usage makes the writer reclaim.
+    func followDaemonUsage() {
+        guard let throttle, let lowBytes = watermarks?.thresholds.lowBytes, let daemon = try? tree.supervisor.memoryUsage(),
+            (daemon > throttle.daemon ? daemon - throttle.daemon : throttle.daemon - daemon) > Self.thresholdSlack
+        else { return }
+        setThrottle(at: lowBytes)
     }
 
     /// v2: lets the kernel prefer extension memory before any kill is needed. The hosts'

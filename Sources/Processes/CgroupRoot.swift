@@ -4,16 +4,12 @@ import EventLoop
 import ExtensiondConfig
 import Glibc
 import Logging
-import Systemd
 
 /// extensiond's cgroup tree as found at start-up, and whether its root is the daemon's
 /// alone (so that a hard limit on it touches nothing else).
 package struct CgroupRoot {
     package let tree: CgroupTree
     let isOwned: Bool
-    /// Who sets the root's v2 `memory.high`: the daemon where the root is its own, systemd
-    /// where it is the service's cgroup, nobody where it is shared.
-    package let throttle: RootThrottle
 
     /// Finds the tree, claims it (refused while another daemon owns it), sets the backstop
     /// where the root is ours, and clears what a crashed predecessor left behind in it
@@ -38,12 +34,6 @@ package struct CgroupRoot {
         }
         let shared = try tree.root.processes().contains { $0 != getpid() }
         isOwned = settings.cgroup != nil || (!shared && !systemdOwnsRoot)
-        throttle =
-            isOwned
-            ? .cgroupFile
-            : systemdOwnsRoot
-                ? .systemdUnit(SystemdUnitProperties(unit: String(tree.root.description.split(separator: "/").last ?? "")))
-                : .none
         if !isOwned, settings.memoryBudget != nil {
             let reason =
                 systemdOwnsRoot

@@ -110,7 +110,7 @@ public final class Daemon: ControlledDaemon {
         let processes = SupervisedExtensions(supervisor: supervisor, registry: registry)
         extensions = ExtensionCoordinator(clock: loop, processes: processes, events: events, store: store, groups: isolation.groups)
         pressure = MemoryPressure(
-            loop: loop, tree: cgroups.tree, throttle: cgroups.throttle, registry: registry, supervisor: supervisor, events: events,
+            loop: loop, tree: cgroups.tree, registry: registry, supervisor: supervisor, events: events,
             lastUsed: { [extensions] process in extensions.records[process.name]?.lastUsed })
         processes.admission = pressure.admission
         processes.onLaunchFailed = { [unowned extensions] id, reason in extensions.launchFailed(id, because: reason) }

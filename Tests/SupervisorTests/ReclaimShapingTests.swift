@@ -11,7 +11,8 @@ import Testing
 
 /// On cgroup v2 the pressure monitor lets the kernel prefer extension memory: the hosts'
 /// and apps' subtrees get the sum of their `memory_low`, the extensions' subtree a
-/// `memory.high` at the warn watermark. Against a fake v2 tree: these machines have no
+/// `memory.high` at the warn watermark; the tree's throttle at `low` goes on `supervised`,
+/// never on the root, which holds the daemon too. Against a fake v2 tree: these machines have no
 /// v2 memory controller (the VM test checks the real one).
 @Suite struct ReclaimShapingTests {
     static let mebibyte: UInt64 = 1 << 20
@@ -28,29 +29,43 @@ import Testing
         return configuration
     }
 
-    @Test func hostsAndAppsAreProtectedAndExtensionsThrottledBelowLow() throws {
+    @Test func hostsAndAppsAreProtectedAndSupervisedThrottledAtLowLessTheDaemon() throws {
         let fake = try FakeCgroupTree()
         // The root's own files (the fake makes them for children only).
         fake.write("max\n", to: "memory.high")
         fake.write("low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\noom_group_kill 0\n", to: "memory.events")
         let loop = try EventLoop()
         let monitor = PressureMonitor(
-            loop: loop, tree: CgroupTree(unifiedRoot: fake.root), throttle: .cgroupFile,
+            loop: loop, tree: CgroupTree(unifiedRoot: fake.root),
             events: EventLog(logger: Logger(label: "test")))
 
+        fake.write("\(5 * Self.mebibyte)\n", to: "supervisor/memory.current")
         try monitor.arm(Self.configuration(budget: 100 * Self.mebibyte, hostLow: 32 * Self.mebibyte, appLow: 8 * Self.mebibyte))
-        #expect(fake.read("hosts/memory.low") == "\(32 * Self.mebibyte)")
-        #expect(fake.read("apps/memory.low") == "\(8 * Self.mebibyte)")
+        #expect(fake.read("supervised/hosts/memory.low") == "\(32 * Self.mebibyte)")
+        #expect(fake.read("supervised/apps/memory.low") == "\(8 * Self.mebibyte)")
         let thresholds = PressureThresholds(budget: 100 * Self.mebibyte, low: 0.85, critical: 0.95)
-        #expect(fake.read("extensions/memory.high") == "\(thresholds.warnBytes)")
+        #expect(fake.read("supervised/extensions/memory.high") == "\(thresholds.warnBytes)")
         #expect(thresholds.warnBytes < thresholds.lowBytes)
-        #expect(fake.read("memory.high") == "\(thresholds.lowBytes)")
+        // The daemon's own 5 MiB count against the budget but are not held by the throttle.
+        #expect(fake.read("supervised/memory.high") == "\(thresholds.lowBytes - 5 * Self.mebibyte)")
+        #expect(fake.read("memory.high") == "max\n")
         #expect(monitor.mechanisms.contains { $0.contains("memory.low of hosts") })
+        #expect(monitor.mechanisms.contains { $0.contains("memory.high of supervised at \(thresholds.lowBytes - 5 * Self.mebibyte) bytes") })
+
+        // After an episode the throttle follows the daemon's usage, once it moved by more
+        // than a MiB.
+        fake.write("\(5 * Self.mebibyte + Self.mebibyte / 2)\n", to: "supervisor/memory.current")
+        monitor.followDaemonUsage()
+        #expect(fake.read("supervised/memory.high") == "\(thresholds.lowBytes - 5 * Self.mebibyte)")
+        fake.write("\(8 * Self.mebibyte)\n", to: "supervisor/memory.current")
+        monitor.followDaemonUsage()
+        #expect(fake.read("supervised/memory.high") == "\(thresholds.lowBytes - 8 * Self.mebibyte)")
 
         // A reload without a budget or protections takes them all back.
         try monitor.arm(Self.configuration(budget: nil, hostLow: nil, appLow: nil))
-        #expect(fake.read("hosts/memory.low") == "0")
-        #expect(fake.read("apps/memory.low") == "0")
-        #expect(fake.read("extensions/memory.high") == "max")
+        #expect(fake.read("supervised/hosts/memory.low") == "0")
+        #expect(fake.read("supervised/apps/memory.low") == "0")
+        #expect(fake.read("supervised/extensions/memory.high") == "max")
+        #expect(fake.read("supervised/memory.high") == "max")
     }
 }
