@@ -1,4 +1,4 @@
-// libsystemd (Debian's libsystemd0): notify, socket activation, journal, sd-bus.
+// libsystemd (Debian's libsystemd0): notify, socket activation, journal.
 //
 // Loaded with dlopen at its first use, not linked: a daemon outside systemd never maps it
 // nor what it pulls in (libcap, libgcrypt, libgpg-error, liblzma, libzstd, liblz4), which
@@ -9,7 +9,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
-#include <systemd/sd-bus.h>
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-journal.h>
 
@@ -69,50 +68,3 @@ static inline int ext_sd_is_socket_unix(int fd, int type, int listening, const c
 }
 
 static inline int ext_sd_journal_sendv(const struct iovec *iov, int n) { EXT_SYSTEMD_CALL(sd_journal_sendv, iov, n); }
-
-static inline int ext_sd_bus_new(sd_bus **bus) { EXT_SYSTEMD_CALL(sd_bus_new, bus); }
-
-static inline int ext_sd_bus_set_address(sd_bus *bus, const char *address) {
-    EXT_SYSTEMD_CALL(sd_bus_set_address, bus, address);
-}
-
-static inline int ext_sd_bus_start(sd_bus *bus) { EXT_SYSTEMD_CALL(sd_bus_start, bus); }
-
-static inline int ext_sd_bus_open_system(sd_bus **bus) { EXT_SYSTEMD_CALL(sd_bus_open_system, bus); }
-
-// Only called with a bus or message the library made: it is loaded then.
-static inline void ext_sd_bus_flush_close_unref(sd_bus *bus) {
-    EXT_SYSTEMD_FUNCTION(sd_bus_flush_close_unref);
-    if (function) function(bus);
-}
-
-static inline void ext_sd_bus_message_unref(sd_bus_message *message) {
-    EXT_SYSTEMD_FUNCTION(sd_bus_message_unref);
-    if (function) function(message);
-}
-
-static inline void ext_sd_bus_error_free(sd_bus_error *error) {
-    EXT_SYSTEMD_FUNCTION(sd_bus_error_free);
-    if (function) function(error);
-}
-
-static inline int ext_sd_bus_message_new_method_call(
-    sd_bus *bus, sd_bus_message **message, const char *destination, const char *path, const char *interface, const char *member) {
-    EXT_SYSTEMD_CALL(sd_bus_message_new_method_call, bus, message, destination, path, interface, member);
-}
-
-static inline int ext_sd_bus_message_append_basic(sd_bus_message *message, char type, const void *value) {
-    EXT_SYSTEMD_CALL(sd_bus_message_append_basic, message, type, value);
-}
-
-static inline int ext_sd_bus_message_open_container(sd_bus_message *message, char type, const char *contents) {
-    EXT_SYSTEMD_CALL(sd_bus_message_open_container, message, type, contents);
-}
-
-static inline int ext_sd_bus_message_close_container(sd_bus_message *message) {
-    EXT_SYSTEMD_CALL(sd_bus_message_close_container, message);
-}
-
-static inline int ext_sd_bus_call(sd_bus *bus, sd_bus_message *message, uint64_t usec, sd_bus_error *error, sd_bus_message **reply) {
-    EXT_SYSTEMD_CALL(sd_bus_call, bus, message, usec, error, reply);
-}

@@ -2,7 +2,6 @@ import Cgroup
 import EventLoop
 import ExtensiondConfig
 import Sockets
-import Systemd
 
 /// Why the daemon could not start or apply a change.
 public enum SupervisorError: Error, CustomStringConvertible {
@@ -10,8 +9,6 @@ public enum SupervisorError: Error, CustomStringConvertible {
     case alreadyRunning(directory: String, pid: Int32?)
     case system(SystemError)
     case cgroup(CgroupError)
-    /// systemd refused or did not answer a D-Bus call (the unit's `MemoryHigh=`).
-    case systemd(BusError)
     /// The kernel refused a PSI trigger; `setting` is the config line that asked for it.
     case pressureTrigger(setting: String, CgroupError)
 
@@ -26,8 +23,6 @@ public enum SupervisorError: Error, CustomStringConvertible {
             return error.description
         case .cgroup(let error):
             return "cgroups: \(error)"
-        case .systemd(let error):
-            return "systemd: \(error)"
         case .pressureTrigger(let setting, let error):
             return "\(setting): \(error)"
         }

@@ -1,8 +1,7 @@
 /// systemd integration of the daemon, through libsystemd: state notifications
 /// (``SystemdNotifier``, the ``Watchdog``), sockets passed by socket activation
 /// (``ActivatedSockets``), structured journal entries (``SystemdJournal``, behind
-/// ``JournalWriting`` so tests can substitute it; ``JournalEnvironment`` says when) and
-/// the unit's own properties over D-Bus (``SystemdUnitProperties``).
+/// ``JournalWriting`` so tests can substitute it; ``JournalEnvironment`` says when).
 ///
 /// This module owns how the daemon speaks to systemd; it must not decide what an entry,
 /// a status line or a limit says (the daemon does), nor run the event loop itself.
