@@ -146,7 +146,7 @@ package final class PressureMonitor {
     private func setThrottle(at lowBytes: UInt64) {
         guard let supervised = tree.supervised else { return }
         let daemon = (try? tree.supervisor.memoryUsage()) ?? 0
-        let bytes = lowBytes > daemon ? lowBytes - daemon : lowBytes
+        let bytes = Self.throttleBytes(low: lowBytes, daemon: daemon)
         do throws(CgroupError) {
             try supervised.setMemoryHigh(bytes)
             throttle = (bytes, daemon)
@@ -157,12 +157,20 @@ package final class PressureMonitor {
         }
     }
 
+    /// `low` less the daemon's own usage (`low` itself should the daemon hold more).
+    private static func throttleBytes(low: UInt64, daemon: UInt64) -> UInt64 {
+        low > daemon ? low - daemon : low
+    }
+
     /// v2: moves the throttle with the daemon's own usage once that changed by more than
-    /// ``thresholdSlack``. Called after an episode, with the tree below `low`: a
-    /// `memory.high` written below the group's usage makes the writer reclaim.
+    /// ``thresholdSlack``; called after an episode. Not while `supervised` holds more than
+    /// the new throttle: a `memory.high` written below a group's usage makes the writer
+    /// reclaim, and the daemon must not stall.
     func followDaemonUsage() {
-        guard let throttle, let lowBytes = watermarks?.thresholds.lowBytes, let daemon = try? tree.supervisor.memoryUsage(),
-            (daemon > throttle.daemon ? daemon - throttle.daemon : throttle.daemon - daemon) > Self.thresholdSlack
+        guard let throttle, let lowBytes = watermarks?.thresholds.lowBytes, let supervised = tree.supervised,
+            let daemon = try? tree.supervisor.memoryUsage(),
+            (daemon > throttle.daemon ? daemon - throttle.daemon : throttle.daemon - daemon) > Self.thresholdSlack,
+            let usage = try? supervised.memoryUsage(), usage < Self.throttleBytes(low: lowBytes, daemon: daemon)
         else { return }
         setThrottle(at: lowBytes)
     }

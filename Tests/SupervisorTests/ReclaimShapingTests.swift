@@ -60,6 +60,11 @@ import Testing
         fake.write("\(8 * Self.mebibyte)\n", to: "supervisor/memory.current")
         monitor.followDaemonUsage()
         #expect(fake.read("supervised/memory.high") == "\(thresholds.lowBytes - 8 * Self.mebibyte)")
+        // Not while supervised holds more than the new throttle (the write would reclaim).
+        fake.write("\(thresholds.lowBytes - 9 * Self.mebibyte)\n", to: "supervised/memory.current")
+        fake.write("\(10 * Self.mebibyte)\n", to: "supervisor/memory.current")
+        monitor.followDaemonUsage()
+        #expect(fake.read("supervised/memory.high") == "\(thresholds.lowBytes - 8 * Self.mebibyte)")
 
         // A reload without a budget or protections takes them all back.
         try monitor.arm(Self.configuration(budget: nil, hostLow: nil, appLow: nil))
