@@ -92,6 +92,12 @@ package final class MemoryPressure {
         try monitor.arm(configuration)
     }
 
+    /// v2: moves the throttle on `supervised` with the daemon's own usage (after a burst,
+    /// when that has settled; episodes' ends do it themselves).
+    package func followDaemonUsage() {
+        monitor.followDaemonUsage()
+    }
+
     /// Hook for every launch: watches an extension's `memory_high`.
     package func launched(_ process: SupervisedProcess) {
         warnings.launched(process)

@@ -139,13 +139,13 @@ package final class PressureMonitor {
     }
 
     /// The v2 throttle where the tree reaches the low watermark: on `supervised`, at `low`
-    /// less what the daemon's own group holds now (the tree counts it, the throttle does not
-    /// hold it). Without the throttle `memory.events` announces only OOM kills (the
+    /// less what the tree holds outside it now (``daemonUsage()``: the tree counts it, the
+    /// throttle does not hold it). Without the throttle `memory.events` announces only OOM kills (the
     /// re-checks and `pressure.psi` still act), so a failure is an event and a line in
     /// ``mechanisms``, not a reason to stop.
     private func setThrottle(at lowBytes: UInt64) {
         guard let supervised = tree.supervised else { return }
-        let daemon = (try? tree.supervisor.memoryUsage()) ?? 0
+        let daemon = daemonUsage() ?? 0
         let bytes = Self.throttleBytes(low: lowBytes, daemon: daemon)
         do throws(CgroupError) {
             try supervised.setMemoryHigh(bytes)
@@ -157,18 +157,28 @@ package final class PressureMonitor {
         }
     }
 
+    /// What the tree holds outside `supervised`: the daemon's group and what stays charged
+    /// to the root itself (the daemon's pages from before it moved into `supervisor`: the
+    /// kernel does not move charges with a process). `nil` when unreadable.
+    private func daemonUsage() -> UInt64? {
+        guard let supervised = tree.supervised, let tree = try? tree.root.memoryUsage(), let inside = try? supervised.memoryUsage() else {
+            return nil
+        }
+        return tree > inside ? tree - inside : 0
+    }
+
     /// `low` less the daemon's own usage (`low` itself should the daemon hold more).
     private static func throttleBytes(low: UInt64, daemon: UInt64) -> UInt64 {
         low > daemon ? low - daemon : low
     }
 
     /// v2: moves the throttle with the daemon's own usage once that changed by more than
-    /// ``thresholdSlack``; called after an episode. Not while `supervised` holds more than
-    /// the new throttle: a `memory.high` written below a group's usage makes the writer
-    /// reclaim, and the daemon must not stall.
+    /// ``thresholdSlack``; called after an episode and after a burst. Not while
+    /// `supervised` holds more than the new throttle: a `memory.high` written below a
+    /// group's usage makes the writer reclaim, and the daemon must not stall.
     func followDaemonUsage() {
         guard let throttle, let lowBytes = watermarks?.thresholds.lowBytes, let supervised = tree.supervised,
-            let daemon = try? tree.supervisor.memoryUsage(),
+            let daemon = daemonUsage(),
             (daemon > throttle.daemon ? daemon - throttle.daemon : throttle.daemon - daemon) > Self.thresholdSlack,
             let usage = try? supervised.memoryUsage(), usage < Self.throttleBytes(low: lowBytes, daemon: daemon)
         else { return }

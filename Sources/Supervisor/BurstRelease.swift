@@ -26,7 +26,7 @@ final class BurstRelease {
         timer.reschedule(at: loop.now + Self.quietPeriod)
     }
 
-    private static func giveBack() {
+    static func giveBack() {
         _ = malloc_trim(0)
         _ = ext_release_read_only_pages()
     }

@@ -58,7 +58,11 @@ public final class Daemon: ControlledDaemon {
     private let systemdService: Bool
     /// Where output lines go for `output = "journal"` or `"both"`.
     private let journal: JournalWriting
-    private lazy var burstRelease = BurstRelease(loop: loop)
+    /// After a burst the daemon's own usage has settled: the v2 throttle follows it.
+    private lazy var burstRelease = BurstRelease(loop: loop) { [unowned self] in
+        BurstRelease.giveBack()
+        self.pressure.followDaemonUsage()
+    }
 
     /// A daemon for an already validated configuration loaded from `configPath`. `logRing` is where `logger`'s handler keeps
     /// the last lines; `echoOutput` copies the supervised processes' output to stderr as well; `systemdService` sends output

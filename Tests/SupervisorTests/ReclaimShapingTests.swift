@@ -39,30 +39,37 @@ import Testing
             loop: loop, tree: CgroupTree(unifiedRoot: fake.root),
             events: EventLog(logger: Logger(label: "test")))
 
-        fake.write("\(5 * Self.mebibyte)\n", to: "supervisor/memory.current")
+        // Outside supervised: 2 MiB in the daemon's group and 3 MiB charged to the root
+        // itself (the daemon's pages from before it moved into supervisor).
+        let mebibyte = Self.mebibyte
+        func holds(supervised: UInt64, outside: UInt64) {
+            fake.write("\(supervised)\n", to: "supervised/memory.current")
+            fake.write("\(2 * mebibyte)\n", to: "supervisor/memory.current")
+            fake.write("\(supervised + outside)\n", to: "memory.current")
+        }
+        holds(supervised: 40 * mebibyte, outside: 5 * mebibyte)
         try monitor.arm(Self.configuration(budget: 100 * Self.mebibyte, hostLow: 32 * Self.mebibyte, appLow: 8 * Self.mebibyte))
         #expect(fake.read("supervised/hosts/memory.low") == "\(32 * Self.mebibyte)")
         #expect(fake.read("supervised/apps/memory.low") == "\(8 * Self.mebibyte)")
         let thresholds = PressureThresholds(budget: 100 * Self.mebibyte, low: 0.85, critical: 0.95)
         #expect(fake.read("supervised/extensions/memory.high") == "\(thresholds.warnBytes)")
         #expect(thresholds.warnBytes < thresholds.lowBytes)
-        // The daemon's own 5 MiB count against the budget but are not held by the throttle.
+        // The daemon's 5 MiB count against the budget but are not held by the throttle.
         #expect(fake.read("supervised/memory.high") == "\(thresholds.lowBytes - 5 * Self.mebibyte)")
         #expect(fake.read("memory.high") == "max\n")
         #expect(monitor.mechanisms.contains { $0.contains("memory.low of hosts") })
         #expect(monitor.mechanisms.contains { $0.contains("memory.high of supervised at \(thresholds.lowBytes - 5 * Self.mebibyte) bytes") })
 
-        // After an episode the throttle follows the daemon's usage, once it moved by more
-        // than a MiB.
-        fake.write("\(5 * Self.mebibyte + Self.mebibyte / 2)\n", to: "supervisor/memory.current")
+        // After an episode or a burst the throttle follows the daemon's usage, once it moved
+        // by more than a MiB.
+        holds(supervised: 40 * mebibyte, outside: 5 * mebibyte + mebibyte / 2)
         monitor.followDaemonUsage()
         #expect(fake.read("supervised/memory.high") == "\(thresholds.lowBytes - 5 * Self.mebibyte)")
-        fake.write("\(8 * Self.mebibyte)\n", to: "supervisor/memory.current")
+        holds(supervised: 40 * mebibyte, outside: 8 * mebibyte)
         monitor.followDaemonUsage()
         #expect(fake.read("supervised/memory.high") == "\(thresholds.lowBytes - 8 * Self.mebibyte)")
         // Not while supervised holds more than the new throttle (the write would reclaim).
-        fake.write("\(thresholds.lowBytes - 9 * Self.mebibyte)\n", to: "supervised/memory.current")
-        fake.write("\(10 * Self.mebibyte)\n", to: "supervisor/memory.current")
+        holds(supervised: thresholds.lowBytes - 9 * mebibyte, outside: 10 * mebibyte)
         monitor.followDaemonUsage()
         #expect(fake.read("supervised/memory.high") == "\(thresholds.lowBytes - 8 * Self.mebibyte)")
 
