@@ -19,7 +19,7 @@ RUNTIME_LINKED = -c release --scratch-path .build/shared-runtime -Xswiftc -no-to
     -Xswiftc -Xfrontend -Xswiftc -disable-implicit-concurrency-module-import \
     -Xswiftc -Xfrontend -Xswiftc -disable-implicit-string-processing-module-import
 
-.PHONY: deps build demo test lint format man browser-test python-test alert-rules-test sdk-package-test fuzz fuzz-short bench release runtime-linked install deb clean vm-test
+.PHONY: deps build demo test lint format man browser-test python-test alert-rules-test sdk-package-test fuzz fuzz-short bench order release runtime-linked install deb clean vm-test
 
 # Installs what a fresh Debian machine lacks (run as root, or with sudo available).
 deps:
@@ -111,6 +111,12 @@ fuzz-short:
 
 bench: deps
 	bench/run
+
+# Records linker/extensiond.order again (root and tracefs; about 40 minutes: bench/README.md,
+# "The order file"), then drops the release daemon: SwiftPM does not relink for the file.
+order: deps
+	scripts/record-order
+	rm -f .build/release/extensiond
 
 release: deps
 	$(SWIFT) build $(RELEASE) --product extensiond

@@ -22,10 +22,13 @@ public struct MemoryReading: Sendable, Hashable {
 ///   `low`);
 /// * after an episode the tree is re-checked shortly while its working set is in the
 ///   re-check band or past it, or (v1) while usage is within ``usageNoise`` of the re-check
-///   usage threshold or past it;
+///   usage threshold or past it, or of the warn one with the working set under `warn`;
 /// * when the v1 usage thresholds are moved with the unmapped cache, that decision is made
 ///   on a reading taken after the move: a threshold registered while usage is already past
-///   it never fires, so a crossing during the move would otherwise go unannounced.
+///   it never fires, so a crossing during the move would otherwise go unannounced. That
+///   reading is re-checked too when its working set is on the other side of the warn
+///   watermark than the episode's last one (below the re-check band, the warn threshold
+///   alone would announce it).
 ///
 /// Feed it ``Event``s, execute the ``Action``s it returns in order.
 public struct PressureDetection<Trigger: Hashable & Sendable>: Sendable {
@@ -113,28 +116,36 @@ public struct PressureDetection<Trigger: Hashable & Sendable>: Sendable {
             phase = .rereading(before)
             return [.readTree]
         case (.rereading(let before), .reading(let after)):
-            return settled(after ?? before)
+            guard let after else { return settled(before) }
+            return settled(after, crossedWarn: thresholds.map { ($0.warnBytes <= before.workingSet) != ($0.warnBytes <= after.workingSet) } ?? false)
         default:
             return []
         }
     }
 
-    /// Whether a tree at `reading` must be read again shortly.
+    /// Whether a tree at `reading` must be read again shortly: its working set is in the
+    /// re-check band or past it, or (v1) usage has passed, as the kernel may count it, the
+    /// re-check usage threshold, or the warn one while the working set is under `warn`
+    /// (the offset lags the cache by up to ``moveSlack``: the warn threshold fired early,
+    /// and fires no more for the working set's own crossing).
     public func needsRecheck(_ reading: MemoryReading) -> Bool {
         guard let thresholds else { return false }
         if thresholds.needsRecheck(workingSet: reading.workingSet) { return true }
         guard let offset = usageThresholdOffset else { return false }
-        return reading.usage.saturatingAdd(usageNoise) >= thresholds.recheckBytes.saturatingAdd(offset)
+        let usage = reading.usage.saturatingAdd(usageNoise)
+        return usage >= thresholds.recheckBytes.saturatingAdd(offset)
+            || (usage >= thresholds.warnBytes.saturatingAdd(offset) && reading.workingSet < thresholds.warnBytes)
     }
 
-    private mutating func settled(_ reading: MemoryReading?) -> [Action] {
+    /// `crossedWarn`: the working set crossed the warn watermark while the thresholds moved.
+    private mutating func settled(_ reading: MemoryReading?, crossedWarn: Bool = false) -> [Action] {
         phase = .idle
         if let (trigger, _) = kept {
             kept = nil
             phase = .episode
             return [.startEpisode(trigger)]
         }
-        guard let reading, !recheckArmed, needsRecheck(reading) else { return [] }
+        guard let reading, !recheckArmed, crossedWarn || needsRecheck(reading) else { return [] }
         recheckArmed = true
         return [.armRecheck]
     }

@@ -31,21 +31,20 @@ package final class DiskVolumes {
     private let stateDirectory: String
     /// Directories mounted (or found mounted), with their image.
     private var mounted: [String: String] = [:]
-    /// Why no volume can be made here, once known: ``bound(_:name:size:owner:reserve:whenReady:)`` then returns it.
+    /// Why no volume can be made here, once known: ``bound(_:name:size:owner:reserve:ahead:whenReady:)`` then returns it.
     private(set) var unavailable: String?
     /// Mounts made since start, by directory: a change says a directory was mounted afresh.
     private var mountCounts: [String: Int] = [:]
     private let mkfs: String?
     /// Where volumes are made and mounted; `nil` (no thread could be had): on the loop.
     private let work: BlockingWorker?
-    /// Volumes being made and mounted beside the loop, by directory, with their image and
-    /// what waits for them.
-    private var preparing: [String: (image: String, waiting: [() -> Void])] = [:]
+    /// Volumes being made and mounted beside the loop, by directory.
+    private var preparing: [String: Preparation] = [:]
     /// How the last preparation of a directory ended when it did not mount, kept for the
     /// next launch, which reports it (and the one after tries again).
     private var failures: [String: VolumeImage.Outcome] = [:]
-    /// Set when the daemon stops: jobs not begun are skipped.
-    private let stopping = StopFlag()
+    /// Set when the daemon stops: no volume is made after.
+    private var stopping = false
 
     /// Where e2fsprogs installs it: sbin, which a daemon's search path may lack.
     static let mkfsCandidates = ["/usr/sbin/mkfs.ext4", "/sbin/mkfs.ext4", "/usr/bin/mkfs.ext4"]
@@ -69,14 +68,16 @@ package final class DiskVolumes {
     /// loop once that is done: the answer then is `.preparing`. `.unbounded` says why it
     /// cannot be: volumes are unavailable, `directory` holds files from before it was
     /// bounded, or `state_dir` had no room for the volume (a later launch tries again).
-    /// Throws how the last attempt failed (once: the next call tries again).
+    /// Throws how the last attempt failed: once, for a launch (the next call tries again);
+    /// `ahead` of one, the failure is kept for the launch, which reports it instead of
+    /// making the volume again.
     func bound(
-        _ directory: String, name: String, size: UInt64, owner: DirectoryOwner?, reserve: UInt64,
+        _ directory: String, name: String, size: UInt64, owner: DirectoryOwner?, reserve: UInt64, ahead: Bool = false,
         whenReady: (() -> Void)? = nil
     ) throws(SystemError) -> Readiness {
         if let unavailable { return .unbounded(unavailable) }
         // A stopping daemon launches nothing and makes no volume.
-        if stopping.isSet { return .preparing }
+        if stopping { return .preparing }
         if preparing[directory] != nil {
             if let whenReady { preparing[directory]?.waiting.append(whenReady) }
             return .preparing
@@ -87,7 +88,7 @@ package final class DiskVolumes {
             mounted[directory] = image
             return .mounted
         }
-        switch failures.removeValue(forKey: directory) {
+        switch ahead ? failures[directory] : failures.removeValue(forKey: directory) {
         case .refused(let reason): return .unbounded(reason)
         case .failed(let error): throw error
         case .mounted, .cancelled, nil: break
@@ -100,28 +101,40 @@ package final class DiskVolumes {
         let job = VolumeImage(
             directory: directory, image: image, stateDirectory: stateDirectory, size: size, owner: owner, reserve: reserve,
             otherImages: others.sorted(), mkfs: mkfs, makesImage: makesImage)
+        let ticket = JobTicket()
         guard let work else {
-            finish(job, job.prepare())
+            preparing[directory] = Preparation(image: image, ticket: ticket, waiting: [])
+            finish(job, ticket, job.prepare())
             return try bound(directory, name: name, size: size, owner: owner, reserve: reserve)
         }
-        preparing[directory] = (image, whenReady.map { [$0] } ?? [])
-        let stopping = self.stopping
-        work.run({ stopping.isSet ? .cancelled : job.prepare() }) { [unowned self] outcome in self.finish(job, outcome) }
+        preparing[directory] = Preparation(image: image, ticket: ticket, waiting: whenReady.map { [$0] } ?? [])
+        work.run({ ticket.begin() ? job.prepare() : .cancelled }) { [unowned self] outcome in self.finish(job, ticket, outcome) }
         return .preparing
     }
 
     /// How many times the daemon mounted `directory`.
     func mountCount(of directory: String) -> Int { mountCounts[directory, default: 0] }
 
-    /// What ``bound(_:name:size:owner:reserve:whenReady:)`` found.
+    /// What ``bound(_:name:size:owner:reserve:ahead:whenReady:)`` found.
     enum Readiness: Equatable {
         case mounted
         case preparing
         case unbounded(String)
     }
 
-    private func finish(_ job: VolumeImage, _ outcome: VolumeImage.Outcome) {
-        let waiting = preparing.removeValue(forKey: job.directory)?.waiting ?? []
+    /// A volume being made: its image, its job's ticket, what waits for it, and what waits
+    /// for its job to end (``cancelJobs(on:then:)``).
+    private struct Preparation {
+        var image: String
+        let ticket: JobTicket
+        var waiting: [() -> Void]
+        var ended: [() -> Void] = []
+    }
+
+    private func finish(_ job: VolumeImage, _ ticket: JobTicket, _ outcome: VolumeImage.Outcome) {
+        // A job cancelled by cancelJobs left no entry, or a later job's.
+        guard let preparation = preparing[job.directory], preparation.ticket === ticket else { return }
+        preparing[job.directory] = nil
         switch outcome {
         case .mounted:
             mounted[job.directory] = job.image
@@ -129,12 +142,31 @@ package final class DiskVolumes {
         case .cancelled: return
         case .refused, .failed: failures[job.directory] = outcome
         }
-        for body in waiting { body() }
+        for body in preparation.ended + preparation.waiting { body() }
     }
 
-    /// Blocks until the volumes under way are mounted (before what they mount on is moved).
-    func finishPreparing() {
-        work?.finish()
+    /// Calls `body` on the loop once no job makes a volume on one of `directories` (before
+    /// they are moved): jobs not begun are cancelled, and what waits for them is dropped
+    /// (their processes were removed); the one that runs, if any, is waited for through
+    /// the loop. Other directories' jobs are neither waited for nor cancelled.
+    func cancelJobs(on directories: [String], then body: @escaping () -> Void) {
+        var running: [String] = []
+        for directory in directories {
+            guard let preparation = preparing[directory] else { continue }
+            if preparation.ticket.cancel() {
+                preparing[directory] = nil
+            } else {
+                running.append(directory)
+            }
+        }
+        var left = running.count
+        guard left > 0 else { return body() }
+        for directory in running {
+            preparing[directory]?.ended.append {
+                left -= 1
+                if left == 0 { body() }
+            }
+        }
     }
 
     /// Lazily unmounts the volume on `directory`, if any, so that the directory and its
@@ -149,7 +181,8 @@ package final class DiskVolumes {
     /// Lazily unmounts every volume (at a clean stop), once the one being mounted is; those
     /// not begun are not.
     package func unmountAll() {
-        stopping.set()
+        stopping = true
+        for preparation in preparing.values { _ = preparation.ticket.cancel() }
         work?.finish()
         for directory in mounted.keys.sorted() { umount2(directory, Int32(MNT_DETACH)) }
         mounted = [:]
@@ -178,11 +211,21 @@ package final class DiskVolumes {
     }
 }
 
-/// Set once, read from the worker's thread.
-private final class StopFlag: Sendable {
-    private let value = Atomic<Bool>(false)
-    var isSet: Bool { value.load(ordering: .acquiring) }
-    func set() { value.store(true, ordering: .releasing) }
+/// Whether a volume job may begin, decided once between the loop (which may cancel a job
+/// not begun) and the worker (which begins it).
+private final class JobTicket: Sendable {
+    private static let waiting: UInt8 = 0
+    private let state = Atomic<UInt8>(waiting)
+
+    /// On the worker: whether the job begins (it was not cancelled).
+    func begin() -> Bool {
+        state.compareExchange(expected: Self.waiting, desired: 1, ordering: .acquiringAndReleasing).exchanged
+    }
+
+    /// On the loop: whether the job was cancelled before it began.
+    func cancel() -> Bool {
+        state.compareExchange(expected: Self.waiting, desired: 2, ordering: .acquiringAndReleasing).exchanged
+    }
 }
 
 extension DiskVolumes {

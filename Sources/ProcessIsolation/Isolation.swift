@@ -75,7 +75,7 @@ package final class Isolation {
         _ process: some IsolatedProcess, executable: String, whenReady: @escaping () -> Void
     ) throws(IsolationError) -> IsolatedLaunch? {
         var launch = try identity(of: process)
-        guard let writable = try storage(of: process, &launch, whenReady: whenReady) else { return nil }
+        guard let writable = try storage(of: process, &launch, ahead: false, whenReady: whenReady) else { return nil }
         if let sandbox = sandboxSettings(of: process), sandbox.enabled {
             launch.sandbox = try self.sandbox(sandbox, for: process, executable: executable, writable: writable, notices: &launch.notices)
         }
@@ -84,12 +84,20 @@ package final class Isolation {
 
     /// What the first launch of `process` (run as `executable`) needs, made ahead of it
     /// (after a config is applied): its volumes made and mounted beside the loop, then, on
-    /// the loop, its data directory's own files and its sandbox's Landlock ruleset. What
-    /// fails is left for the launch, which reports it.
+    /// the loop, its data directory's own files and its sandbox's Landlock ruleset. A volume
+    /// that could not be made is reported now and kept for the launch, which reports it
+    /// without trying again; what else fails is left for the launch.
     package func prepareAhead(_ process: some IsolatedProcess, executable: String) {
-        guard var launch = try? identity(of: process) else { return }
-        let prepared = try? storage(of: process, &launch) { [weak self] in self?.prepareAhead(process, executable: executable) }
-        guard let writable = prepared ?? nil, let settings = sandboxSettings(of: process), settings.enabled else { return }
+        // Its volume was being made when its app was removed.
+        guard appOf(process).map({ apps[$0] != nil }) ?? true, var launch = try? identity(of: process) else { return }
+        let writable: [String]?
+        do throws(IsolationError) {
+            writable = try storage(of: process, &launch, ahead: true) { [weak self] in self?.prepareAhead(process, executable: executable) }
+        } catch {
+            events.record(.error, process.name, reason: "disk_max", "preparing the first launch ahead: \(error)")
+            return
+        }
+        guard let writable, let settings = sandboxSettings(of: process), settings.enabled else { return }
         _ = try? sandbox(settings, for: process, executable: executable, writable: writable, notices: &launch.notices)
     }
 
@@ -120,9 +128,9 @@ package final class Isolation {
 
     /// The group containers and data directory of `process`, bounded, in `launch`'s
     /// environment; returns the directories it may write, or `nil` while a volume is being
-    /// made (`whenReady` follows, once).
+    /// made (`whenReady` follows, once). `ahead` of a launch, volume failures are kept for it.
     private func storage(
-        of process: some IsolatedProcess, _ launch: inout IsolatedLaunch, whenReady: @escaping () -> Void
+        of process: some IsolatedProcess, _ launch: inout IsolatedLaunch, ahead: Bool, whenReady: @escaping () -> Void
     ) throws(IsolationError) -> [String]? {
         var waiting = false
         var containers: [String: String] = [:]
@@ -134,7 +142,7 @@ package final class Isolation {
                 let owner = gid.map { DirectoryOwner(uid: 0, gid: $0) }
                 guard
                     try bound(
-                        path, name: "groups/" + group, size: size, owner: owner, what: "group container \(group)",
+                        path, name: "groups/" + group, size: size, owner: owner, what: "group container \(group)", ahead: ahead,
                         whenReady: waiting ? nil : whenReady)
                 else {
                     waiting = true
@@ -152,7 +160,9 @@ package final class Isolation {
         var writable = Array(containers.values)
         if process.kind == .extension {
             let size = process.definition.extensionSpec?.diskMax.bytes ?? 0
-            guard let dataDirectory = try self.dataDirectory(of: process.name, launch: launch, size: size, whenReady: waiting ? nil : whenReady)
+            guard
+                let dataDirectory = try self.dataDirectory(
+                    of: process.name, launch: launch, size: size, ahead: ahead, whenReady: waiting ? nil : whenReady)
             else { return nil }
             launch.environment[ExtensionEnvironment.dataDirectoryVariable] = dataDirectory
             launch.environment["TMPDIR"] = dataDirectory + "/tmp"
@@ -165,7 +175,7 @@ package final class Isolation {
     /// `<state_dir>/data/<id>`, 0700 and the extension's own, with `tmp` in it; `nil` while
     /// its volume is being made.
     private func dataDirectory(
-        of id: String, launch: IsolatedLaunch, size: UInt64, whenReady: (() -> Void)?
+        of id: String, launch: IsolatedLaunch, size: UInt64, ahead: Bool, whenReady: (() -> Void)?
     ) throws(IsolationError) -> String? {
         let owner: DirectoryOwner?
         do throws(SpawnError) {
@@ -181,7 +191,10 @@ package final class Isolation {
         do {
             try FileSystem.ownedDirectory(stateDirectory + "/data", owner: nil, mode: 0o711)
             try FileSystem.ownedDirectory(directory, owner: ids, mode: 0o700)
-            guard try bound(directory, name: "data/" + id, size: size, owner: owner, what: "data directory of \(id)", whenReady: whenReady)
+            guard
+                try bound(
+                    directory, name: "data/" + id, size: size, owner: owner, what: "data directory of \(id)", ahead: ahead,
+                    whenReady: whenReady)
             else { return nil }
             try FileSystem.ownedDirectory(directory, owner: ids, mode: 0o700)
             try FileSystem.ownedDirectory(directory + "/tmp", owner: ids, mode: 0o700)
@@ -196,9 +209,10 @@ package final class Isolation {
     /// launch while the directory holds `size` or more (and says so once as an event).
     /// `false` while the volume is being made.
     private func bound(
-        _ directory: String, name: String, size: UInt64, owner: DirectoryOwner?, what: String, whenReady: (() -> Void)?
+        _ directory: String, name: String, size: UInt64, owner: DirectoryOwner?, what: String, ahead: Bool, whenReady: (() -> Void)?
     ) throws(SystemError) -> Bool {
-        let readiness = try volumes.bound(directory, name: name, size: size, owner: owner, reserve: settings.stateReserve.bytes, whenReady: whenReady)
+        let readiness = try volumes.bound(
+            directory, name: name, size: size, owner: owner, reserve: settings.stateReserve.bytes, ahead: ahead, whenReady: whenReady)
         guard case .unbounded(let unbounded) = readiness else { return readiness == .mounted }
         if unboundedTold.insert(directory).inserted {
             events.record(.error, nil, reason: "disk_max", "disk_max of the \(what) is checked at launch only, not by the kernel: \(unbounded)")

@@ -26,6 +26,12 @@ package final class RemovedApps {
 
     private let stateDirectory: String
     private let isolation: Isolation
+    /// What the apps of the config applied last own.
+    private var configured: [String: Ownership] = [:]
+    /// Removed apps whose data waits for a volume job on it to end before it is moved;
+    /// `apps.json` keeps them meanwhile, so that a daemon stopped first sets them aside at
+    /// its next start.
+    private var settingAside: [String: Ownership] = [:]
 
     package init(stateDirectory: String, isolation: Isolation) {
         self.stateDirectory = stateDirectory
@@ -57,25 +63,29 @@ package final class RemovedApps {
 
     /// At start and after each reload: sets aside what the apps of the last config
     /// (`apps.json`) that `configuration` no longer declares left behind, purges what was
-    /// kept longer than `removed_data_keep`, and records what each app owns now. Returns a
-    /// line per app set aside or purged, and errors.
-    package func settle(_ configuration: Configuration, nowMs: Int64) -> [String] {
-        let current = Self.ownership(configuration)
+    /// kept longer than `removed_data_keep`, and records what each app owns now. Calls
+    /// `report` with a line per app set aside or purged, and errors; an app whose volume is
+    /// being made is set aside once that job ends, and reported then.
+    package func settle(_ configuration: Configuration, nowMs: Int64, report: @escaping (String) -> Void) {
+        configured = Self.ownership(configuration)
         let previous = FileSystem.read(ownershipPath).flatMap { try? JSONCoding.decode([String: Ownership].self, from: $0) } ?? [:]
-        var report: [String] = []
-        for (app, owned) in previous.sorted(by: { $0.key < $1.key }) where current[app] == nil {
-            report.append(setAside(app, owned, nowMs: nowMs))
+        for (app, owned) in previous.sorted(by: { $0.key < $1.key }) where configured[app] == nil && settingAside[app] == nil {
+            setAside(app, owned, nowMs: nowMs, report: report)
         }
         let keepMs = configuration.supervisor.removedDataKeep.components.seconds * 1000
         for (app, tag) in tags() where nowMs - tag.removedAtMs >= keepMs {
-            report.append(purge(app, tag) ?? "purged the data of removed app \(app), kept since its removal")
+            report(purge(app, tag) ?? "purged the data of removed app \(app), kept since its removal")
         }
+        recordOwnership(report: report)
+    }
+
+    /// `apps.json`: what the configured apps own, and the removed apps not set aside yet.
+    private func recordOwnership(report: (String) -> Void) {
         do {
-            try FileSystem.writeAtomically(try JSONCoding.encode(current), to: ownershipPath)
+            try FileSystem.writeAtomically(try JSONCoding.encode(configured.merging(settingAside) { own, _ in own }), to: ownershipPath)
         } catch {
-            report.append("error: cannot record the apps' ownership in \(ownershipPath): \(error)")
+            report("error: cannot record the apps' ownership in \(ownershipPath): \(error)")
         }
-        return report
     }
 
     /// `supervisorctl purge APP`: removes at once what the removed app `app` left.
@@ -84,13 +94,26 @@ package final class RemovedApps {
         return purge(app, tag)
     }
 
-    private func setAside(_ app: String, _ owned: Ownership, nowMs: Int64) -> String {
-        let directory = removedDirectory + "/" + app
+    /// Sets aside what `app` left once no job makes a volume of it: at once, or when the job
+    /// that runs ends (the loop serves meanwhile).
+    private func setAside(_ app: String, _ owned: Ownership, nowMs: Int64, report: @escaping (String) -> Void) {
         // What an earlier app of that id left goes first: only the last removal is kept.
-        if let tag = tags()[app], let error = purge(app, tag) { return error }
+        if let tag = tags()[app], let error = purge(app, tag) { return report(error) }
         // A save still running would write the defaults back after the move.
         isolation.groups.finishSaves()
-        isolation.volumes.finishPreparing()
+        settingAside[app] = owned
+        var waited = false
+        isolation.volumes.cancelJobs(on: Self.paths(of: owned).map { stateDirectory + "/" + $0 }) { [unowned self] in
+            report(self.move(app, owned, nowMs: nowMs))
+            self.settingAside[app] = nil
+            if waited { self.recordOwnership(report: report) }
+        }
+        waited = true
+    }
+
+    /// Moves what `app` left under `removed/APP` and tags it.
+    private func move(_ app: String, _ owned: Ownership, nowMs: Int64) -> String {
+        let directory = removedDirectory + "/" + app
         do {
             try FileSystem.createDirectories(directory, mode: 0o700)
             for path in Self.paths(of: owned) {

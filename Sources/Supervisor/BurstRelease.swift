@@ -1,5 +1,3 @@
-import CLinux
-import CMalloc
 import EventLoop
 
 /// Gives back the memory a burst of launches or control requests left mapped, once the
@@ -16,18 +14,13 @@ final class BurstRelease {
     private let release: () -> Void
     private lazy var timer = loop.addTimer(after: Self.quietPeriod, accuracy: .milliseconds(250)) { [unowned self] in self.release() }
 
-    /// `release` is `malloc_trim(0)` and `ext_release_read_only_pages` but in tests.
-    init(loop: EventLoop, release: @escaping () -> Void = BurstRelease.giveBack) {
+    /// `release` gives the memory back (``Daemon/giveBackBurstMemory()``); tests count its calls.
+    init(loop: EventLoop, release: @escaping () -> Void) {
         self.loop = loop
         self.release = release
     }
 
     func worked() {
         timer.reschedule(at: loop.now + Self.quietPeriod)
-    }
-
-    static func giveBack() {
-        _ = malloc_trim(0)
-        _ = ext_release_read_only_pages()
     }
 }

@@ -60,7 +60,7 @@ public final class Daemon: ControlledDaemon {
     private let journal: JournalWriting
     /// After a burst the daemon's own usage has settled: the v2 throttle follows it.
     private lazy var burstRelease = BurstRelease(loop: loop) { [unowned self] in
-        BurstRelease.giveBack()
+        self.giveBackBurstMemory()
         self.pressure.followDaemonUsage()
     }
 
@@ -125,7 +125,7 @@ public final class Daemon: ControlledDaemon {
     /// Sets aside what apps removed from the config left, and purges what was kept long
     /// enough, before anything of a new app with a removed one's id runs.
     private func settleRemovedApps() {
-        for line in removedApps.settle(configuration, nowMs: WallClock.nowMilliseconds()) {
+        removedApps.settle(configuration, nowMs: WallClock.nowMilliseconds()) { [events] line in
             events.record(line.hasPrefix("error: ") ? .error : .cleanup, nil, line)
         }
     }

@@ -2,7 +2,7 @@ import ExtensiondPolicy
 import ExtensiondTestSupport
 import Testing
 
-/// ``PressureDetection``: no crossing of the low watermark goes without an episode, in
+/// ``PressureDetection``: no crossing of the low or warn watermark goes without an episode, in
 /// virtual time against a model of the v1 usage thresholds (issue 19: a slow crossing with
 /// no event and no kill).
 @Suite struct PressureDetectionTests {
@@ -23,12 +23,32 @@ import Testing
         #expect(detection.handle(.trigger(1, byStall: false)) == [.startEpisode(1)])
         let atWarn = MemoryReading(usage: 236_322_816, workingSet: 235_032_576)
         #expect(detection.handle(.episodeEnded(atWarn)) == [.moveThresholds(offset: atWarn.unmappedCache)])
-        #expect(!detection.needsRecheck(atWarn), "the reading before the move does not call for a re-check")
+        #expect(!Self.thresholds.needsRecheck(workingSet: atWarn.workingSet), "the reading before the move is below the re-check band")
         #expect(detection.handle(.thresholdsMoved(true)) == [.readTree])
         let afterMove = MemoryReading(usage: 262_000_000, workingSet: 260_709_760)
         #expect(detection.handle(.reading(afterMove)) == [.armRecheck])
         #expect(detection.usageThresholdOffset == atWarn.unmappedCache)
         #expect(detection.isIdle)
+    }
+
+    /// The same for the warn watermark (seen under load: usage 201M against a 128M `warn`,
+    /// no warning and no trim until a reload): the working set crosses `warn` while the
+    /// thresholds move, the new warn threshold counts as crossed already, and the tree sits
+    /// below the re-check band, so no threshold is left to announce it. The reading after
+    /// the move must be re-checked; one back under `warn` too (the warning is re-armed there).
+    @Test func aWarnCrossingDuringTheThresholdMoveIsSeenByAReadingAfterIt() {
+        let warn = Self.thresholds.warnBytes
+        for (before, after) in [(warn - 20 * Self.mebibyte, warn + Self.mebibyte), (warn + Self.mebibyte, warn - Self.mebibyte)] {
+            var detection = Detection(usageNoise: 512 << 10, moveSlack: Self.mebibyte)
+            detection.armed(Self.thresholds, usageThresholdOffset: 0)
+            #expect(detection.handle(.trigger(1, byStall: false)) == [.startEpisode(1)])
+            let ended = MemoryReading(usage: before + 30 * Self.mebibyte, workingSet: before)
+            #expect(detection.handle(.episodeEnded(ended)) == [.moveThresholds(offset: ended.unmappedCache)])
+            #expect(detection.handle(.thresholdsMoved(true)) == [.readTree])
+            let afterMove = MemoryReading(usage: after + 30 * Self.mebibyte, workingSet: after)
+            #expect(!detection.needsRecheck(afterMove), "below the re-check band")
+            #expect(detection.handle(.reading(afterMove)) == [.armRecheck], "working set \(before) → \(after), warn \(warn)")
+        }
     }
 
     /// A trigger that comes while an episode waits for its victim starts one more episode
@@ -91,18 +111,28 @@ import Testing
     /// itself delays (a move, a kernel check).
     @Test(arguments: seeds(400))
     func noCrossingOfLowGoesUnread(seed: UInt64) {
+        noCrossingGoesUnread(of: Self.thresholds.lowBytes, named: "low", seed: seed)
+    }
+
+    /// The same for `warn` (each reading past it warns and trims), from a start below it.
+    @Test(arguments: seeds(400))
+    func noCrossingOfWarnGoesUnread(seed: UInt64) {
+        noCrossingGoesUnread(of: Self.thresholds.warnBytes, named: "warn", seed: seed)
+    }
+
+    private func noCrossingGoesUnread(of watermark: UInt64, named name: String, seed: UInt64) {
         var random = SeededRandom(seed: seed)
         var world = KernelModel(
             thresholds: Self.thresholds, cache: [0, Self.mebibyte / 2, 3 * Self.mebibyte / 2, 40 * Self.mebibyte].randomElement(using: &random)!,
             growthPerMillisecond: [16 << 10, 128 << 10, 4 * Self.mebibyte, 64 * Self.mebibyte].randomElement(using: &random)!,
             moveMilliseconds: [0, 1, 17, 60].randomElement(using: &random)!,
             checkBytes: [4096, 512 << 10, 8 * Self.mebibyte].randomElement(using: &random)!,
-            start: UInt64.random(in: 100 * Self.mebibyte...230 * Self.mebibyte, using: &random))
-        let (crossedAt, readAt) = world.run()
+            start: UInt64.random(in: watermark - 155 * Self.mebibyte...watermark - 25 * Self.mebibyte, using: &random))
+        let (crossedAt, readAt) = world.run(until: watermark)
         let bound = KernelModel.recheckMilliseconds + world.moveMilliseconds + world.checkDelay + 1
         #expect(
             readAt != nil && readAt! - crossedAt <= bound,
-            "seed \(seed): low crossed at \(crossedAt) ms, read past it at \(readAt.map(String.init) ?? "never"); \(world)")
+            "seed \(seed): \(name) crossed at \(crossedAt) ms, read past it at \(readAt.map(String.init) ?? "never"); \(world)")
     }
 }
 
@@ -121,6 +151,8 @@ struct KernelModel: CustomStringConvertible {
     let checkBytes: UInt64
     let start: UInt64
     var now: UInt64 = 0
+    /// What ``run(until:)`` waits for an episode to read the working set past.
+    private(set) var watermark: UInt64 = 0
     private(set) var registered: [(bytes: UInt64, above: Bool)] = []
     private(set) var lastCheck: UInt64 = 0
     private(set) var recheckAt: UInt64?
@@ -137,10 +169,11 @@ struct KernelModel: CustomStringConvertible {
     var workingSet: UInt64 { start + growthPerMillisecond * now }
     var reading: MemoryReading { MemoryReading(usage: workingSet + cache, workingSet: workingSet) }
 
-    /// Runs until an episode reads the working set past `low`, or until a second after it
-    /// crossed: when it crossed and when it was read, in milliseconds.
-    mutating func run() -> (crossedAt: UInt64, readAt: UInt64?) {
-        let crossedAt = (thresholds.lowBytes - min(thresholds.lowBytes, start) + growthPerMillisecond - 1) / growthPerMillisecond
+    /// Runs until an episode reads the working set past `watermark`, or until a second after
+    /// it crossed: when it crossed and when it was read, in milliseconds.
+    mutating func run(until watermark: UInt64) -> (crossedAt: UInt64, readAt: UInt64?) {
+        self.watermark = watermark
+        let crossedAt = (watermark - min(watermark, start) + growthPerMillisecond - 1) / growthPerMillisecond
         register(offset: 0)
         detection.armed(thresholds, usageThresholdOffset: 0)
         var actions = detection.handle(.trigger(next(), byStall: false))
@@ -168,7 +201,7 @@ struct KernelModel: CustomStringConvertible {
         while !actions.isEmpty {
             switch actions.removeFirst() {
             case .startEpisode:
-                if workingSet >= thresholds.lowBytes { return now }
+                if workingSet >= watermark { return now }
                 actions += detection.handle(.episodeEnded(reading))
             case .moveThresholds(let offset):
                 now += moveMilliseconds

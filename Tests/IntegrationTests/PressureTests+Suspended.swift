@@ -76,6 +76,23 @@ extension PressureTests {
         #expect(try scenario.state(of: "busy") == "idle" && scenario.state(of: "panel") == "running")
     }
 
+    /// 64 + 135 MiB, the 135 taken at once: past `warn` (50 %: 128 MiB), below `low`. The
+    /// v1 thresholds alone must announce it (seen lost under load, no warning and no trim
+    /// until a reload: the crossing came while the thresholds moved after the launch's
+    /// episode, or the warn threshold fired before the working set reached `warn`).
+    @Test func aCrossingOfWarnIsReadWithoutAReload() throws {
+        let scenario = try PressureScenario(budget: "256M") { _, hold in
+            Self.warn(at: "50%") + PressureScenario.panelAndApp(hold: hold)
+                + PressureScenario.widget("busy", python: [hold, "135"], "idle_exit = \"10m\"")
+        }
+        try scenario.start()
+        #expect(eventually(timeout: 10) { scenario.usage(of: "hosts/panel") >= 60 * PressureScenario.mebibyte })
+        #expect(try scenario.daemon.control(.start(NameSelection(["busy"]))).ok)
+        #expect(
+            try eventually(timeout: 10) { try scenario.events().contains { $0.kind == .memoryWarning && $0.reason == "warn" } },
+            "tree at \(scenario.usage(of: "") >> 20)M: \(((try? scenario.events()) ?? []).map { "\($0.kind) \($0.name ?? "") \($0.message)" })")
+    }
+
     /// 64 + 135 MiB: past `warn` (40 %: 102.4 MiB); an extension idle for its `suspend_after` then is ended
     /// (reason `trim`) instead of frozen, and 10 MiB more stays below `low`.
     @Test func pastWarnAnIdleExtensionIsEndedInsteadOfSuspended() throws {
