@@ -13,7 +13,7 @@ import Sockets
 /// that touches the loop (sources, timers, connections) must run there: debug builds check
 /// it (``assertInEventLoop()``).
 ///
-/// Timers share one timerfd, armed at the earliest time a timer must fire; signals share
+/// Timers share one timerfd, armed no later than the earliest time a timer must fire; signals share
 /// one signalfd; a child is watched through its pidfd. An idle loop sleeps in
 /// `epoll_wait` and makes no other system call.
 public final class EventLoop {
@@ -30,7 +30,8 @@ public final class EventLoop {
     /// The armed timers twice: by deadline (which may fire) and by latest time (when to wake).
     private var timersByDeadline = TimerHeap(by: .deadline)
     private var timersByLatest = TimerHeap(by: .latest)
-    /// What the timerfd is set to (`nil`: disarmed), so it is re-armed only on a change.
+    /// What the timerfd is set to (`nil`: disarmed or fired), never later than the earliest
+    /// latest time of the armed timers.
     private var armedAt: UInt64?
     var signalMask = sigset_t()
     var signalSources: [Int32: UInt64] = [:]
@@ -157,16 +158,17 @@ public final class EventLoop {
         }
     }
 
+    /// Sets the timerfd only when a timer must wake the loop before it would: a timer that
+    /// was cancelled or moved later (a request's deadline, once answered) leaves it armed,
+    /// and the early wake-up re-arms it. An update then costs no `timerfd_settime`.
     private func armTimerFD() {
-        let wanted = timersByLatest.first?.latest
-        guard wanted != armedAt else { return }
+        guard let wanted = timersByLatest.first?.latest else { return }
+        if let armedAt, armedAt <= wanted { return }
         armedAt = wanted
         var setting = itimerspec()
-        if let wanted {
-            // 0 would disarm: a timer due at the clock's origin fires at its first tick.
-            let time = max(wanted, 1)
-            setting.it_value = timespec(tv_sec: Int(time / 1_000_000), tv_nsec: Int(time % 1_000_000) * 1_000)
-        }
+        // 0 would disarm: a timer due at the clock's origin fires at its first tick.
+        let time = max(wanted, 1)
+        setting.it_value = timespec(tv_sec: Int(time / 1_000_000), tv_nsec: Int(time % 1_000_000) * 1_000)
         _ = infallibleSystemCall("timerfd_settime") { timerfd_settime(timerFD.rawValue, Int32(TFD_TIMER_ABSTIME), &setting, nil) }
     }
 

@@ -167,8 +167,10 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
     // MARK: - Events
 
     mutating func pull(_ token: PullToken, waits: Bool, at now: Instant) -> [RefreshAction<Payload>] {
-        if state(at: now).isFresh {
-            return [cachedAnswer(to: token, at: now)]
+        // Worked out once, for every answer below: it is most of a cached pull's cost here.
+        let state = state(at: now)
+        if state.isFresh {
+            return [cachedAnswer(to: token, state)]
         }
         // Without a snapshot there is nothing to answer at once: the pull waits.
         let revalidates = !waits && record.snapshot != nil
@@ -178,13 +180,13 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
                 return []
             }
             inFlight?.revalidating.append(token)
-            return [cachedAnswer(to: token, at: now, revalidating: true)]
+            return [cachedAnswer(to: token, state, revalidating: true)]
         }
         if let lastAttempt = record.schedule.lastAttemptAt, now < lastAttempt + parameters.pullCooldown {
-            return [cachedAnswer(to: token, at: now)]
+            return [cachedAnswer(to: token, state)]
         }
         guard revalidates else { return start(.pull, pulls: [token], at: now) }
-        return [cachedAnswer(to: token, at: now, revalidating: true)] + start(.pull, pulls: [], revalidating: [token], at: now)
+        return [cachedAnswer(to: token, state, revalidating: true)] + start(.pull, pulls: [], revalidating: [token], at: now)
     }
 
     /// A refresh deferred while hidden or held is due: it runs now, once.
@@ -352,8 +354,8 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
         return actions
     }
 
-    func cachedAnswer(to token: PullToken, at now: Instant, revalidating: Bool = false) -> RefreshAction<Payload> {
-        .answer(PullAnswer(pulls: [token], delivery: .cached, result: .cached, state: state(at: now), isRevalidating: revalidating))
+    func cachedAnswer(to token: PullToken, _ state: SnapshotState<Payload>, revalidating: Bool = false) -> RefreshAction<Payload> {
+        .answer(PullAnswer(pulls: [token], delivery: .cached, result: .cached, state: state, isRevalidating: revalidating))
     }
 
     // MARK: - Derived values

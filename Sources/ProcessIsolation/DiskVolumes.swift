@@ -42,7 +42,7 @@ package final class DiskVolumes {
     private var preparing: [String: Preparation] = [:]
     /// How the last preparation of a directory ended when it did not mount, kept for the
     /// next launch, which reports it (and the one after tries again).
-    private var failures: [String: VolumeImage.Outcome] = [:]
+    private var failures: [String: KeptFailure] = [:]
     /// Set when the daemon stops: no volume is made after.
     private var stopping = false
 
@@ -70,7 +70,7 @@ package final class DiskVolumes {
     /// bounded, or `state_dir` had no room for the volume (a later launch tries again).
     /// Throws how the last attempt failed: once, for a launch (the next call tries again);
     /// `ahead` of one, the failure is kept for the launch, which reports it instead of
-    /// making the volume again.
+    /// making the volume again, and thrown once (`.failedBefore` after).
     func bound(
         _ directory: String, name: String, size: UInt64, owner: DirectoryOwner?, reserve: UInt64, ahead: Bool = false,
         whenReady: (() -> Void)? = nil
@@ -88,7 +88,12 @@ package final class DiskVolumes {
             mounted[directory] = image
             return .mounted
         }
-        switch ahead ? failures[directory] : failures.removeValue(forKey: directory) {
+        let kept = ahead ? failures[directory] : failures.removeValue(forKey: directory)
+        if ahead, let kept {
+            if kept.toldAhead { return .failedBefore }
+            failures[directory]?.toldAhead = true
+        }
+        switch kept?.outcome {
         case .refused(let reason): return .unbounded(reason)
         case .failed(let error): throw error
         case .mounted, .cancelled, nil: break
@@ -120,6 +125,15 @@ package final class DiskVolumes {
         case mounted
         case preparing
         case unbounded(String)
+        /// Ahead of a launch: the last attempt failed, was thrown once, and is kept for the launch.
+        case failedBefore
+    }
+
+    /// How the last preparation of a directory ended when it did not mount, and whether a
+    /// call ahead of the launch was told.
+    private struct KeptFailure {
+        let outcome: VolumeImage.Outcome
+        var toldAhead = false
     }
 
     /// A volume being made: its image, its job's ticket, what waits for it, and what waits
@@ -140,7 +154,7 @@ package final class DiskVolumes {
             mounted[job.directory] = job.image
             mountCounts[job.directory, default: 0] += 1
         case .cancelled: return
-        case .refused, .failed: failures[job.directory] = outcome
+        case .refused, .failed: failures[job.directory] = KeptFailure(outcome: outcome)
         }
         for body in preparation.ended + preparation.waiting { body() }
     }

@@ -30,6 +30,8 @@ package final class GroupStore {
     private var pending: [String: PendingWrites] = [:]
     /// The store being saved, by group, while its write runs.
     private var saving: [String: DefaultsContent] = [:]
+    /// What waits for the running save of a group to end, by group (``finishSaves(of:then:)``).
+    private var whenSaved: [String: [() -> Void]] = [:]
     private var saveTimer: (any CoordinatorTimer)?
     private var budget = DefaultsWriteBudget()
     /// Why the last write of a group's defaults failed, until one succeeds.
@@ -90,9 +92,24 @@ package final class GroupStore {
         }
     }
 
-    /// Waits for the saves that run (before the files are moved away).
-    package func finishSaves() {
-        work.finish()
+    /// Calls `body` on the loop once no save of `groups` runs (before their files are moved
+    /// away): writes accepted and not saved yet are refused rather than written back for
+    /// the next owner; a save under way is waited for through the loop, and its writers are
+    /// answered as usual (it is on disk, and moves with the file).
+    package func finishSaves(of groups: [String], then body: @escaping () -> Void) {
+        for group in groups { refuseAccepted(group) }
+        afterSaves(of: groups, then: body)
+    }
+
+    private func afterSaves(of groups: [String], then body: @escaping () -> Void) {
+        guard let running = groups.first(where: { saving[$0] != nil }) else { return body() }
+        whenSaved[running, default: []].append { [unowned self] in afterSaves(of: groups, then: body) }
+    }
+
+    private func refuseAccepted(_ group: String) {
+        for reply in pending.removeValue(forKey: group)?.waiting ?? [] {
+            reply(.failure(.storage("the group \(group) was removed before the write was saved")))
+        }
     }
 
     /// Starts the save of each group with accepted writes, except those whose save runs.
@@ -135,6 +152,7 @@ package final class GroupStore {
         }
         for reply in writes.waiting { reply(outcome) }
         if pending[group] != nil { scheduleSave() }
+        for body in whenSaved.removeValue(forKey: group) ?? [] { body() }
     }
 
     private func scheduleSave() {
@@ -167,13 +185,10 @@ package final class GroupStore {
     }
 
     /// Drops what is known of `group`'s defaults: its file was moved away with its removed
-    /// app (after ``finishSaves()``). Writes not saved yet are refused rather than
-    /// written back for the next owner.
+    /// app (after ``finishSaves(of:then:)``).
     package func forget(_ group: String) {
         saved[group] = nil
-        for reply in pending.removeValue(forKey: group)?.waiting ?? [] {
-            reply(.failure(.storage("the group \(group) was removed before the write was saved")))
-        }
+        refuseAccepted(group)
     }
 
     /// The store as it will be once the running save (if any) is done.

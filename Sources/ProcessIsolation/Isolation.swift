@@ -207,7 +207,7 @@ package final class Isolation {
 
     /// Bounds `directory` to `size` bytes by a volume; where the kernel cannot, refuses the
     /// launch while the directory holds `size` or more (and says so once as an event).
-    /// `false` while the volume is being made.
+    /// `false` while the volume is being made, or ahead of a launch once its failure was told.
     private func bound(
         _ directory: String, name: String, size: UInt64, owner: DirectoryOwner?, what: String, ahead: Bool, whenReady: (() -> Void)?
     ) throws(SystemError) -> Bool {

@@ -79,10 +79,13 @@ package final class RemovedApps {
         recordOwnership(report: report)
     }
 
-    /// `apps.json`: what the configured apps own, and the removed apps not set aside yet.
+    /// `apps.json`: what the configured apps own, and the removed apps not set aside yet;
+    /// not written again when that is unchanged (a durable write on the loop).
     private func recordOwnership(report: (String) -> Void) {
         do {
-            try FileSystem.writeAtomically(try JSONCoding.encode(configured.merging(settingAside) { own, _ in own }), to: ownershipPath)
+            let owners = try JSONCoding.encode(configured.merging(settingAside) { own, _ in own })
+            guard FileSystem.read(ownershipPath) != owners else { return }
+            try FileSystem.writeAtomically(owners, to: ownershipPath)
         } catch {
             report("error: cannot record the apps' ownership in \(ownershipPath): \(error)")
         }
@@ -94,19 +97,36 @@ package final class RemovedApps {
         return purge(app, tag)
     }
 
-    /// Sets aside what `app` left once no job makes a volume of it: at once, or when the job
-    /// that runs ends (the loop serves meanwhile).
+    /// Sets aside what `app` left once nothing writes into it: at once, or when the saves of
+    /// its defaults and the jobs making its volumes that run end (the loop serves
+    /// meanwhile). An app configured again by then keeps it all, as if never removed.
     private func setAside(_ app: String, _ owned: Ownership, nowMs: Int64, report: @escaping (String) -> Void) {
-        // What an earlier app of that id left goes first: only the last removal is kept.
-        if let tag = tags()[app], let error = purge(app, tag) { return report(error) }
-        // A save still running would write the defaults back after the move.
-        isolation.groups.finishSaves()
         settingAside[app] = owned
         var waited = false
-        isolation.volumes.cancelJobs(on: Self.paths(of: owned).map { stateDirectory + "/" + $0 }) { [unowned self] in
-            report(self.move(app, owned, nowMs: nowMs))
-            self.settingAside[app] = nil
-            if waited { self.recordOwnership(report: report) }
+        whenIdle(app, owned) { [unowned self] in
+            defer { if waited { recordOwnership(report: report) } }
+            settingAside[app] = nil
+            guard configured[app] == nil else {
+                return report("kept the data of app \(app) in place: it was configured again before it was set aside")
+            }
+            // What an earlier app of that id left goes first: only the last removal is kept.
+            if let tag = tags()[app], let error = purge(app, tag) { return report(error) }
+            report(move(app, owned, nowMs: nowMs))
+        }
+        waited = true
+    }
+
+    /// Calls `body` once no save of `owned`'s defaults and no job making one of its volumes
+    /// runs, or once `app` is configured again. Those not begun are cancelled; after a wait
+    /// it looks again, as the app may have been configured and removed once more meanwhile.
+    private func whenIdle(_ app: String, _ owned: Ownership, then body: @escaping () -> Void) {
+        var waited = false
+        isolation.groups.finishSaves(of: owned.groups) { [unowned self] in
+            guard configured[app] == nil else { return body() }
+            isolation.volumes.cancelJobs(on: Self.paths(of: owned).map { stateDirectory + "/" + $0 }) { [unowned self] in
+                if waited && configured[app] == nil { return whenIdle(app, owned, then: body) }
+                body()
+            }
         }
         waited = true
     }

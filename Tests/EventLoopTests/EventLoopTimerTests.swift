@@ -149,4 +149,43 @@ import Testing
         #expect(fired == ["next"])
         _ = (next, far)
     }
+
+    /// The timerfd is left armed when the earliest timer moves later (a request answered
+    /// before its deadline): the early wake-up finds nothing due and arms it again.
+    @Test func aTimerMovedLaterByAnotherEventFiresAloneAtItsNewDeadline() throws {
+        let firedAfter = try fireAfterMovingByAnEvent(from: .milliseconds(5), to: .milliseconds(40))
+        #expect(firedAfter >= .milliseconds(40))
+    }
+
+    /// A timer moved earlier than the timerfd is set for re-arms it.
+    @Test func aTimerMovedEarlierByAnotherEventFiresAtItsNewDeadline() throws {
+        let firedAfter = try fireAfterMovingByAnEvent(from: .seconds(3600), to: .milliseconds(10))
+        #expect(firedAfter >= .milliseconds(10))
+    }
+
+    /// Arms a timer `from` now, moves it to `to` from a pipe's callback (no timer wakes the
+    /// loop for it), and returns when it fired; a guard timer ends the test after 5 s.
+    private func fireAfterMovingByAnEvent(from: Duration, to: Duration) throws -> Duration {
+        let loop = try EventLoop()
+        let start = loop.now
+        var firedAt: MonotonicInstant?
+        let moved = loop.addTimer(at: start + from, accuracy: .zero) {
+            firedAt = loop.now
+            loop.exit()
+        }
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        defer { for end in ends { close(end) } }
+        var byte: UInt8 = 1
+        #expect(write(ends[1], &byte, 1) == 1)
+        let reader = try loop.addIO(fd: ends[0], events: .readable) { _ in
+            _ = read(ends[0], &byte, 1)
+            moved.reschedule(at: start + to)
+        }
+        let guardTimer = loop.addTimer(at: start + .seconds(5), accuracy: .zero) { loop.exit(code: 1) }
+        #expect(try loop.run() == 0, "the moved timer did not fire within 5 s")
+        reader.cancel()
+        _ = guardTimer
+        return try #require(firedAt).since(start)
+    }
 }

@@ -7,10 +7,50 @@ import Testing
 /// A save of the shared defaults that the disk holds for seconds holds no other request
 /// (issue 19, item 4): the daemon is moved into a v1 blkio group whose writes reach the
 /// state directory's disk once a second, an operator's `defaults set` starts a save, and
-/// `status` must be answered while that save still waits for the disk.
+/// `status` must be answered while that save still waits for the disk. Nor does removing
+/// the app whose save it is (issue 24): the removal waits for it through the loop.
 @Suite(.serialized, .enabled(if: SlowDisk.isPossible, "needs the v1 blkio controller and a state directory on a block device"))
 struct SlowDiskSaveTests {
     @Test func statusIsAnsweredWhileASaveWaitsForTheDisk() throws {
+        let (daemon, disk, set) = try Self.saveHeldByTheDisk()
+        defer { disk.lift() }
+        defer { close(set) }
+
+        #expect(try daemon.control(.status(NameSelection())).ok)
+        #expect(Self.unanswered(set), "the save was over before status was answered: the test proves nothing")
+
+        // The set itself is answered once its save is on disk.
+        disk.lift()
+        let line = Self.answer(to: set)
+        #expect(line.contains(#""ok":true"#), "\(line)")
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test func removingAnAppWaitsForItsSaveWithoutHoldingTheLoop() throws {
+        let (daemon, disk, set) = try Self.saveHeldByTheDisk()
+        defer { disk.lift() }
+        defer { close(set) }
+        let removed = daemon.stateDirectory + "/removed/mine"
+
+        try daemon.writeConfig("")
+        #expect(try VolumeJobTests.answer(daemon, .reload).ok, "the reload removing mine did not answer while its save ran")
+        #expect(try daemon.control(.status(NameSelection())).ok)
+        #expect(Self.unanswered(set), "the save was over before the reload was answered: the test proves nothing")
+        #expect(access(removed + "/removed.json", F_OK) != 0, "mine set aside while a save into its defaults ran")
+
+        disk.lift()
+        let line = Self.answer(to: set)
+        #expect(line.contains(#""ok":true"#), "the save under way at the removal: \(line)")
+        #expect(eventually(timeout: 30) { access(removed + "/removed.json", F_OK) == 0 }, "mine never set aside")
+        let saved = try? String(contentsOfFile: removed + "/defaults/group.mine.json", encoding: .utf8)
+        #expect(saved?.contains(#""k":1"#) == true, "the defaults set aside: \(saved ?? "none")")
+        #expect(access(daemon.stateDirectory + "/defaults/group.mine.json", F_OK) != 0, "the defaults written back after the move")
+        #expect(daemon.stop() == 0)
+    }
+
+    /// A daemon running the app `mine` (group `group.mine`), held by a slow disk, and the
+    /// connection whose `defaults set` started a save that now waits for that disk.
+    private static func saveHeldByTheDisk() throws -> (TestDaemon, SlowDisk, Int32) {
         let daemon = try TestDaemon()
         try daemon.writeConfig(
             """
@@ -21,29 +61,33 @@ struct SlowDiskSaveTests {
         try daemon.start()
         let pid = try #require(try daemon.control(.pid(PidRequest())).pid)
         let disk = try SlowDisk(process: pid, writingTo: daemon.stateDirectory)
-        defer { disk.lift() }
-
-        let set = try connectUnixStream(to: daemon.controlSocket)
-        defer { close(set) }
+        let set: Int32
+        do {
+            set = try connectUnixStream(to: daemon.controlSocket)
+        } catch {
+            disk.lift()
+            throw error
+        }
         let request = ControlCodec.line(ControlRequest.defaults(DefaultsRequest(group: "group.mine", operation: .set, key: "k", value: 1)))
         #expect(request.withUnsafeBytes { send(set, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == request.count)
         // The save has begun once its temporary file exists; then it waits for the disk.
         #expect(eventually(timeout: 10) { access(daemon.stateDirectory + "/defaults/group.mine.json.tmp", F_OK) == 0 })
+        return (daemon, disk, set)
+    }
 
-        #expect(try daemon.control(.status(NameSelection())).ok)
+    /// Whether nothing was answered on `connection` yet.
+    private static func unanswered(_ connection: Int32) -> Bool {
         var byte: UInt8 = 0
-        let early = recv(set, &byte, 1, Int32(MSG_DONTWAIT | MSG_PEEK))
-        #expect(early == -1 && errno == EAGAIN, "the save was over before status was answered: the test proves nothing")
+        return recv(connection, &byte, 1, Int32(MSG_DONTWAIT | MSG_PEEK)) == -1 && errno == EAGAIN
+    }
 
-        // The set itself is answered once its save is on disk.
-        disk.lift()
-        var ready = pollfd(fd: set, events: Int16(POLLIN), revents: 0)
+    /// The answer on `connection` (waited for up to 30 s).
+    private static func answer(to connection: Int32) -> String {
+        var ready = pollfd(fd: connection, events: Int16(POLLIN), revents: 0)
         #expect(poll(&ready, 1, 30_000) == 1)
         var answer = [UInt8](repeating: 0, count: 4096)
-        let count = recv(set, &answer, answer.count, 0)
-        let line = String(decoding: answer.prefix(max(0, count)), as: UTF8.self)
-        #expect(line.contains(#""ok":true"#), "\(line)")
-        #expect(daemon.stop() == 0)
+        let count = recv(connection, &answer, answer.count, 0)
+        return String(decoding: answer.prefix(max(0, count)), as: UTF8.self)
     }
 }
 

@@ -6,8 +6,9 @@ import Testing
 
 /// The jobs that make `disk_max` volumes beside the loop, as a removal and a failure see
 /// them (docs/ARCHITECTURE.md, "Volumes ahead of demand"): removing an app waits neither for
-/// other apps' volumes nor on the loop, and a volume that could not be made ahead is
-/// reported then and at the launch, which does not make it again.
+/// other apps' volumes nor on the loop, an app configured again before its job ends keeps
+/// its data, and a volume that could not be made ahead is reported then (once) and at the
+/// launch, which does not make it again.
 @Suite(.serialized) struct VolumeJobTests {
     /// Bytes of the volumes whose template ``slowTemplate(of:bytes:)`` makes a FIFO.
     static let slowBytes = 5 << 20
@@ -109,7 +110,44 @@ import Testing
         VolumeAheadTests.expectNothingLeft(daemon)
     }
 
-    @Test func aVolumeThatCouldNotBeMadeAheadIsReportedThenAndAtTheLaunch() throws {
+    @Test func anAppRemovedAndConfiguredAgainWhileItsVolumeIsMadeKeepsItsData() throws {
+        let daemon = try TestDaemon()
+        let template = try Self.slowTemplate(of: daemon)
+        let state = daemon.stateDirectory
+        var released = false
+        defer { if !released { Self.release(template) } }
+        let config = Self.slowApp(try ScriptedExtension.command(.answer, in: daemon.directory))
+        try daemon.writeConfig(config)
+        try daemon.start()
+        let data = state + "/data/slow.0"
+        #expect(eventually(timeout: 30) { FileManager.default.fileExists(atPath: data) }, "slow.0's data directory never made")
+        var before = stat()
+        #expect(stat(data, &before) == 0)
+        // Written beside the volume's job, which keeps waiting on the FIFO.
+        #expect(FileManager.default.createFile(atPath: data + "/kept", contents: Data("mine".utf8)))
+
+        try daemon.writeConfig("")
+        #expect(try Self.answer(daemon, .reload).ok)
+        try daemon.writeConfig(config)
+        #expect(try Self.answer(daemon, .reload).ok)
+
+        Self.release(template)
+        released = true
+        let told = try eventually(timeout: 30) {
+            try (daemon.control(.events(LogRequest(lines: 200))).events ?? []).contains {
+                $0.message.contains("removed app slow") || $0.message.contains("app slow in place")
+            }
+        }
+        #expect(told, "the removal of slow never ended")
+        #expect(!FileManager.default.fileExists(atPath: state + "/removed/slow"), "slow's data set aside though it is configured")
+        #expect((try? String(contentsOfFile: data + "/kept", encoding: .utf8)) == "mine", "slow.0's data not in place")
+        var after = stat()
+        #expect(stat(data, &after) == 0 && after.st_uid == before.st_uid, "slow.0's data directory changed owner")
+        #expect(daemon.stop() == 0)
+        VolumeAheadTests.expectNothingLeft(daemon)
+    }
+
+    @Test func aVolumeThatCouldNotBeMadeAheadIsReportedOnceThenAndAtTheLaunch() throws {
         let daemon = try TestDaemon()
         // A template of zeros (no file system): each volume's mount fails.
         let template = try Self.slowTemplate(of: daemon, bytes: 6 << 20)
@@ -135,6 +173,10 @@ import Testing
         }
         let reported = try eventually(timeout: 60) { try errors().contains { $0.message.contains("ahead") && $0.message.contains("mount") } }
         #expect(reported, "no error event for v.0's volume before its launch")
+        // Kept for the launch, and not told again at each reload.
+        #expect(try daemon.control(.reload).ok)
+        let told = try errors().filter { $0.message.contains("ahead") }
+        #expect(told.count == 1, "\(told)")
         #expect(try daemon.control(.status(NameSelection(["v.0"]))).status?.first?.pid == nil)
 
         _ = try daemon.control(.start(NameSelection(["v.0"])))
