@@ -22,8 +22,11 @@ package protocol ExtensionProcesses: AnyObject {
     /// kept busy past a deadline (200 launches on a loaded machine) must not blame the
     /// run for an answer waiting in its socket.
     func readPending(_ id: String)
-    /// Freezes an idle run until ``resume(_:)`` (nothing happens where it cannot be frozen).
+    /// Freezes an idle run until ``resume(_:)`` (nothing happens where it cannot be frozen);
+    /// while ``isMemoryShort`` it ends the run instead (reason `trim`).
     func suspend(_ id: String)
+    /// Whether the tree's last reading was at or past `pressure.warn`.
+    var isMemoryShort: Bool { get }
     /// Thaws a suspended run; nothing happens to one that is not suspended.
     func resume(_ id: String)
     /// Asks the run to end (`terminate`, then SIGKILL after the grace period).

@@ -102,6 +102,11 @@ public struct PressureSettings: Sendable, Equatable {
     public var critical: Share = Share(0.95)
     /// Optional system and subtree PSI trigger, independent of the budget.
     public var psi: PSITrigger?
+    /// How long a `low` episode gives a suspended extension the trim asked to exit (from
+    /// its `terminate`) before it kills it; `critical` kills at once.
+    public var trimWait: Duration = .milliseconds(250)
+    /// The range of `trim_wait`: a longer wait would not be relief.
+    public static let trimWaits: ClosedRange<Duration> = .zero ... .seconds(5)
 
     /// The built-in defaults.
     public init() {}

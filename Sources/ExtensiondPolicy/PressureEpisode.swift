@@ -25,7 +25,7 @@
 /// Every reading at or past `warn` trims (``Action/trim(workingSet:watermark:)``), before
 /// that reading's kill decision: suspended extensions are ended gracefully while there is
 /// still room for them to exit, rather than killed at `low`. A `low` victim asked to exit
-/// by a trim before this episode's trigger is given until ``emptyTimeout`` after that
+/// by a trim before this episode's trigger is given until ``trimWait`` after that
 /// request to exit by itself (the same ``Action/wait(_:until:)``), and killed only then;
 /// a `critical` one, or one trimmed in this episode, is killed at once.
 public struct PressureEpisode: Sendable {
@@ -46,6 +46,11 @@ public struct PressureEpisode: Sendable {
         /// The kernel was asked to reclaim the candidate's memory (``Action/reclaim(_:)``),
         /// whatever it managed.
         case reclaimed
+        /// A new trigger came at this instant. During the wait for a trimmed victim's exit
+        /// it ends the wait: the tree is read again, and a `critical` reading kills at once;
+        /// a `low` one waits again, to the same bound. Otherwise it changes nothing (the
+        /// daemon keeps it for the next episode).
+        case triggered(at: Instant)
     }
 
     /// What the daemon must do.
@@ -95,6 +100,9 @@ public struct PressureEpisode: Sendable {
 
     /// How long a kill waits for its victim's cgroup to empty.
     public let emptyTimeout: Duration
+    /// How long after its `terminate` a `low` victim the trim asked to exit may take to go
+    /// before it is killed (`pressure.trim_wait`).
+    public let trimWait: Duration
     /// The watermarks; without them (no `memory_budget`) only a stall trigger acts.
     public let thresholds: PressureThresholds?
     /// Whether the tree was past `warn` at the last reading, across episodes.
@@ -136,7 +144,7 @@ public struct PressureEpisode: Sendable {
     /// does so when the working set is within the re-check band. Execute ``start()``'s action.
     public init(
         triggeredAt trigger: Instant, byStall: Bool, byThrottle: Bool = false, thresholds: PressureThresholds?, warning: PressureWarning,
-        emptyTimeout: Duration, reserve: UInt64 = 0, reclaimFirst: Bool = false
+        emptyTimeout: Duration, trimWait: Duration? = nil, reserve: UInt64 = 0, reclaimFirst: Bool = false
     ) {
         self.trigger = trigger
         self.reserve = reserve
@@ -144,6 +152,7 @@ public struct PressureEpisode: Sendable {
         self.thresholds = thresholds
         self.warning = warning
         self.emptyTimeout = emptyTimeout
+        self.trimWait = trimWait ?? emptyTimeout
         floor = byStall ? .low : .none
         throttled = byThrottle
     }
@@ -183,6 +192,9 @@ public struct PressureEpisode: Sendable {
             return afterExitWait(at)
         case (.exit, .deadlinePassed(let at)):
             return afterExitWait(at)
+        case (.exit(let victim), .triggered(let at)):
+            exitWaits.remove(victim.id)
+            return afterExitWait(at)
         default:
             return []
         }
@@ -220,9 +232,9 @@ public struct PressureEpisode: Sendable {
             pending = .reclaim
             return [.reclaim(victim)]
         }
-        if level == .low, let asked = victim.exitAskedAt, asked < trigger, now < asked + emptyTimeout, exitWaits.insert(victim.id).inserted {
+        if level == .low, let asked = victim.exitAskedAt, asked < trigger, now < asked + trimWait, exitWaits.insert(victim.id).inserted {
             pending = .exit(victim)
-            return [.wait(victim, until: asked + emptyTimeout)]
+            return [.wait(victim, until: asked + trimWait)]
         }
         killedIDs.insert(victim.id)
         let decision = max(now, trigger)

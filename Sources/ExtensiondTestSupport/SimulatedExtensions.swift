@@ -111,6 +111,9 @@ package final class SimulatedExtensions: ExtensionProcesses {
         suspended.remove(id)
     }
 
+    /// Memory is never short here (pressure is the real daemon's, tested there).
+    package var isMemoryShort: Bool { false }
+
     package func send(_ message: SupervisorToExtension, to id: String) {
         guard phases[id] == .ready else { return }
         guard !suspended.contains(id) else {

@@ -41,7 +41,10 @@ package final class MemoryPressure {
         monitor.onTrigger = { [unowned self] notified in
             // A throttle seen during an episode may be its victim's memory, not yet uncharged.
             var trigger = notified
-            if !self.detection.isIdle { trigger.throttled = false }
+            if !self.detection.isIdle {
+                trigger.throttled = false
+                self.responder.triggered()
+            }
             self.execute(self.detection.handle(trigger.cause == .recheck ? .recheckDue(trigger) : .trigger(trigger, byStall: trigger.cause == .stall)))
         }
         responder.onReading = { [unowned self] reading, thresholds in self.admission.observe(reading, thresholds: thresholds) }
@@ -89,6 +92,7 @@ package final class MemoryPressure {
             detection.armed(monitor.watermarks?.thresholds, usageThresholdOffset: monitor.usageThresholdOffset)
             execute(detection.handle(.trigger(PressureTrigger(cause: .armed, time: .current()), byStall: false)))
         }
+        responder.trimWait = configuration.pressure.trimWait
         try monitor.arm(configuration)
     }
 

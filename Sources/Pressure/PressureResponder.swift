@@ -2,6 +2,7 @@ import Cgroup
 import ControlProtocol
 import DaemonSupport
 import EventLoop
+import ExtensiondConfig
 import ExtensiondPolicy
 import Processes
 
@@ -47,6 +48,8 @@ final class PressureResponder {
 
     /// A kill waits at most this long for the victim's cgroup to empty.
     static let emptyTimeout: Duration = .milliseconds(100)
+    /// `pressure.trim_wait`: how long `low` lets a trimmed extension exit before killing it.
+    var trimWait = PressureSettings().trimWait
 
     /// When a process last served a request; the policy spares the most recently used.
     private let lastUsed: (SupervisedProcess) -> MonotonicInstant?
@@ -74,9 +77,21 @@ final class PressureResponder {
         let steps = PressureEpisode(
             triggeredAt: trigger.time.policyInstant, byStall: trigger.cause == .stall, byThrottle: trigger.throttled && !victimDying,
             thresholds: watermarks?.thresholds,
-            warning: warning, emptyTimeout: Self.emptyTimeout, reserve: trigger.reserve, reclaimFirst: tree.root.canReclaim)
+            warning: warning, emptyTimeout: Self.emptyTimeout, trimWait: trimWait, reserve: trigger.reserve,
+            reclaimFirst: tree.root.canReclaim)
         episode = (steps, trigger.cause, watermarks)
         perform(steps.start())
+    }
+
+    /// A trigger came during the episode: a wait for a trimmed victim's exit ends, and the
+    /// tree is read again (``PressureEpisode/Event/triggered(at:)``), so that a crossing of
+    /// `critical` meanwhile kills at once instead of after `pressure.trim_wait`.
+    func triggered() {
+        guard episode != nil else { return }
+        let actions = handle(.triggered(at: MonotonicInstant.current().policyInstant))
+        guard !actions.isEmpty else { return }
+        victimWait = nil
+        perform(actions)
     }
 
     /// Whether a victim's memory may still be on its way out: its cgroup not seen empty, or

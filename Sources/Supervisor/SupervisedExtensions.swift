@@ -78,6 +78,8 @@ final class SupervisedExtensions: ExtensionProcesses {
         supervisor.suspend(process)
     }
 
+    var isMemoryShort: Bool { supervisor.isMemoryShort() }
+
     func resume(_ id: String) {
         guard let process = registry[id] else { return }
         supervisor.resume(process)

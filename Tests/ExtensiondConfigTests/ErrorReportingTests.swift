@@ -172,6 +172,13 @@ import Testing
         #expect(error.message == "warn (90%) must be below low (85%)")
     }
 
+    @Test func trimWaitOutOfRange() throws {
+        let error = try onlyError("[pressure]\ntrim_wait = \"6s\"\n")
+        #expect(error.line == 2)
+        #expect(error.keyPath == "pressure.trim_wait")
+        #expect(error.message.contains("trim_wait must be from 0s to 5s, found 6s"), "\(error.message)")
+    }
+
     @Test func zeroThreshold() throws {
         let error = try onlyError("[pressure]\nlow = \"0%\"\n")
         #expect(error.message.contains("above 0%"))

@@ -179,6 +179,7 @@ import Testing
             low = "70%"
             critical = "90.5%"
             psi = "full 100ms 2s"
+            trim_wait = "400ms"
 
             [hosts.panel]
             command = ["/bin/panel"]
@@ -227,6 +228,7 @@ import Testing
         #expect(configuration.pressure.low == Share(0.7))
         #expect(configuration.pressure.critical == Share(0.905))
         #expect(configuration.pressure.psi == PSITrigger(kind: .full, stall: .milliseconds(100), window: .seconds(2)))
+        #expect(configuration.pressure.trimWait == .milliseconds(400))
 
         let host = try #require(configuration.hosts.first)
         #expect(host.launch.user == "nobody")

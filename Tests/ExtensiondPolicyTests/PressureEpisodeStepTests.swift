@@ -338,7 +338,8 @@ struct EpisodeWorld {
 }
 
 /// A `low` victim that a trim asked to exit before the episode is waited for, up to
-/// ``PressureEpisode/emptyTimeout`` after that request, and killed only if still there.
+/// ``PressureEpisode/trimWait`` after that request (here ``PressureEpisode/emptyTimeout``,
+/// its value when none is given), and killed only if still there.
 @Suite struct PressureEpisodeExitWaitTests {
     static let thresholds = PressureEpisodeStepTests.thresholds
     static let timeout = PressureEpisodeStepTests.timeout

@@ -133,6 +133,33 @@ import WireProtocol
         #expect(ScriptedExtension.updates(in: updates) == 2)
     }
 
+    /// The same for a run ended by the trim at `pressure.warn` (1 % of the budget: the
+    /// widget alone is past it), which used to fail the pull: a card shown then stayed
+    /// stale until the update's retry.
+    @Test func aPullDuringATrimExitWaitsForTheExitAndRelaunches() throws {
+        let bed = try ExtensionTestBed()
+        let updates = bed.countFile(Self.widget)
+        try bed.start(
+            "[pressure]\nwarn = \"1%\"\n\n"
+                + ExtensionTestBed.extensionTable(
+                    Self.widget, command: try bed.command(.lingerOnTerminate, countFile: updates, reload: "never"),
+                    settings: "suspend_after = \"1s\"\nidle_exit = \"1m\"\nstop_timeout = \"3s\"", refresh: Self.pullsUpdate),
+            supervisor: "memory_budget = \"256M\"")
+        let first = try bed.pull(Self.widget)
+        #expect(first.result == "newData")
+        // A reload reads the tree: past `warn`, the idle widget is ended (trimmed).
+        #expect(try bed.control(.reload).ok)
+
+        // Told to terminate, the process takes a second to go: the pull, once the snapshot is
+        // stale (100 ms), comes while it lingers and waits for a new run.
+        #expect(eventually(timeout: 10) { ScriptedExtension.terminations(in: updates) == 1 }, "\(bed.diagnostics(Self.widget))")
+        Thread.sleep(forTimeInterval: 0.2)
+        let second = try bed.pull(Self.widget)
+        #expect(second.result == "newData", "\(bed.diagnostics(Self.widget))")
+        #expect(second.version == 2 && second.pid != first.pid)
+        #expect(try bed.eventReasons(.exit, of: Self.widget).first == "trim")
+    }
+
     @Test func aWidgetThatCannotBeLaunchedFailsThePullWithTheReason() throws {
         let bed = try ExtensionTestBed()
         try bed.start(ExtensionTestBed.extensionTable(Self.widget, command: #"["/nonexistent/widget"]"#))

@@ -28,18 +28,19 @@ final class ExtensionTestBed {
         try ScriptedExtension.command(behaviour, in: daemon.directory, countFile: countFile, delay: delay, reload: reload)
     }
 
-    /// Writes the config (the app, then `extensions`) and starts the daemon.
-    func start(_ extensions: String) throws {
-        try writeConfig(extensions)
+    /// Writes the config (the app, then `extensions`; `supervisor`: more `[supervisor]`
+    /// lines) and starts the daemon.
+    func start(_ extensions: String, supervisor: String = "") throws {
+        try writeConfig(extensions, supervisor: supervisor)
         try daemon.start()
     }
 
     /// Writes the config: the app, then `extensions`. Every extension may write the count
     /// files in the shared directory; the rest of its sandbox is the default one.
-    func writeConfig(_ extensions: String) throws {
+    func writeConfig(_ extensions: String, supervisor: String = "") throws {
         let app = "[apps.\"\(Self.app)\"]\ncommand = [\"/bin/sleep\", \"1000\"]\n\n"
         let sandbox = "[defaults.sandbox]\nwrite = [\"\(daemon.sharedDirectory)\"]\n\n"
-        try daemon.writeConfig(sandbox + app + extensions)
+        try daemon.writeConfig(sandbox + app + extensions, supervisor: supervisor)
     }
 
     /// Stops the daemon, runs `whileStopped`, and starts a new one on the same config and directories.

@@ -70,7 +70,7 @@ class Daemon:
         self.host_socket = os.path.join(directory, "run", "host.sock")
         self.log_path = os.path.join(directory, "daemon.log")
         with open(self.log_path, "w") as log:
-            self.process = subprocess.Popen([os.path.join(launch.RELEASE, "extensiond"), "--foreground", "--config", config],
+            self.process = subprocess.Popen([launch.DAEMON or os.path.join(launch.RELEASE, "extensiond"), "--foreground", "--config", config],
                                             stdout=log, stderr=subprocess.STDOUT, preexec_fn=sandbox.enter(child))
         self.pid = self.process.pid
         try:

@@ -112,6 +112,9 @@ extension ExtensionCoordinator {
         }
         let suspendAfter = record.spec.suspendAfter
         guard suspendAfter > .zero, suspendAfter < idleExit, record.suspendTimer == nil else { return }
+        // Past `pressure.warn` it would be ended at its `suspend_after` anyway (trimmed): it
+        // goes now, while there is room for it to exit, not when `low` comes and kills it.
+        guard !processes.isMemoryShort else { return processes.suspend(record.id) }
         record.suspendTimer = clock.timer(after: suspendAfter, accuracy: Self.slack(of: suspendAfter)) { [unowned self, unowned record] in
             self.quietTimerFired(record, \.suspendTimer, after: record.spec.suspendAfter) {
                 record.suspendTimer = nil
@@ -163,8 +166,9 @@ extension ExtensionCoordinator {
         }
         record.abandonOutstandingUpdate(at: clock.now)
         record.outstanding = nil
-        if reason == .idle && !record.queue.isEmpty {
-            // Requests that came while the extension was exiting idle: a new run serves them.
+        if reason == .idle || reason == .trim, !record.queue.isEmpty {
+            // Requests that came while the extension was exiting at rest (idle, or trimmed at
+            // `pressure.warn`): a new run serves them, admitted against memory like any launch.
             dispatch(record)
         } else {
             fail(record, because: "the extension ended (\(reason))")

@@ -56,6 +56,7 @@ struct ConfigurationDecoder {
         reader.read("low", .threshold, into: &settings.low)
         reader.read("critical", .threshold, into: &settings.critical)
         reader.read("psi", .psiTrigger, into: &settings.psi)
+        reader.read("trim_wait", .trimWait, into: &settings.trimWait)
         if settings.low >= settings.critical {
             reader.report(
                 involving: ["low", "critical"],

@@ -222,6 +222,15 @@ extension ValueKind where Value == Duration {
         }
     }
 
+    /// A `pressure.trim_wait`, in ``PressureSettings/trimWaits``.
+    static var trimWait: Self {
+        duration.refined {
+            check(
+                $0, PressureSettings.trimWaits.contains($0),
+                "trim_wait must be from 0s to \(PressureSettings.trimWaits.upperBound.configSpelling), found \($0.configSpelling)")
+        }
+    }
+
     static var positiveDuration: Self {
         duration.refined { check($0, $0 > .zero, "expected a duration above 0, found \($0.configSpelling)") }
     }
