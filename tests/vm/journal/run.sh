@@ -91,7 +91,10 @@ throttle=$(cat "$service_cgroup/supervised/memory.high")
 check "memory.high of supervised/ is pressure.low less the daemon's few MiB ($throttle)" \
     test "$throttle" != max -a "$throttle" -lt "$low" -a "$throttle" -gt $(( low - (64 << 20) ))
 systemctl daemon-reload
-expect "memory.high of supervised/ after systemctl daemon-reload" "$(cat "$service_cgroup/supervised/memory.high")" "$throttle"
+# The daemon may have moved it since, after a burst (it follows what is outside supervised/).
+throttle=$(cat "$service_cgroup/supervised/memory.high")
+check "memory.high of supervised/ still set after systemctl daemon-reload ($throttle)" \
+    test "$throttle" != max -a "$throttle" -lt "$low" -a "$throttle" -gt $(( low - (64 << 20) ))
 expect "memory.high of the service cgroup after systemctl daemon-reload" "$(cat "$service_cgroup/memory.high")" "$budget"
 check "supervisorctl pressure lists the throttle on supervised among the mechanisms" sh -c 'supervisorctl pressure | grep -q "memory.high of supervised"'
 check "supervisorctl pressure lists MemoryHigh= among the mechanisms" sh -c 'supervisorctl pressure | grep -q "MemoryHigh= of extensiond.service"'

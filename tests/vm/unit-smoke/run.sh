@@ -157,7 +157,10 @@ done
 expect "memory.high of the daemon's group and those above it to the service cgroup" \
     "$throttles_above" " /supervisor=max =$(( ${budget:-0} / page * page ))"
 systemctl daemon-reload
-expect "supervised/ memory.high after systemctl daemon-reload" "$(cat "$root/supervised/memory.high" 2>&1)" "$throttle"
+# The daemon may have moved it since, after a burst (it follows what is outside supervised/).
+throttle=$(cat "$root/supervised/memory.high" 2>&1)
+check "supervised/ memory.high still set after systemctl daemon-reload ($throttle)" \
+    test "${throttle:-max}" != max -a "${throttle:-0}" -lt "${low:-0}" -a "${throttle:-0}" -gt $(( ${low:-0} - (64 << 20) ))
 expect "the service cgroup's memory.high after systemctl daemon-reload" "$(cat "$root/memory.high" 2>&1)" $(( ${budget:-0} / page * page ))
 expect "memory.max of the service cgroup after systemctl daemon-reload" "$(cat "$root/memory.max" 2>&1)" max
 host=$root/supervised/hosts/panel
