@@ -18,6 +18,10 @@ protocol CgroupBackend: Sendable {
     func memoryFile(_ name: MemoryFile, of group: String) -> String
     /// How a spawned child enters the group.
     func spawnPlacement(of group: String) -> SpawnRequest.CgroupPlacement
+    /// `path` (of the tree) as the kernel should walk it: from a directory the backend holds open, if any.
+    func anchored(_ path: String) -> AnchoredPath
+    /// Closes what ``anchored(_:)`` walks from: the tree is released.
+    func closeHeldDirectories()
 
     /// Makes `<root>/supervisor` and the kind subtrees usable for leaves.
     func prepare(supervisor: String, subtrees: [String]) throws(CgroupError)
@@ -61,6 +65,9 @@ enum MemoryFile {
 }
 
 extension CgroupBackend {
+    func anchored(_ path: String) -> AnchoredPath { AnchoredPath(path) }
+    func closeHeldDirectories() {}
+
     /// Sends SIGKILL to every listed process, and again to any that appear
     /// meanwhile (children forked before the signal landed), until a listing
     /// shows nobody new. Exiting processes leave the listing on their own.

@@ -137,7 +137,7 @@ public struct CgroupTree: Sendable {
         let run = backend.runDirectories(of: name)
         var (runMade, keptMade) = (true, true)
         for directory in backend.directories(of: name) {
-            let made = try CgroupFiles.makeDirectory(directory)
+            let made = try CgroupFiles.makeDirectory(backend.anchored(directory))
             if run.contains(directory) { runMade = runMade && made } else { keptMade = keptMade && made }
         }
         return ControlGroup(name: name, backend: backend, isNew: runMade, reusesKept: !keptMade)
@@ -212,6 +212,7 @@ public struct CgroupTree: Sendable {
         for directory in madeRoots.reversed() {
             rmdir(directory)
         }
+        backend.closeHeldDirectories()
     }
 
     private func returnHome() {

@@ -60,7 +60,7 @@ public struct ControlGroup: Sendable, CustomStringConvertible {
     /// `memory.limit_in_bytes`). The kernel OOM-kills inside the group when
     /// it cannot reclaim below it. `nil` removes the limit.
     public func setMemoryMax(_ bytes: UInt64?) throws(CgroupError) {
-        try CgroupFiles.write(bytes.map(String.init) ?? unlimited, to: backend.memoryFile(.hardLimit, of: name))
+        try CgroupFiles.write(bytes.map(String.init) ?? unlimited, to: backend.anchored(backend.memoryFile(.hardLimit, of: name)))
     }
 
     /// Sets the soft limit (`memory_high`): v2 `memory.high` throttles above
@@ -68,7 +68,7 @@ public struct ControlGroup: Sendable, CustomStringConvertible {
     /// first under global pressure. Warnings to the extension come from the
     /// daemon on both. `nil` removes the limit.
     public func setMemoryHigh(_ bytes: UInt64?) throws(CgroupError) {
-        try CgroupFiles.write(bytes.map(String.init) ?? unlimited, to: backend.memoryFile(.softLimit, of: name))
+        try CgroupFiles.write(bytes.map(String.init) ?? unlimited, to: backend.anchored(backend.memoryFile(.softLimit, of: name)))
     }
 
     /// Sets the protection from reclaim (v2 `memory.low`): the kernel reclaims from the

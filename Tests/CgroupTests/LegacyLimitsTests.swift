@@ -1,5 +1,6 @@
 import Cgroup
 import ExtensiondTestSupport
+import LinuxProcess
 import Testing
 
 #if canImport(Glibc)
@@ -17,7 +18,30 @@ import Glibc
         let group = try fixture.tree.group(.extensions, id: "com.example.widget")
         #expect(group.directories.first == "\(fixture.sandbox.memoryDirectory)/extensions/com.example.widget")
         #expect(directoryExists(group.directories[0]))
-        #expect(group.spawnPlacement == .joinBeforeExec(taskFiles: group.directories.map { "\($0)/tasks" }))
+        guard case .joinBeforeExec(let taskFiles) = group.spawnPlacement else {
+            Issue.record("v1 placement is \(group.spawnPlacement)")
+            return
+        }
+        #expect(taskFiles.map(\.path) == group.directories.map { "\($0)/tasks" })
+        // Walked from each hierarchy's `extensions`, held open since the tree was prepared.
+        #expect(taskFiles.map(\.relativePath) == group.directories.map { _ in "com.example.widget/tasks" })
+        for file in taskFiles {
+            var held = stat()
+            var subtree = stat()
+            #expect(fstat(file.directory, &held) == 0 && stat(String(file.path.dropLast("/com.example.widget/tasks".count)), &subtree) == 0)
+            #expect(held.st_ino == subtree.st_ino && held.st_dev == subtree.st_dev)
+        }
+    }
+
+    @Test func aReleasedTreeWalksWholePaths() throws {
+        let fixture = try LegacyFixture()
+        let group = try fixture.tree.group(.extensions, id: "released")
+        fixture.tree.release()
+        guard case .joinBeforeExec(let taskFiles) = group.spawnPlacement else {
+            Issue.record("v1 placement is \(group.spawnPlacement)")
+            return
+        }
+        #expect(taskFiles == group.directories.map { AnchoredPath("\($0)/tasks") })
     }
 
     @Test func limitsAreWrittenToTheControlFiles() throws {
