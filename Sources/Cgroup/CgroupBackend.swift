@@ -29,6 +29,8 @@ protocol CgroupBackend: Sendable {
     func setPidsMax(_ limit: Int?, of group: String) throws(CgroupError)
     /// Sets the CPU time per period (`nil`: unlimited); nothing where the cpu controller is missing.
     func setCPUQuota(_ quota: CgroupLimits.CPUQuota?, of group: String) throws(CgroupError)
+    /// The same in a group just made, whose settings are the kernel's defaults.
+    func setCPUQuota(_ quota: CgroupLimits.CPUQuota?, ofNew group: String) throws(CgroupError)
     /// Sets the CPU weight (`nil`: the kernel's default, 100); nothing where the cpu controller is missing.
     func setCPUWeight(_ weight: Int?, of group: String) throws(CgroupError)
     /// The processes of the group and of any cgroup below it.
@@ -67,6 +69,9 @@ enum MemoryFile {
 extension CgroupBackend {
     func anchored(_ path: String) -> AnchoredPath { AnchoredPath(path) }
     func closeHeldDirectories() {}
+    func setCPUQuota(_ quota: CgroupLimits.CPUQuota?, ofNew group: String) throws(CgroupError) {
+        try setCPUQuota(quota, of: group)
+    }
 
     /// Sends SIGKILL to every listed process, and again to any that appear
     /// meanwhile (children forked before the signal landed), until a listing

@@ -52,7 +52,9 @@ public struct ControlGroup: Sendable, CustomStringConvertible {
             return backend.version == .v2 || kept.map { $0[keyPath: limit] != limits[keyPath: limit] } ?? true
         }
         if needed(\.pidsMax) { try setPidsMax(limits.pidsMax) }
-        if needed(\.cpuQuota) { try backend.setCPUQuota(limits.cpuQuota, of: name) }
+        if needed(\.cpuQuota) {
+            if fresh { try backend.setCPUQuota(limits.cpuQuota, ofNew: name) } else { try backend.setCPUQuota(limits.cpuQuota, of: name) }
+        }
         if needed(\.cpuWeight) { try backend.setCPUWeight(limits.cpuWeight, of: name) }
     }
 

@@ -84,10 +84,24 @@ struct LegacyBackend: CgroupBackend {
     }
 
     func setCPUQuota(_ quota: CgroupLimits.CPUQuota?, of group: String) throws(CgroupError) {
+        try setCPUQuota(quota, of: group, periodInForce: nil)
+    }
+
+    /// Each write of the period or the quota updates the group's bandwidth on every CPU.
+    func setCPUQuota(_ quota: CgroupLimits.CPUQuota?, ofNew group: String) throws(CgroupError) {
+        try setCPUQuota(quota, of: group, periodInForce: Self.defaultCPUPeriodMicroseconds)
+    }
+
+    /// `cpu.cfs_period_us` of a new group.
+    static let defaultCPUPeriodMicroseconds = 100_000
+
+    private func setCPUQuota(_ quota: CgroupLimits.CPUQuota?, of group: String, periodInForce: Int?) throws(CgroupError) {
         guard let cpuRoot else { return }
         let directory = join(cpuRoot, group)
         // The period first: a quota is checked against the period in force.
-        if let quota { try CgroupFiles.write("\(quota.periodMicroseconds)", to: anchored("\(directory)/cpu.cfs_period_us")) }
+        if let quota, quota.periodMicroseconds != periodInForce {
+            try CgroupFiles.write("\(quota.periodMicroseconds)", to: anchored("\(directory)/cpu.cfs_period_us"))
+        }
         try CgroupFiles.write(quota.map { "\($0.microseconds)" } ?? "-1", to: anchored("\(directory)/cpu.cfs_quota_us"))
     }
 

@@ -33,6 +33,21 @@ import Glibc
         }
     }
 
+    /// A new group's period is the kernel's (100 ms) and is not written again; another is.
+    @Test func aNewGroupGetsItsCPUQuotaAndPeriod() throws {
+        let sandbox = try CgroupSandbox()
+        guard let cpu = sandbox.cpuDirectory else { return }  // no v1 cpu hierarchy here
+        let tree = CgroupTree(memoryRoot: sandbox.memoryDirectory, pidsRoot: sandbox.pidsDirectory, cpuRoot: cpu)
+        try tree.prepare()
+        for (id, period) in [("default-period", 100_000), ("long-period", 250_000)] {
+            let group = try tree.group(.extensions, id: id)
+            #expect(group.isNew)
+            try group.apply(CgroupLimits(cpuQuota: .init(microseconds: 20_000, periodMicroseconds: period)))
+            #expect(readTextFile("\(cpu)/extensions/\(id)/cpu.cfs_period_us") == "\(period)\n")
+            #expect(readTextFile("\(cpu)/extensions/\(id)/cpu.cfs_quota_us") == "20000\n")
+        }
+    }
+
     @Test func aReleasedTreeWalksWholePaths() throws {
         let fixture = try LegacyFixture()
         let group = try fixture.tree.group(.extensions, id: "released")
