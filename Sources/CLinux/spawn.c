@@ -369,7 +369,9 @@ int ext_spawn(const struct ext_spawn_request *request, struct ext_spawn_result *
 
     pthread_mutex_lock(&slots_lock);
     int status = spawn_from_slots(request, report_pipe, result);
-    release_slots();
+    /* A spawn that got as far as the clone released them already. */
+    if (status != 0)
+        release_slots();
     pthread_mutex_unlock(&slots_lock);
     close(report_pipe[0]);
     close(report_pipe[1]);
