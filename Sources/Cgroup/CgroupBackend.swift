@@ -18,6 +18,8 @@ protocol CgroupBackend: Sendable {
     func memoryFile(_ name: MemoryFile, of group: String) -> String
     /// How a spawned child enters the group.
     func spawnPlacement(of group: String) -> SpawnRequest.CgroupPlacement
+    /// Holds the directories of the prepared `subtree` open, for ``anchored(_:)``.
+    func holdOpen(_ subtree: String)
     /// `path` (of the tree) as the kernel should walk it: from a directory the backend holds open, if any.
     func anchored(_ path: String) -> AnchoredPath
     /// Closes what ``anchored(_:)`` walks from: the tree is released.
@@ -67,6 +69,7 @@ enum MemoryFile {
 }
 
 extension CgroupBackend {
+    func holdOpen(_ subtree: String) {}
     func anchored(_ path: String) -> AnchoredPath { AnchoredPath(path) }
     func closeHeldDirectories() {}
     func setCPUQuota(_ quota: CgroupLimits.CPUQuota?, ofNew group: String) throws(CgroupError) {

@@ -126,6 +126,8 @@ public struct CgroupTree: Sendable {
     /// controllers below the root. On v1 the daemon stays where it is.
     public func prepare() throws(CgroupError) {
         try backend.prepare(supervisor: Self.supervisorName, subtrees: CgroupKind.allCases.map(\.rawValue))
+        // Extensions launch on demand, again and again; hosts and apps walk whole paths.
+        backend.holdOpen(CgroupKind.extensions.rawValue)
     }
 
     /// The group of `id` in `kind`'s subtree, created if it does not exist

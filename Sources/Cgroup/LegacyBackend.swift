@@ -18,7 +18,7 @@ struct LegacyBackend: CgroupBackend {
     /// CPU accounting (`cpuacct.usage`), for whoever measures a group's CPU time.
     var cpuacctRoot: String?
     var freezerRoot: String?
-    /// The kind subtrees of every hierarchy, once prepared.
+    /// The subtrees held open (``holdOpen(_:)``) in every hierarchy.
     let subtrees = OpenDirectories()
 
     var version: CgroupVersion { .v1 }
@@ -61,16 +61,19 @@ struct LegacyBackend: CgroupBackend {
     func closeHeldDirectories() { subtrees.closeAll() }
 
     /// No controllers to enable and no internal-process rule, so only the directories
-    /// are made (the roots too: a daemon's own child group is made here). The subtrees
-    /// are held open for the groups below them.
-    func prepare(supervisor: String, subtrees names: [String]) throws(CgroupError) {
+    /// are made (the roots too: a daemon's own child group is made here).
+    func prepare(supervisor: String, subtrees: [String]) throws(CgroupError) {
         for root in roots { try CgroupFiles.makeDirectory(root) }
-        for group in [supervisor] + names {
+        for group in [supervisor] + subtrees {
             for directory in directories(of: group) {
                 try CgroupFiles.makeDirectory(directory)
             }
         }
-        for directory in names.flatMap(directories(of:)) { subtrees.hold(directory) }
+    }
+
+    /// One descriptor per hierarchy, for as long as the tree is prepared.
+    func holdOpen(_ subtree: String) {
+        for directory in directories(of: subtree) { self.subtrees.hold(directory) }
     }
 
     func setPidsMax(_ limit: Int?, of group: String) throws(CgroupError) {

@@ -6,7 +6,7 @@ import Synchronization
 import Glibc
 #endif
 
-/// Directories of a tree held open (v1: each hierarchy's `hosts`, `apps` and `extensions`),
+/// Directories of a tree held open (v1: each hierarchy's `extensions`),
 /// from which the paths of the groups below them are walked (``AnchoredPath``): a launch
 /// makes its groups, writes their limits and joins them in two components each instead of
 /// the ten or so of a path from `/`.
