@@ -92,7 +92,7 @@ public enum Spawner {
     }
 
     private static func environmentEntries(_ environment: [String: String]) throws(SpawnError) -> [String] {
-        for name in environment.keys where name.isEmpty || name.contains("=") {
+        for name in environment.keys where name.isEmpty || name.utf8.contains(UInt8(ascii: "=")) {
             throw SpawnError(.invalidArgument, "environment variable \(name.debugDescription)", reason: "a name must be non-empty and without '='")
         }
         return environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }

@@ -90,6 +90,13 @@ import Glibc
         #expect(error.step == .invalidArgument)
     }
 
+    /// `=` and a combining accent are one character but two code points: the kernel splits
+    /// the entry at the byte.
+    @Test func environmentNameWithAnAccentedEqualsSign() throws {
+        let error = try #require(spawnError(SpawnRequest(executable: "/bin/true", environment: ["A=\u{301}B": "c"])))
+        #expect(error.step == .invalidArgument)
+    }
+
     @Test func numericUserWithoutPasswdEntryNeedsAGroup() throws {
         let error = try #require(spawnError(SpawnRequest(executable: "/bin/true", user: "54321")))
         #expect(error.description == "look up group of user 54321: a numeric user without a passwd entry needs an explicit group")
