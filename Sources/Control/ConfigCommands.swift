@@ -13,15 +13,25 @@ extension ControlCommands {
                 session.reply(ControlResponse(changes: registry.changes(to: try readConfiguration())))
             case .update:
                 let changes = try reload(restartingChanged: true)
-                session.reply(ControlResponse(message: "updated: \(Self.describe(changes))\(Self.restartNote(changes))", changes: changes))
+                let message = "updated: \(Self.describe(changes))\(Self.restartNote(changes))"
+                afterRecorded { session.reply(ControlResponse(message: message + $0, changes: changes)) }
             case .reload:
                 let changes = try reload()
-                session.reply(ControlResponse(message: "reloaded: \(summary)\(Self.restartNote(changes))", changes: changes))
+                let message = "reloaded: \(summary)\(Self.restartNote(changes))"
+                afterRecorded { session.reply(ControlResponse(message: message + $0, changes: changes)) }
             default:
                 session.reply(.failure("internal: '\(request.command.rawValue)' is not a config command"))
             }
         } catch {
             session.reply(.failure("the configuration was not applied; the daemon keeps running with the old one:\n\(error)"))
+        }
+    }
+
+    /// Calls `answer` once what the config changed is on disk (beside the loop), with a
+    /// note when it could not be written.
+    private func afterRecorded(_ answer: @escaping (String) -> Void) {
+        whenStateRecorded { failure in
+            answer(failure.map { "; not on disk yet (kept, tried again every second): \($0)" } ?? "")
         }
     }
 

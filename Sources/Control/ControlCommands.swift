@@ -49,6 +49,7 @@ package final class ControlCommands {
     var summary: String { daemon.summary }
     func readConfiguration() throws(ConfigurationErrors) -> Configuration { try daemon.readConfiguration() }
     func reload(restartingChanged: Bool = false) throws(ConfigurationErrors) -> ConfigChanges { try daemon.reload(restartingChanged: restartingChanged) }
+    func whenStateRecorded(then body: @escaping (String?) -> Void) { daemon.whenStateRecorded(then: body) }
     @discardableResult
     func open(_ url: String, from source: String) throws(OpenURLError) -> String { try daemon.open(url, from: source, onlyIn: nil) }
 
@@ -121,10 +122,13 @@ package final class ControlCommands {
             let outcomes = selection.names.map { app in (app, daemon.purgeRemovedApp(app)) }
             let errors = outcomes.compactMap { app, error in error.map { "\(app): ERROR (\($0))" } }
             let message = outcomes.filter { $0.1 == nil }.map { "\($0.0): purged" }.joined(separator: "\n")
-            session.reply(
-                errors.isEmpty
-                    ? ControlResponse(message: message)
-                    : ControlResponse(ok: false, error: errors.joined(separator: "\n"), code: .failed, message: message.isEmpty ? nil : message))
+            // Answered once the ids freed are on disk.
+            daemon.whenStateRecorded { _ in
+                session.reply(
+                    errors.isEmpty
+                        ? ControlResponse(message: message)
+                        : ControlResponse(ok: false, error: errors.joined(separator: "\n"), code: .failed, message: message.isEmpty ? nil : message))
+            }
         case .clear(let selection):
             selecting(selection, session) { processes in
                 session.reply(

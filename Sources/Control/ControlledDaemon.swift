@@ -12,6 +12,9 @@ package protocol ControlledDaemon: AnyObject {
     func readConfiguration() throws(ConfigurationErrors) -> Configuration
     /// Rereads the config and applies it (`reload`, or `update` with `restartingChanged`).
     func reload(restartingChanged: Bool) throws(ConfigurationErrors) -> ConfigChanges
+    /// Calls `body` once the state a reload or a purge changed (`apps.json`, `identities.json`,
+    /// removed apps' tags) is on disk, or with why `apps.json` is not (kept, tried again).
+    func whenStateRecorded(then body: @escaping (String?) -> Void)
     /// Purges what the removed app `app` left (`supervisorctl purge`); `nil` when done,
     /// otherwise why not.
     func purgeRemovedApp(_ app: String) -> String?

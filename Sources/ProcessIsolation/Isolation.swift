@@ -44,8 +44,12 @@ package final class Isolation {
     /// The variable that lowers the Landlock ABI the daemon uses (0: as if the kernel had none).
     static let landlockOverrideVariable = "EXTENSIOND_LANDLOCK_ABI"
 
-    /// `volumeWork` makes and mounts `disk_max` volumes beside the loop (`nil`: on it).
-    package init(configuration: Configuration, groups: GroupStore, runsAsRoot: Bool, events: EventLog, volumeWork: BlockingWorker?) {
+    /// `volumeWork` makes and mounts `disk_max` volumes beside the loop (`nil`: on it);
+    /// `files` writes `identities.json`.
+    package init(
+        configuration: Configuration, groups: GroupStore, runsAsRoot: Bool, events: EventLog, volumeWork: BlockingWorker?,
+        files: DurableFiles, clock: any CoordinatorClock
+    ) {
         self.groups = groups
         self.events = events
         stateDirectory = configuration.supervisor.stateDirectory
@@ -53,7 +57,7 @@ package final class Isolation {
         settings = configuration.supervisor
         identities =
             runsAsRoot
-            ? IdentityBook(stateDirectory: stateDirectory, range: settings.userRange) { events.record(.error, nil, $0) }
+            ? IdentityBook(stateDirectory: stateDirectory, range: settings.userRange, files: files, clock: clock, events: events)
             : nil
         let requested = getenv(Self.landlockOverrideVariable).flatMap { Int(String(cString: $0)) }
         landlockABI = min(Landlock.kernelABI, requested ?? .max)
@@ -69,12 +73,19 @@ package final class Isolation {
     }
 
     /// Prepares the launch of `process`, whose executable is `executable` (resolved). Returns
-    /// `nil` while a volume of it (`disk_max`) is being made and mounted beside the loop:
-    /// `whenReady` runs on the loop once it is, to prepare the launch again.
+    /// `nil` while a volume of it (`disk_max`) is being made and mounted beside the loop, or
+    /// while the ids it was just given are being written to disk: `whenReady` runs on the
+    /// loop once they are, to prepare the launch again.
     package func prepare(
         _ process: some IsolatedProcess, executable: String, whenReady: @escaping () -> Void
     ) throws(IsolationError) -> IsolatedLaunch? {
         var launch = try identity(of: process)
+        let ids = launch.supplementaryGroups + (launch.user.flatMap { UInt32($0) }.map { [$0] } ?? [])
+        switch identities?.durability(of: ids, ready: whenReady) ?? .written {
+        case .written: break
+        case .writing: return nil
+        case .failed(let error): throw .storage("the ids of \(process.name) could not be recorded: \(error)")
+        }
         guard let writable = try storage(of: process, &launch, ahead: false, whenReady: whenReady) else { return nil }
         if let sandbox = sandboxSettings(of: process), sandbox.enabled {
             launch.sandbox = try self.sandbox(sandbox, for: process, executable: executable, writable: writable, notices: &launch.notices)

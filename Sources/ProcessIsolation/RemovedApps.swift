@@ -37,13 +37,24 @@ package final class RemovedApps {
     /// `apps.json` keeps them meanwhile, so that a daemon stopped first sets them aside at
     /// its next start.
     private var settingAside: [String: Ownership] = [:]
+    /// How many removed apps are being moved and tagged, and what waits for them.
+    private var moving = 0
+    /// `removed_data_keep` of the config applied last.
+    private var keepMs: Int64 = .max
+    private var afterMoves: [() -> Void] = []
 
-    package init(stateDirectory: String, isolation: Isolation) {
+    /// `apps.json`, written beside the loop.
+    private let ownership: DurableRecord
+    private let files: DurableFiles
+
+    package init(stateDirectory: String, isolation: Isolation, files: DurableFiles, clock: any CoordinatorClock, events: EventLog) {
         self.stateDirectory = stateDirectory
         self.isolation = isolation
+        self.files = files
+        let path = stateDirectory + "/apps.json"
+        ownership = DurableRecord(path: path, content: FileSystem.read(path), files: files, clock: clock, events: events)
     }
 
-    private var ownershipPath: String { stateDirectory + "/apps.json" }
     private var removedDirectory: String { stateDirectory + "/removed" }
     private func tagPath(_ app: String) -> String { removedDirectory + "/" + app + "/removed.json" }
 
@@ -73,7 +84,7 @@ package final class RemovedApps {
     /// being made is set aside once that job ends, and reported then.
     package func settle(_ configuration: Configuration, nowMs: Int64, report: @escaping (String) -> Void) {
         configured = Self.ownership(configuration)
-        let previous = FileSystem.read(ownershipPath).flatMap { try? JSONCoding.decode([String: Ownership].self, from: $0) } ?? [:]
+        let previous = ownership.content.flatMap { try? JSONCoding.decode([String: Ownership].self, from: $0) } ?? [:]
         for (app, owned) in previous.sorted(by: { $0.key < $1.key }) where configured[app] == nil {
             if let waiting = settingAside[app] {
                 // Configured again and removed again while its first removal waits: that
@@ -83,23 +94,40 @@ package final class RemovedApps {
                 setAside(app, owned, nowMs: nowMs, report: report)
             }
         }
-        let keepMs = configuration.supervisor.removedDataKeep.components.seconds * 1000
+        keepMs = configuration.supervisor.removedDataKeep.components.seconds * 1000
+        purgeExpired(nowMs: nowMs, report: report)
+        recordOwnership()
+    }
+
+    /// Purges what was kept longer than `removed_data_keep` (`0s`: what was just set aside).
+    private func purgeExpired(nowMs: Int64, report: (String) -> Void) {
         for (app, tag) in tags() where nowMs - tag.removedAtMs >= keepMs {
             report(purge(app, tag) ?? "purged the data of removed app \(app), kept since its removal")
         }
-        recordOwnership(report: report)
     }
 
-    /// `apps.json`: what the configured apps own, and the removed apps not set aside yet;
-    /// not written again when that is unchanged (a durable write on the loop).
-    private func recordOwnership(report: (String) -> Void) {
-        do {
-            let owners = try JSONCoding.encode(configured.merging(settingAside) { own, _ in own })
-            guard FileSystem.read(ownershipPath) != owners else { return }
-            try FileSystem.writeAtomically(owners, to: ownershipPath)
-        } catch {
-            report("error: cannot record the apps' ownership in \(ownershipPath): \(error)")
+    /// Calls `body` on the loop once the removed apps being moved are tagged on disk, and
+    /// `apps.json` and `identities.json` hold their newest content, or with why `apps.json`
+    /// could not be written (it is kept, and tried again). Removed apps that wait for a
+    /// volume job or a defaults save are not waited for: `apps.json` lists them meanwhile.
+    package func whenRecorded(then body: @escaping DurableFiles.Completion) {
+        guard moving == 0 else { return afterMoves.append { [unowned self] in whenRecorded(then: body) } }
+        ownership.whenWritten { [unowned self] failure in
+            guard let identities = isolation.identities else { return body(failure) }
+            identities.whenWritten { _ in body(failure) }
         }
+    }
+
+    /// `apps.json`: what the configured apps own, and the removed apps not set aside yet
+    /// (until their data is moved and tagged on disk); not written when that is unchanged.
+    private func recordOwnership() {
+        ownership.save((try? JSONCoding.encode(configured.merging(settingAside) { own, _ in own })) ?? [])
+    }
+
+    private func wakeAfterMoves() {
+        let waiting = afterMoves
+        afterMoves = []
+        for body in waiting { body() }
     }
 
     /// `supervisorctl purge APP`: removes at once what the removed app `app` left.
@@ -111,20 +139,50 @@ package final class RemovedApps {
     /// Sets aside what `app` left once nothing writes into it: at once, or when the saves of
     /// its defaults and the jobs making its volumes that run end (the loop serves
     /// meanwhile). An app configured again by then keeps it all, as if never removed.
+    ///
+    /// `apps.json` lists the app until its data is moved, its tag and the setting aside of
+    /// its ids are on disk: a crash before that sets it aside again at the next start.
     private func setAside(_ app: String, _ owned: Ownership, nowMs: Int64, report: @escaping (String) -> Void) {
         settingAside[app] = owned
-        var waited = false
         whenIdle(app) { [unowned self] in
-            defer { if waited { recordOwnership(report: report) } }
-            let owned = settingAside.removeValue(forKey: app) ?? owned
+            let owned = settingAside[app] ?? owned
             guard configured[app] == nil else {
+                settingAside[app] = nil
+                recordOwnership()
                 return report("kept the data of app \(app) in place: it was configured again before it was set aside")
             }
-            // What an earlier app of that id left goes first: only the last removal is kept.
-            if let tag = tags()[app], let error = purge(app, tag) { return report(error) }
-            report(move(app, owned, nowMs: nowMs))
+            var removedAtMs = nowMs
+            if let tag = tags()[app] {
+                if isMoved(owned, as: tag) {
+                    // This removal, tagged before a crash: finished, not purged.
+                    removedAtMs = tag.removedAtMs
+                } else if let error = purge(app, tag) {
+                    // What an earlier app of that id left goes first: only the last removal is kept.
+                    settingAside[app] = nil
+                    recordOwnership()
+                    return report(error)
+                }
+            }
+            moving += 1
+            move(app, owned, nowMs: removedAtMs) { [unowned self] outcome in
+                report(outcome)
+                moving -= 1
+                defer { if moving == 0 { wakeAfterMoves() } }
+                // Configured and removed again meanwhile, owning more: that goes too.
+                if let more = settingAside[app], more != owned, configured[app] == nil {
+                    return setAside(app, more, nowMs: nowMs, report: report)
+                }
+                settingAside[app] = nil
+                purgeExpired(nowMs: nowMs, report: report)
+                recordOwnership()
+            }
         }
-        waited = true
+    }
+
+    /// Whether `tag` is of this very removal of `owned`, moved before the daemon was killed
+    /// and not yet dropped from `apps.json`: the same ownership, nothing of it left in place.
+    private func isMoved(_ owned: Ownership, as tag: Tag) -> Bool {
+        tag.owned == owned && Self.paths(of: owned).allSatisfy { access(stateDirectory + "/" + $0, F_OK) != 0 }
     }
 
     /// Calls `body` once no save of the defaults of what `app` owned (`settingAside`) and no
@@ -144,9 +202,12 @@ package final class RemovedApps {
         waited = true
     }
 
-    /// Moves what `app` left under `removed/APP` and tags it.
-    private func move(_ app: String, _ owned: Ownership, nowMs: Int64) -> String {
+    /// Moves what `app` left under `removed/APP`, then tags it and sets its ids aside
+    /// beside the loop; `done` gets the line to report once both are on disk (or failed).
+    private func move(_ app: String, _ owned: Ownership, nowMs: Int64, done: @escaping (String) -> Void) {
         let directory = removedDirectory + "/" + app
+        let failed = { (error: any Error) in done("error: setting aside the data of removed app \(app): \(error)") }
+        let tag: [UInt8]
         do {
             try FileSystem.createDirectories(directory, mode: 0o700)
             for path in Self.paths(of: owned) {
@@ -157,22 +218,27 @@ package final class RemovedApps {
                 }
             }
             for group in owned.groups { isolation.groups.forget(group) }
-            try FileSystem.writeAtomically(try JSONCoding.encode(Tag(app: app, removedAtMs: nowMs, owned: owned)), to: tagPath(app))
-            try isolation.identities?.setAside(app: app, groups: owned.groups)
+            tag = try JSONCoding.encode(Tag(app: app, removedAtMs: nowMs, owned: owned))
         } catch {
-            return "error: setting aside the data of removed app \(app): \(error)"
+            return failed(error)
         }
-        return "set aside the data of removed app \(app) in \(directory)"
+        // The ids are set aside even when the tag could not be written: never handed out again.
+        files.write(tag, to: tagPath(app)) { [unowned self] tagError in
+            let setAside = "set aside the data of removed app \(app) in \(directory)"
+            guard let identities = isolation.identities else { return tagError.map(failed) ?? done(setAside) }
+            identities.setAside(app: app, groups: owned.groups) { error in
+                if let error = tagError ?? error { return failed(error) }
+                done(setAside)
+            }
+        }
     }
 
-    /// `nil` when done; otherwise what failed.
+    /// `nil` when done; otherwise what failed. The ids are freed on disk after the files
+    /// are gone: a crash between keeps them reserved, never hands them out twice.
     private func purge(_ app: String, _ tag: Tag) -> String? {
-        do {
-            try isolation.identities?.release(app: app, groups: tag.owned.groups)
-        } catch {
-            return "error: freeing the ids of removed app \(app): \(error)"
-        }
-        return FileSystem.removeTree(removedDirectory + "/" + app) ? nil : "error: cannot remove all of \(removedDirectory)/\(app)"
+        let removed = FileSystem.removeTree(removedDirectory + "/" + app)
+        isolation.identities?.release(app: app, groups: tag.owned.groups)
+        return removed ? nil : "error: cannot remove all of \(removedDirectory)/\(app)"
     }
 
     private func tags() -> [String: Tag] {

@@ -39,6 +39,8 @@ public final class Daemon: ControlledDaemon {
     let supervisor: ProcessSupervisor
     let extensions: ExtensionCoordinator
     let removedApps: RemovedApps
+    /// Writes the daemon's own state files beside the loop.
+    let stateFiles: DurableFiles
     let pressure: MemoryPressure
     /// The daemon's own last log lines (`maintail`).
     let logRing: DaemonLogRing
@@ -70,11 +72,15 @@ public final class Daemon: ControlledDaemon {
         Self.raiseFileLimit()
         Self.raiseSchedulingPriority(logger: logger)
         let settings = configuration.supervisor
-        let store = ExtensionStore(stateDirectory: settings.stateDirectory)
         let diskWork: BlockingWorker
+        let stateFiles: DurableFiles
+        let store: ExtensionStore
         do {
             loop = try EventLoop()
             diskWork = try BlockingWorker(loop: loop)
+            // Its own thread: the daemon's files never wait behind the tenants' defaults.
+            stateFiles = DurableFiles(work: try BlockingWorker(loop: loop))
+            store = ExtensionStore(stateDirectory: settings.stateDirectory, files: stateFiles)
             try FileSystem.createDirectories(settings.runtimeDirectory)
             try FileSystem.createDirectories(settings.stateDirectory)
             try FileSystem.createDirectories(settings.stateDirectory + "/logs", mode: 0o750)
@@ -102,8 +108,9 @@ public final class Daemon: ControlledDaemon {
         let groups = GroupStore(stateDirectory: settings.stateDirectory, events: events, clock: loop, work: diskWork)
         let isolation = Isolation(
             configuration: configuration, groups: groups, runsAsRoot: geteuid() == 0, events: events,
-            volumeWork: try? BlockingWorker(loop: loop))
-        removedApps = RemovedApps(stateDirectory: settings.stateDirectory, isolation: isolation)
+            volumeWork: try? BlockingWorker(loop: loop), files: stateFiles, clock: loop)
+        removedApps = RemovedApps(stateDirectory: settings.stateDirectory, isolation: isolation, files: stateFiles, clock: loop, events: events)
+        self.stateFiles = stateFiles
         supervisor = ProcessSupervisor(
             loop: loop, tree: cgroups.tree, events: events, isolation: isolation,
             hostSocket: settings.runtimeDirectory + "/host.sock")
@@ -115,19 +122,9 @@ public final class Daemon: ControlledDaemon {
         processes.admission = pressure.admission
         processes.onLaunchFailed = { [unowned extensions] id, reason in extensions.launchFailed(id, because: reason) }
         settleRemovedApps()
+        // Nothing is served yet: the start's own writes are simply waited for.
+        stateFiles.finish()
         connectComponents()
-    }
-
-    /// Sets aside what apps removed from the config left, and purges what was kept long
-    /// enough, before anything of a new app with a removed one's id runs.
-    private func settleRemovedApps() {
-        removedApps.settle(configuration, nowMs: WallClock.nowMilliseconds()) { [events] line in
-            events.record(line.hasPrefix("error: ") ? .error : .cleanup, nil, line)
-        }
-    }
-
-    package func purgeRemovedApp(_ app: String) -> String? {
-        removedApps.purge(app)
     }
 
     /// The answers to `supervisorctl`.
@@ -344,6 +341,7 @@ public final class Daemon: ControlledDaemon {
         let finish: () -> Void = { [unowned self] in
             self.extensions.saveRecords()
             self.extensions.groups.saveEverything()
+            self.stateFiles.finish()
             // Groups still emptying are removed first (each within its bound), then the
             // volumes their processes wrote to are unmounted.
             for process in self.registry.ordered + self.registry.retiring { self.supervisor.removeKeptGroup(of: process) }

@@ -64,6 +64,8 @@ import Testing
         try daemon.writeConfig(Self.config(script, daemon.directory.file("launches")))
         try daemon.start()
         #expect(try daemon.control(.start(NameSelection(["burst"]))).ok)
+        // Its first launch waits for its app's uid to be on disk: wait for the kill itself.
+        #expect(try eventually { try !Self.kills(daemon).isEmpty })
         #expect(try eventually { try daemon.control(.status(NameSelection(["burst"]))).status?.first?.pid == nil })
         Thread.sleep(forTimeInterval: 0.3)
         let kills = try Self.kills(daemon)

@@ -50,15 +50,29 @@ struct SlowDiskSaveTests {
 
     /// A daemon running the app `mine` (group `group.mine`), held by a slow disk, and the
     /// connection whose `defaults set` started a save that now waits for that disk.
-    private static func saveHeldByTheDisk() throws -> (TestDaemon, SlowDisk, Int32) {
+    /// `config` (`mine` by default) must declare them; `beforeTheDisk` runs before the disk slows.
+    static func saveHeldByTheDisk(
+        _ config: ((TestDaemon) throws -> String)? = nil, beforeTheDisk: (TestDaemon) throws -> Void = { _ in }
+    ) throws -> (TestDaemon, SlowDisk, Int32) {
         let daemon = try TestDaemon()
         try daemon.writeConfig(
-            """
-            [apps.mine]
-            command = ["/bin/sleep", "1000"]
-            groups = ["group.mine"]
-            """)
+            try config?(daemon)
+                ?? """
+                [apps.mine]
+                command = ["/bin/sleep", "1000"]
+                groups = ["group.mine"]
+                """)
         try daemon.start()
+        // What the start wrote is on disk before the disk slows: apps.json before anything is
+        // served, and the ids of mine once its launch is prepared ahead.
+        let state = daemon.stateDirectory
+        #expect(
+            eventually(timeout: 10) {
+                let ids = (try? String(contentsOfFile: state + "/identities.json", encoding: .utf8)) ?? ""
+                return ids.contains("app:mine") && ids.contains("group:group.mine")
+                    && ((try? FileManager.default.contentsOfDirectory(atPath: state)) ?? []).allSatisfy { !$0.hasSuffix(".tmp") }
+            })
+        try beforeTheDisk(daemon)
         let pid = try #require(try daemon.control(.pid(PidRequest())).pid)
         let disk = try SlowDisk(process: pid, writingTo: daemon.stateDirectory)
         let set: Int32
@@ -76,13 +90,13 @@ struct SlowDiskSaveTests {
     }
 
     /// Whether nothing was answered on `connection` yet.
-    private static func unanswered(_ connection: Int32) -> Bool {
+    static func unanswered(_ connection: Int32) -> Bool {
         var byte: UInt8 = 0
         return recv(connection, &byte, 1, Int32(MSG_DONTWAIT | MSG_PEEK)) == -1 && errno == EAGAIN
     }
 
     /// The answer on `connection` (waited for up to 30 s).
-    private static func answer(to connection: Int32) -> String {
+    static func answer(to connection: Int32) -> String {
         var ready = pollfd(fd: connection, events: Int16(POLLIN), revents: 0)
         #expect(poll(&ready, 1, 30_000) == 1)
         var answer = [UInt8](repeating: 0, count: 4096)

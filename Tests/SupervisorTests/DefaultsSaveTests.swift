@@ -16,6 +16,8 @@ import Testing
     final class GatedWork: BlockingWork {
         private var held: [() -> Void] = []
         var waiting: Int { held.count }
+        /// How many jobs ran.
+        private(set) var ran = 0
 
         func run<Result: Sendable>(_ work: @escaping @Sendable () -> Result, then completion: @escaping (Result) -> Void) {
             held.append { completion(work()) }
@@ -26,6 +28,7 @@ import Testing
         }
 
         func releaseOne() {
+            ran += 1
             held.removeFirst()()
         }
     }

@@ -5,14 +5,18 @@ import Sockets
 import WireProtocol
 
 /// What survives a daemon restart, in `state_dir`: the user's enabled set, and each
-/// extension's last snapshot and refresh schedule (budget included) in each display mode. Every write is atomic.
+/// extension's last snapshot and refresh schedule (budget included) in each display mode. Every write is atomic;
+/// the records and `has-content.json` are written beside the loop (`files`).
 package struct ExtensionStore {
     let stateDirectory: String
     /// The version files written last, kept open (see ``ShownVersion``).
     let versionFiles = OpenVersionFiles()
+    let files: DurableFiles
 
-    package init(stateDirectory: String) {
+    /// `files` writes inline where there is no loop (in-process tests).
+    package init(stateDirectory: String, files: DurableFiles = DurableFiles(work: InlineWork())) {
         self.stateDirectory = stateDirectory
+        self.files = files
     }
 
     private var enabledPath: String { stateDirectory + "/enabled.json" }
@@ -37,8 +41,8 @@ package struct ExtensionStore {
         try load([String: Bool].self, from: hasContentPath) ?? [:]
     }
 
-    func saveHasContent(_ hasContent: [String: Bool]) throws(SystemError) {
-        try FileSystem.writeAtomically(Self.encode(hasContent), to: hasContentPath)
+    func saveHasContent(_ hasContent: [String: Bool], then done: @escaping DurableFiles.Completion) {
+        files.write(Self.encode(hasContent), to: hasContentPath, then: done)
     }
 
     /// What was saved of each display mode of `id`, moved onto this boot's monotonic clock by
@@ -56,11 +60,11 @@ package struct ExtensionStore {
         return modes
     }
 
-    func saveModes(_ modes: [DisplayMode: SavedMode], for id: String, now: Instant) throws(SystemError) {
+    func saveModes(_ modes: [DisplayMode: SavedMode], for id: String, now: Instant, then done: @escaping DurableFiles.Completion) {
         let saved = SavedRecord(
             modes: Dictionary(uniqueKeysWithValues: modes.map { ($0.key.rawValue, $0.value) }),
             savedAtMonotonicNs: now.nanoseconds, savedAtWallMs: WallClock.nowMilliseconds())
-        try FileSystem.writeAtomically(Self.encode(saved), to: recordPath(id))
+        files.write(Self.encode(saved), to: recordPath(id), then: done)
     }
 
     /// The value saved at `path`; `nil` when there is no such file.

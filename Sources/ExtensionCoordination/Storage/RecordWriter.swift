@@ -4,10 +4,10 @@ import Sockets
 import WireProtocol
 
 /// Writes changed refresh records to the ``ExtensionStore`` behind the updates that
-/// changed them: one write (two fsyncs) per extension per ``delay``, and all at once
-/// at shutdown. A record that cannot be written (a full disk) is tried again at the next
-/// interval; its first failure is an event, and `status` shows it until a write succeeds.
-/// The `setHasContent` declarations are written at once, and retried the same way.
+/// changed them: one write (two fsyncs, beside the loop) per extension per ``delay``, and
+/// all at once at shutdown. A record that cannot be written (a full disk) is tried again at
+/// the next interval; its first failure is an event, and `status` shows it until a write
+/// succeeds. The `setHasContent` declarations are written at once, and retried the same way.
 final class RecordWriter {
     /// How long a changed record may wait to be written.
     static let delay = Duration.seconds(1)
@@ -39,18 +39,18 @@ final class RecordWriter {
     /// with its record once the disk takes it.
     func hasContentChanged(_ record: ExtensionRecord) {
         hasContentUnsaved = true
-        do {
-            try saveHasContent()
-        } catch {
+        saveHasContent(record)
+    }
+
+    private func saveHasContent(_ record: ExtensionRecord) {
+        guard hasContentUnsaved else { return }
+        hasContentUnsaved = false
+        store.saveHasContent(hasContent()) { [weak self] error in
+            guard let self, let error else { return }
+            hasContentUnsaved = true
             failed(record, "could not save hasContent: \(error)")
             changed(record.id)
         }
-    }
-
-    private func saveHasContent() throws(SystemError) {
-        guard hasContentUnsaved else { return }
-        try store.saveHasContent(hasContent())
-        hasContentUnsaved = false
     }
 
     /// The record of `id` changed: write it within ``delay``.
@@ -63,7 +63,7 @@ final class RecordWriter {
         }
     }
 
-    /// Writes every record changed since the last write, now.
+    /// Writes every record changed since the last write, now (the writes run beside the loop).
     func flush() {
         timer = nil
         let ids = unsaved
@@ -71,17 +71,10 @@ final class RecordWriter {
         let now = clock.now.policyInstant
         for id in ids.sorted() {
             guard let record = current(id) else { continue }
-            do throws(SystemError) {
-                try saveHasContent()
-            } catch {
-                failed(record, "could not save hasContent: \(error)")
-                changed(id)
-                continue
-            }
-            do throws(SystemError) {
-                try store.saveModes(record.savedModes, for: id, now: now)
-                recovered(record)
-            } catch {
+            saveHasContent(record)
+            store.saveModes(record.savedModes, for: id, now: now) { [weak self] error in
+                guard let self else { return }
+                guard let error else { return recovered(record) }
                 failed(record, "could not save the snapshot: \(error)")
                 changed(id)
             }
