@@ -98,6 +98,11 @@ package final class ExtensionRecord {
     /// The declared modes.
     package var modes: [DisplayMode] { orderedSlots.filter { $0.instance == nil }.map(\.mode) }
 
+    /// The first of ``modes``, without building them (every push asks).
+    package var firstMode: DisplayMode? {
+        spec.modes.lazy.compactMap { DisplayMode(rawValue: $0.rawValue) }.first { self.slots[SlotKey(mode: $0, instance: nil)] != nil }
+    }
+
     /// Instances hosts made up (pulled without a user adding them), each counted once
     /// whatever its modes.
     var madeUpInstanceCount: Int { Set(slots.values.filter { !$0.isAdded }.compactMap(\.instance)).count }

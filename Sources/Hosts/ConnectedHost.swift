@@ -18,7 +18,12 @@ final class ConnectedHost {
     private var pulledSlots: [String: Set<SlotKey>] = [:]
     private var heldBytes = 0
     /// Extensions it pulled, subscribed to or performed: it hears when they end.
-    var used: Set<String> = []
+    private(set) var used: Set<String> = []
+    /// The last extension ``use(_:)`` noted alone, and the last slot ``pulled(_:_:)`` noted
+    /// (both sets only grow): a host that asks for one widget again and again costs a
+    /// comparison per request, not two hashes.
+    private var lastUsed: String?
+    private var lastPulled: (extensionID: String, key: SlotKey)?
     /// Its last `list`, when it sent one: it hears when an extension's `hasContent`
     /// changes, and gets the list again when it changes.
     var listed: ListedState?
@@ -58,7 +63,16 @@ final class ConnectedHost {
 
     /// A pull of `extensionID` (a configured one) in the mode and instance of `key`.
     func pulled(_ extensionID: String, _ key: SlotKey) {
+        if let lastPulled, lastPulled.key == key, lastPulled.extensionID == extensionID { return }
         pulledSlots[extensionID, default: []].insert(key)
+        lastPulled = (extensionID, key)
+    }
+
+    /// Notes the extensions a request names in ``used``.
+    func use(_ extensionIDs: [String]) {
+        if extensionIDs.count == 1, extensionIDs[0] == lastUsed { return }
+        used.formUnion(extensionIDs)
+        lastUsed = extensionIDs.count == 1 ? extensionIDs[0] : nil
     }
 
     /// The instances of `extensionID` it pulled or subscribed to.

@@ -88,7 +88,7 @@ package final class HostServer {
     /// later, in place of any older one of the same extension, mode and instance.
     package func push(_ snapshot: SupervisorToHost.Snapshot) {
         loop.assertInEventLoop()
-        let firstMode = extensions.records[snapshot.extensionID]?.modes.first
+        let firstMode = extensions.records[snapshot.extensionID]?.firstMode
         let key = SlotKey(mode: snapshot.mode ?? .compact, instance: snapshot.instance)
         var line: [UInt8]?  // encoded once, and only when some host wants it
         for host in connections.values where host.subscriptions.contains(snapshot.extensionID) && host.wants(snapshot, firstMode: firstMode) {
@@ -282,7 +282,7 @@ package final class HostServer {
                     return host.send(.error(.init(id: id, error: refusal)))
                 }
             }
-            host.used.formUnion(requested)
+            host.use(requested)
         }
 
         switch message {

@@ -2,8 +2,8 @@
 /// escaped) and back, on the standard library alone.
 ///
 /// This module owns JSON itself: the bounded parser (``JSONLimits``), the tree it builds,
-/// the encoder and decoder over it, free-form values (``JSONValue``) and how scalars are
-/// written. It is linked by the daemon, every client and every SDK widget, so it must not
+/// the encoder and decoder over it, free-form values (``JSONValue``), how scalars are
+/// written, and the in-place reader of the protocols' fast paths (`JSONScanner`). It is linked by the daemon, every client and every SDK widget, so it must not
 /// know any protocol's messages (they are WireProtocol's, HostProtocol's and
 /// ControlProtocol's), do I/O or use Foundation.
 ///

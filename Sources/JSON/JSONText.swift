@@ -51,6 +51,15 @@ package enum JSONText {
         return lhs.withUTF8 { left in rhs.withUTF8 { right in left.lexicographicallyPrecedes(right) } }
     }
 
+    /// An ASCII character inside a string's quotes, escaped as ``appendString(_:to:)`` would.
+    static func appendScalar(_ byte: UInt8, to output: inout [UInt8]) {
+        if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            appendEscape(of: byte, to: &output)
+        } else {
+            output.append(byte)
+        }
+    }
+
     private static func appendEscape(of byte: UInt8, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\\"))
         switch byte {

@@ -19,7 +19,17 @@ package final class ProcessRegistry {
         apply(configuration)
     }
 
-    package subscript(name: String) -> SupervisedProcess? { byName[name] }
+    /// The process last found by name: a request asks for its extension several times
+    /// (phase, thaw, send, serving, idle), and comparing a name costs less than hashing
+    /// it. Forgotten whenever the names change.
+    private var lastFound: SupervisedProcess?
+
+    package subscript(name: String) -> SupervisedProcess? {
+        if let lastFound, lastFound.name == name { return lastFound }
+        let found = byName[name]
+        if found != nil { lastFound = found }
+        return found
+    }
 
     /// Matches the configuration: names that stay keep their state and take the new
     /// definition (used from their next start), new names are added (a removed one of
@@ -47,6 +57,7 @@ package final class ProcessRegistry {
         }
         let removed = byName.values.filter { next[$0.name] !== $0 }
         byName = next
+        lastFound = nil
         retiring += removed
         return removed
     }

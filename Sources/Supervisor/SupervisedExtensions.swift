@@ -30,8 +30,10 @@ final class SupervisedExtensions: ExtensionProcesses {
         if process.state == .starting { return .starting }
         if run.stopReason != nil { return .stopping }
         // Idle or running without a channel cannot be reached: as good as not ready yet.
-        guard [.idle, .running, .suspended].contains(process.state), run.channel != nil else { return .starting }
-        return .ready
+        switch process.state {
+        case .idle, .running, .suspended: return run.channel != nil ? .ready : .starting
+        default: return .starting
+        }
     }
 
     func launch(_ id: String) throws(LaunchError) {

@@ -40,7 +40,11 @@ public enum ExtensionToSupervisor: Hashable, Sendable {
     public struct Result: Codable, Hashable, Sendable {
         public var id: RequestID
         public var result: UpdateOutcome
-        public var snapshot: JSONValue?
+        /// With `newData`: the content hosts show.
+        public var snapshot: JSONValue? {
+            get { snapshotForm?.value }
+            set { snapshotForm = newValue.map(SnapshotForm.tree) }
+        }
         public var reload: ReloadHint?
         public var error: String?
         /// The size the content would like to be shown at (`preferredContentSize`).
@@ -51,6 +55,8 @@ public enum ExtensionToSupervisor: Hashable, Sendable {
         /// The largest display mode the widget offers now (WidgetKit's
         /// `widgetLargestAvailableDisplayMode`); kept until a later result says another.
         public var largestMode: DisplayMode?
+        /// The snapshot as decoded: a tree, or the bytes ``ResultFastPath`` took from the line.
+        private var snapshotForm: SnapshotForm?
 
         /// Creates the value from its fields.
         public init(
@@ -60,11 +66,51 @@ public enum ExtensionToSupervisor: Hashable, Sendable {
             self.largestMode = largestMode
             self.id = id
             self.result = result
-            self.snapshot = snapshot
+            self.snapshotForm = snapshot.map(SnapshotForm.tree)
             self.reload = reload
             self.error = error
             self.preferredSize = preferredSize
             self.timeline = timeline
+        }
+
+        /// A result whose snapshot is already in its written form (``JSONValue/encoded()``)
+        /// and is not an Adaptive Card.
+        package init(
+            id: RequestID, result: UpdateOutcome, encodedSnapshot: EncodedJSON?, reload: ReloadHint?, error: String?, preferredSize: Size?
+        ) {
+            self.init(id: id, result: result, reload: reload, error: error, preferredSize: preferredSize)
+            snapshotForm = encodedSnapshot.map(SnapshotForm.bytes)
+        }
+
+        /// The snapshot in its written form: the bytes the line held when they were
+        /// already in it, else encoded now.
+        package var encodedSnapshot: EncodedJSON? { snapshotForm?.bytes }
+
+        /// The snapshot's tree when it may be an Adaptive Card (whose shape the daemon
+        /// checks): `nil` for one taken as bytes, which ``ResultFastPath`` takes only when
+        /// it is not one.
+        package var snapshotToCheck: JSONValue? {
+            if case .tree(let value)? = snapshotForm { value } else { nil }
+        }
+
+        private enum SnapshotForm: Sendable {
+            case tree(JSONValue)
+            case bytes(EncodedJSON)
+
+            var value: JSONValue {
+                switch self {
+                case .tree(let value): value
+                // Bytes in written form always decode.
+                case .bytes(let bytes): (try? bytes.decoded()) ?? .null
+                }
+            }
+
+            var bytes: EncodedJSON {
+                switch self {
+                case .tree(let value): value.encoded()
+                case .bytes(let bytes): bytes
+                }
+            }
         }
 
         private enum CodingKeys: String, CodingKey {
@@ -99,6 +145,40 @@ public enum ExtensionToSupervisor: Hashable, Sendable {
                 timeline = try container.decodeTimeline(forKey: .timeline)
             }
             largestMode = try container.decodeIfPresent(DisplayMode.self, forKey: .largestMode)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(result, forKey: .result)
+            switch snapshotForm {
+            case .tree(let value)?: try container.encode(value, forKey: .snapshot)
+            case .bytes(let bytes)?: try container.encode(bytes, forKey: .snapshot)
+            case nil: break
+            }
+            try container.encodeIfPresent(reload, forKey: .reload)
+            try container.encodeIfPresent(error, forKey: .error)
+            try container.encodeIfPresent(preferredSize, forKey: .preferredSize)
+            try container.encodeIfPresent(timeline, forKey: .timeline)
+            try container.encodeIfPresent(largestMode, forKey: .largestMode)
+        }
+
+        /// Equal when the fields are, whichever form each snapshot was decoded in.
+        public static func == (lhs: Self, rhs: Self) -> Bool {
+            lhs.id == rhs.id && lhs.result == rhs.result && lhs.snapshot == rhs.snapshot && lhs.reload == rhs.reload
+                && lhs.error == rhs.error && lhs.preferredSize == rhs.preferredSize && lhs.timeline == rhs.timeline
+                && lhs.largestMode == rhs.largestMode
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(id)
+            hasher.combine(result)
+            hasher.combine(snapshot)
+            hasher.combine(reload)
+            hasher.combine(error)
+            hasher.combine(preferredSize)
+            hasher.combine(timeline)
+            hasher.combine(largestMode)
         }
     }
 
@@ -179,9 +259,8 @@ public enum ExtensionToSupervisor: Hashable, Sendable {
 extension ExtensionToSupervisor: WireMessageGroup {
     /// Decodes one line (without its newline); a plain `result` takes a fast path.
     public static func decode(line: some Collection<UInt8>) throws(ProtocolError) -> Self {
-        let node = try WireCoding.parseLine(line)
-        if let result = ResultFastPath.result(from: node) { return .result(result) }
-        return try WireCoding.decodeMessage(node, as: Self.self)
+        if let result = ResultFastPath.result(from: line) { return .result(result) }
+        return try WireCoding.decodeLine(line, as: Self.self)
     }
 
     public init(type: String, decoder: any Decoder) throws(ProtocolError) {

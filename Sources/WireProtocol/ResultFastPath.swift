@@ -1,105 +1,114 @@
 import JSON
 
-/// Decodes the common shape of a `result` from its parsed tree without the `Decodable`
-/// containers: every update ends with one, and the containers (existential boxes, coding
-/// paths, generic metadata) cost more than the rest of reading it.
+/// Decodes the common shape of a `result` in place, without a tree: every update ends with
+/// one. Its snapshot is copied into the form the daemon keeps and hosts get
+/// (``JSONScanner/canonicalValue(into:depth:limits:)``), not decoded and encoded again.
 ///
-/// It accepts only what it understands completely: each field at most once, `id` a plain
-/// integer, no `timeline`. Anything else returns `nil`, and the caller falls back to the
-/// general decoder, which gives the same result or a precise error.
+/// It accepts only what it understands completely: each field at most once, `type`,
+/// `result` and `error` strings without escapes, `id` a plain integer, no `timeline` or
+/// `largestMode`, and a snapshot that is not an Adaptive Card (cards are checked on their
+/// tree). Anything else returns `nil`, and the caller falls back to the general decoder,
+/// which gives the same result or a precise error.
 enum ResultFastPath {
-    static func result(from node: JSONNode) -> ExtensionToSupervisor.Result? {
-        guard case .object(let members) = node else { return nil }
-        var seen: UInt8 = 0  // a bit per ``Field``: no set to allocate and hash into
-        var id: RequestID?, outcome: UpdateOutcome?, snapshot: JSONNode?
-        var reload: ReloadHint?, error: String?, preferredSize: Size?
-        for (key, value) in members {
-            // Unknown fields are ignored, as by the general decoder (repeated or not).
-            guard let field = Field(key) else { continue }
-            let bit: UInt8 = 1 << field.rawValue
-            guard seen & bit == 0 else { return nil }
-            seen |= bit
-            switch field {
-            case .type:
-                guard case .string(let text) = value, text == "result" else { return nil }
-            case .id:
-                guard case .number(let text) = value, let number = UInt64(text), number <= RequestID.maximum else { return nil }
-                id = RequestID(rawValue: number)
-            case .result:
-                guard case .string(let text) = value, let parsed = UpdateOutcome(rawValue: text) else { return nil }
-                outcome = parsed
-            case .snapshot: snapshot = value
-            case .reload:
-                if case .null = value { continue }
-                guard let parsed = reloadHint(value) else { return nil }
-                reload = parsed
-            case .error:
-                if case .null = value { continue }
-                guard case .string(let text) = value else { return nil }
-                error = text
-            case .preferredSize:
-                if case .null = value { continue }
-                guard let parsed = size(value), parsed.isDisplayable else { return nil }
-                preferredSize = parsed
-            case .timeline, .largestMode: return nil
-            }
+    static func result(from line: some Collection<UInt8>) -> ExtensionToSupervisor.Result? {
+        guard line.count <= JSONLimits.standard.maxBytes else { return nil }
+        let decoded = line.withContiguousStorageIfAvailable { bytes -> ExtensionToSupervisor.Result? in
+            var scanner = JSONScanner(bytes)
+            return scanner.result()
         }
-        guard seen & 1 << Field.type.rawValue != 0, let id, let outcome else { return nil }
-        var decodedSnapshot: JSONValue?
-        if outcome == .newData {
-            guard let snapshot, let value = try? JSONValue(node: snapshot, codingPath: []) else { return nil }
-            decodedSnapshot = value
-        }
-        return ExtensionToSupervisor.Result(id: id, result: outcome, snapshot: decodedSnapshot, reload: reload, error: error, preferredSize: preferredSize)
+        return decoded ?? nil
     }
 
-    /// The fields of a `result`; `timeline` and `largestMode` send it to the general decoder.
-    private enum Field: UInt8 {
-        case type, id, result, snapshot, reload, error, preferredSize, timeline, largestMode
-
-        init?(_ key: String) {
-            switch key {
-            case "type": self = .type
-            case "id": self = .id
-            case "result": self = .result
-            case "snapshot": self = .snapshot
-            case "reload": self = .reload
-            case "error": self = .error
-            case "preferredSize": self = .preferredSize
-            case "timeline": self = .timeline
-            case "largestMode": self = .largestMode
-            default: return nil
+    /// Whether a snapshot in written form holds the string `"AdaptiveCard"` anywhere:
+    /// one without it is not a card (`"type":"AdaptiveCard"`).
+    static func mayBeCard(_ snapshot: [UInt8]) -> Bool {
+        let name: StaticString = #""AdaptiveCard""#
+        return name.withUTF8Buffer { name in
+            guard snapshot.count >= name.count else { return false }
+            return (0...(snapshot.count - name.count)).contains { start in
+                snapshot[start] == name[0] && snapshot[start..<start + name.count].elementsEqual(name)
             }
         }
+    }
+}
+
+extension JSONScanner {
+    fileprivate mutating func result() -> ExtensionToSupervisor.Result? {
+        var isResult = false, id: RequestID?, outcome: UpdateOutcome?, snapshot: [UInt8]?
+        var reload: ReloadHint??, error: String??, preferredSize: Size??
+        var ignored: [UInt8] = []
+        // A value it cannot take declines the line: read on, a repeated key would replace it.
+        let complete = object { key, scanner in
+            switch key {
+            case "type" where !isResult:
+                isResult = scanner.rawString().map { "result" ~= JSONScannedKey(bytes: $0) } ?? false
+                return isResult
+            case "id" where id == nil:
+                id = scanner.requestID()
+                return id != nil
+            case "result" where outcome == nil:
+                outcome = scanner.plainString().flatMap(UpdateOutcome.init(rawValue:))
+                return outcome != nil
+            case "snapshot" where snapshot == nil:
+                var bytes: [UInt8] = []
+                bytes.reserveCapacity(scanner.remainingCount)
+                // In a line's object: nested in one already.
+                guard scanner.canonicalValue(into: &bytes, depth: 1) else { return false }
+                snapshot = bytes
+                return true
+            case "reload" where reload == nil:
+                reload = scanner.nullOr { $0.reloadHint() }
+                return reload != nil
+            case "error" where error == nil:
+                error = scanner.nullOr { $0.plainString() }
+                return error != nil
+            case "preferredSize" where preferredSize == nil:
+                preferredSize = scanner.nullOr { $0.size() }
+                return preferredSize != nil
+            case "type", "id", "result", "snapshot", "reload", "error", "preferredSize", "timeline", "largestMode":
+                return false
+            default:
+                // Ignored, as by the general decoder, once read as strictly as it reads them.
+                ignored.removeAll(keepingCapacity: true)
+                return scanner.canonicalValue(into: &ignored, depth: 1)
+            }
+        }
+        guard complete, isAtEnd(), isResult, let id, let outcome else { return nil }
+        if let preferredSize = preferredSize ?? nil, !preferredSize.isDisplayable { return nil }
+        var encodedSnapshot: EncodedJSON?
+        if outcome == .newData {
+            guard let snapshot, !ResultFastPath.mayBeCard(snapshot) else { return nil }
+            encodedSnapshot = EncodedJSON(trustedBytes: snapshot)
+        }
+        return ExtensionToSupervisor.Result(
+            id: id, result: outcome, encodedSnapshot: encodedSnapshot, reload: reload ?? nil, error: error ?? nil,
+            preferredSize: preferredSize ?? nil)
+    }
+
+    /// `null` (`.some(nil)`) or what `read` reads; `nil` when neither is next.
+    private mutating func nullOr<Value>(_ read: (inout JSONScanner) -> Value?) -> Value?? {
+        if null() { return .some(nil) }
+        guard let value = read(&self) else { return nil }
+        return .some(value)
     }
 
     /// `"atEnd"`, `"never"` or `{"after":"<RFC 3339 time>"}`.
-    private static func reloadHint(_ node: JSONNode) -> ReloadHint? {
-        switch node {
-        case .string(let text) where text == "atEnd": return .atEnd
-        case .string(let text) where text == "never": return .never
-        case .object(let members):
-            guard members.count == 1, members[0].key == "after", case .string(let text) = members[0].value,
-                let date = RFC3339.date(from: text)
-            else { return nil }
+    private mutating func reloadHint() -> ReloadHint? {
+        if next == UInt8(ascii: "{") {
+            var date: UnixTime?
+            let complete = object { key, scanner in
+                guard case "after" = key, date == nil else { return false }
+                date = scanner.plainString().flatMap(RFC3339.date(from:))
+                return date != nil
+            }
+            guard complete, let date else { return nil }
             return .after(date)
+        }
+        guard let word = rawString().map(JSONScannedKey.init(bytes:)) else { return nil }
+        switch word {
+        case "atEnd": return .atEnd
+        case "never": return .never
         default: return nil
         }
-    }
-
-    /// `{"width":W,"height":H}` with plain integers and nothing else.
-    private static func size(_ node: JSONNode) -> Size? {
-        guard case .object(let members) = node, members.count == 2 else { return nil }
-        var width: Int?, height: Int?
-        for (key, value) in members {
-            guard case .number(let text) = value, let number = Int(text) else { return nil }
-            switch key {
-            case "width": width = number
-            case "height": height = number
-            default: return nil
-            }
-        }
-        guard let width, let height else { return nil }
-        return Size(width: width, height: height)
     }
 }

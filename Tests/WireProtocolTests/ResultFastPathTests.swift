@@ -29,30 +29,75 @@ import Testing
         return "{" + fields.joined(separator: "," + space) + "}"
     }
 
-    @Test func agreesWithTheGeneralDecoder() throws {
+    /// The fast path's result, checked against the general decoder's: the same message,
+    /// and the snapshot's bytes those the daemon would have written from the tree.
+    @discardableResult
+    static func check(_ line: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) -> ExtensionToSupervisor.Result? {
+        let text = String(decoding: line, as: UTF8.self)
+        let general = Result { () throws(ProtocolError) in try WireCoding.decodeLine(line, as: ExtensionToSupervisor.self) }
+        let fast = ResultFastPath.result(from: line)
+        if let fast {
+            guard case .success(.result(let expected)) = general else {
+                Issue.record("fast path took \(text), the general decoder \(general)", sourceLocation: sourceLocation)
+                return fast
+            }
+            #expect(fast == expected, "\(text)", sourceLocation: sourceLocation)
+            #expect(fast.encodedSnapshot?.bytes == expected.snapshot?.encoded().bytes, "\(text)", sourceLocation: sourceLocation)
+        }
+        let decoded = Result { () throws(ProtocolError) in try ExtensionToSupervisor.decode(line: line) }
+        switch (decoded, general) {
+        case (.success(let message), .success(let expected)): #expect(message == expected, sourceLocation: sourceLocation)
+        case (.failure(let error), .failure(let expected)): #expect(error == expected, sourceLocation: sourceLocation)
+        default: Issue.record("\(decoded) but \(general): \(text)", sourceLocation: sourceLocation)
+        }
+        return fast
+    }
+
+    @Test func agreesWithTheGeneralDecoder() {
         var random = SeededRandom(seed: 9)
         var fastCount = 0
         for _ in 0..<5000 {
-            let line = Array(Self.randomResult(&random).utf8)
-            let general = Result { () throws(ProtocolError) in try WireCoding.decodeLine(line, as: ExtensionToSupervisor.self) }
-            if let fast = ResultFastPath.result(from: try WireCoding.parseLine(line)) {
-                fastCount += 1
-                #expect(try general.get() == .result(fast), "\(String(decoding: line, as: UTF8.self))")
-            }
-            let decoded = Result { () throws(ProtocolError) in try ExtensionToSupervisor.decode(line: line) }
-            switch (decoded, general) {
-            case (.success(let message), .success(let expected)): #expect(message == expected)
-            case (.failure(let error), .failure(let expected)): #expect(error == expected)
-            default: Issue.record("\(decoded) but \(general): \(String(decoding: line, as: UTF8.self))")
-            }
+            if Self.check(Array(Self.randomResult(&random).utf8)) != nil { fastCount += 1 }
         }
         #expect(fastCount > 100)
     }
 
-    @Test func typicalResultTakesTheFastPath() throws {
-        let line = #"{"type":"result","id":7,"result":"newData","snapshot":{"time":"12:00"},"reload":"atEnd"}"#
-        #expect(
-            ResultFastPath.result(from: try WireCoding.parseLine(Array(line.utf8)))
-                == .init(id: 7, result: .newData, snapshot: ["time": "12:00"], reload: .atEnd))
+    /// Random snapshots as other writers write them (members in any order, escapes,
+    /// numbers in every notation, extremes): taken in written form, or left to the tree.
+    @Test func randomSnapshotsAreTheBytesTheTreeWrites() {
+        var random = SeededRandom(seed: 17)
+        var fastCount = 0
+        for _ in 0..<4000 {
+            var fields = [
+                Array(#""type":"result""#.utf8), Array(#""id":7"#.utf8), Array(#""result":"newData""#.utf8),
+                Array(#""snapshot":"#.utf8) + RandomJSONText.value(depth: 4, using: &random),
+            ]
+            fields.shuffle(using: &random)
+            let line = [UInt8(ascii: "{")] + fields.joined(separator: [UInt8(ascii: ",")]) + [UInt8(ascii: "}")]
+            if Self.check(line) != nil { fastCount += 1 }
+        }
+        #expect(fastCount > 2000)
+    }
+
+    @Test func typicalResultTakesTheFastPath() {
+        let line = #"{"type":"result","id":7,"result":"newData","snapshot":{"time":"12:00","a":[1,2.50]},"reload":"atEnd"}"#
+        let result = ResultFastPath.result(from: Array(line.utf8))
+        #expect(result == .init(id: 7, result: .newData, snapshot: ["time": "12:00", "a": [1, 2.5]], reload: .atEnd))
+        #expect(result?.encodedSnapshot?.bytes == Array(#"{"a":[1,2.5],"time":"12:00"}"#.utf8))
+        #expect(result?.snapshotToCheck == nil)
+    }
+
+    /// A card's shape is checked on its tree: the general decoder takes it.
+    @Test func cardsTakeTheGeneralDecoder() {
+        for snapshot in [#"{"type":"AdaptiveCard","body":[]}"#, #"{"body":[{"type":"TextBlock","text":"AdaptiveCard"}]}"#] {
+            let line = Array(#"{"type":"result","id":7,"result":"newData","snapshot":\#(snapshot)}"#.utf8)
+            #expect(ResultFastPath.result(from: line) == nil)
+            #expect(Self.check(line) == nil)
+            guard case .result(let result) = try? ExtensionToSupervisor.decode(line: line) else {
+                Issue.record("not decoded: \(snapshot)")
+                continue
+            }
+            #expect(result.snapshotToCheck != nil)
+        }
     }
 }

@@ -29,8 +29,8 @@ extension ExtensionCoordinator {
             var answered = result.result
             switch result.result {
             case .newData:
-                guard let snapshot = result.snapshot else { return violation(id, "newData without a snapshot") }
-                if let refusal = refusedCard(snapshot, timeline: result.timeline ?? []) {
+                guard let snapshot = result.encodedSnapshot else { return violation(id, "newData without a snapshot") }
+                if let refusal = refusedCard(result.snapshotToCheck, timeline: result.timeline ?? []) {
                     events.record(.error, id, reason: "card", refusal)
                     outcome = .failed(refusal)
                     answered = .failed
@@ -39,7 +39,7 @@ extension ExtensionCoordinator {
                 let timeline = (result.timeline ?? []).map {
                     TimelineSnapshot(payload: $0.snapshot.encoded(), date: instant(of: $0.date, offsetMs: wallOffsetMs))
                 }
-                outcome = .newData(snapshot.encoded(), timeline: timeline)
+                outcome = .newData(snapshot, timeline: timeline)
             case .noData:
                 outcome = .noData
             case .failed:
@@ -81,10 +81,14 @@ extension ExtensionCoordinator {
 
     /// Why a snapshot or timeline entry that is an Adaptive Card is refused (CardShape's
     /// bounds), naming which; `nil` when every card keeps them. Other snapshots pass.
-    private func refusedCard(_ snapshot: JSONValue, timeline: [TimelineEntry]) -> String? {
-        for (index, candidate) in ([snapshot] + timeline.map(\.snapshot)).enumerated() where CardShape.isCard(candidate) {
-            if let problem = CardShape.problem(with: candidate) {
-                return "card refused (\(index == 0 ? "snapshot" : "timeline entry \(index - 1)")): \(problem)"
+    /// `snapshot` is `nil` when it is known not to be a card.
+    private func refusedCard(_ snapshot: JSONValue?, timeline: [TimelineEntry]) -> String? {
+        if let snapshot, CardShape.isCard(snapshot), let problem = CardShape.problem(with: snapshot) {
+            return "card refused (snapshot): \(problem)"
+        }
+        for (index, entry) in timeline.enumerated() where CardShape.isCard(entry.snapshot) {
+            if let problem = CardShape.problem(with: entry.snapshot) {
+                return "card refused (timeline entry \(index)): \(problem)"
             }
         }
         return nil

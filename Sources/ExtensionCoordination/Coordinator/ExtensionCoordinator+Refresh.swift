@@ -28,8 +28,18 @@ extension ExtensionCoordinator {
         return outcome
     }
 
-    func perform(_ record: ExtensionRecord, _ slot: ModeSlot, _ actions: [RefreshAction<EncodedJSON>]) {
+    /// With `updateFirst` (a pull's actions, which kill nothing), an update a running
+    /// extension can take goes out before the pulls are answered: it works on it while
+    /// their answers are written. One that needs a launch waits for them, as a launch that
+    /// fails at once answers them with its failure.
+    func perform(_ record: ExtensionRecord, _ slot: ModeSlot, _ actions: [RefreshAction<EncodedJSON>], updateFirst: Bool = false) {
         recordShownVersion(record)
+        let sentFirst =
+            updateFirst && actions.contains { if case .startUpdate = $0 { true } else { false } }
+            && processes.phase(of: record.id) != .notRunning
+        if sentFirst {
+            for case .startUpdate(let request) in actions { startUpdate(request, record, slot) }
+        }
         for action in actions {
             switch action {
             case .answer(let answer):
@@ -45,8 +55,7 @@ extension ExtensionCoordinator {
                     slot.revalidations.removeValue(forKey: token)?(outcome)
                 }
             case .startUpdate(let request):
-                record.queue.append(.update(request, slot.key))
-                dispatch(record)
+                if !sentFirst { startUpdate(request, record, slot) }
             case .pushSnapshot(let snapshot):
                 onPush?(
                     record.id,
@@ -70,6 +79,11 @@ extension ExtensionCoordinator {
                 break  // read by `reload(_:)`, the app's request
             }
         }
+    }
+
+    private func startUpdate(_ request: UpdateRequest, _ record: ExtensionRecord, _ slot: ModeSlot) {
+        record.queue.append(.update(request, slot.key))
+        dispatch(record)
     }
 
     /// Wall-clock milliseconds minus monotonic ones, now.

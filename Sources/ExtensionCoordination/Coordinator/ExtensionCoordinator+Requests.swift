@@ -47,7 +47,7 @@ extension ExtensionCoordinator {
             completion(outcome)
         }
         if let revalidated { slot.revalidations[token] = revalidated }
-        perform(record, slot, actions)
+        perform(record, slot, actions, updateFirst: true)
     }
 
     /// `supervisorctl refresh`: an update now, outside the budget, in the mode last pulled
@@ -67,7 +67,7 @@ extension ExtensionCoordinator {
     /// updated until a pull. Returns that mode, the one the host is pushed.
     package func subscribe(_ id: String, instance name: String, params: JSONValue?) throws(RequestRejection) -> DisplayMode? {
         let record = try usableRecord(id, point: .widget)
-        guard let mode = record.modes.first else { return nil }
+        guard let mode = record.firstMode else { return nil }
         let slot = try instanceSlot(record, mode: mode, name)
         if let params { slot.params = params }
         return mode
