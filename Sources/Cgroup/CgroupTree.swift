@@ -145,6 +145,8 @@ public struct CgroupTree: Sendable {
     /// controllers below the root. On v1 the daemon stays where it is.
     public func prepare() throws(CgroupError) {
         try backend.prepare(supervisor: Self.supervisorName, subtrees: subtreeNames)
+        // Extensions launch on demand, again and again; hosts and apps walk whole paths.
+        backend.holdOpen(name(of: .extensions))
     }
 
     /// The group of `id` in `kind`'s subtree, created if it does not exist
@@ -156,7 +158,7 @@ public struct CgroupTree: Sendable {
         let run = backend.runDirectories(of: name)
         var (runMade, keptMade) = (true, true)
         for directory in backend.directories(of: name) {
-            let made = try CgroupFiles.makeDirectory(directory)
+            let made = try CgroupFiles.makeDirectory(backend.anchored(directory))
             if run.contains(directory) { runMade = runMade && made } else { keptMade = keptMade && made }
         }
         return ControlGroup(name: name, backend: backend, isNew: runMade, reusesKept: !keptMade)
@@ -231,6 +233,7 @@ public struct CgroupTree: Sendable {
         for directory in madeRoots.reversed() {
             rmdir(directory)
         }
+        backend.closeHeldDirectories()
     }
 
     private func returnHome() {
