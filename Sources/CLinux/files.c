@@ -45,13 +45,19 @@ char *ext_read_file(const char *path, size_t *length)
 
 int ext_write_file(const char *path, const char *data, size_t length)
 {
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    return ext_write_file_at(AT_FDCWD, path, data, length);
+}
+
+int ext_write_file_at(int directory, const char *path, const char *data, size_t length)
+{
+    int fd = openat(directory, path, O_WRONLY | O_CLOEXEC);
     if (fd < 0)
         return -1;
     /* Not O_TRUNC: on cgroupfs and procfs a truncation is a setattr of the file, which kernfs
-       takes a lock and allocates for; only a regular file (a test's fake tree) needs it. */
+       takes a lock and allocates for. Their files report size 0, so only a regular file with
+       content (a test's fake tree) is truncated. */
     struct stat info;
-    if (fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && ftruncate(fd, 0) != 0) {
+    if (fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 0 && ftruncate(fd, 0) != 0) {
         int error = errno;
         close(fd);
         errno = error;
@@ -72,6 +78,11 @@ int ext_write_file(const char *path, const char *data, size_t length)
         return -1;
     }
     return 0;
+}
+
+int ext_open_directory_path(const char *path)
+{
+    return open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 }
 
 int ext_file_identity(const char *path, struct ext_file_identity *identity)

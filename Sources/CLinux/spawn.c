@@ -29,8 +29,8 @@
 #include <unistd.h>
 
 /*
- * The child shares the parent's descriptor table (CLONE_FILES) and, as its first
- * step, unshares it with close_range(CLOSE_RANGE_UNSHARE): the kernel copies only
+ * The child shares the parent's descriptor table (CLONE_FILES) and, once it has joined
+ * its v1 groups, unshares it with close_range(CLOSE_RANGE_UNSHARE): the kernel copies only
  * the descriptors below a bound into the child's own table. Without this, a daemon
  * holding thousands of descriptors (pidfds, pipes, sockets of its processes) paid
  * for copying every one of them at each clone and closing every one at each exec:
@@ -125,11 +125,11 @@ static size_t format_decimal(long value, char buffer[24])
     return length;
 }
 
-static int write_decimal(const char *path, long value)
+static int write_decimal(int directory, const char *path, long value)
 {
     char digits[24];
     size_t length = format_decimal(value, digits);
-    return ext_write_file(path, digits, length);
+    return ext_write_file_at(directory, path, digits, length);
 }
 
 /* Moves `fd` to a number above 3 so that installing fds 0-3 cannot clobber it. */
@@ -244,10 +244,30 @@ static pid_t parent_pid(const struct ext_spawn_request *request)
     return ppid;
 }
 
+/* v1: the child joins its groups, each `tasks` file opened from the daemon's open directory
+   above it (a walk of two components instead of the whole path). It runs first, while the
+   descriptor table is still the parent's, where those directories are: the parent waits
+   (CLONE_VFORK), and each file is closed again at once. */
+static void join_cgroups(const struct ext_spawn_request *request, int report_fd)
+{
+    if (request->cgroup_task_files == NULL)
+        return;
+    /* 0 is the writer itself, also in a new PID namespace (where getpid() is 1). The
+       child is one thread: moving it alone spares the kernel the lock of a whole
+       thread group's move (`cgroup.procs`), whose write side waits for an RCU grace
+       period (bench/README.md, "The launch floor, again"). */
+    for (int index = 0; request->cgroup_task_files[index] != NULL; index++) {
+        int directory = request->cgroup_task_directories != NULL ? request->cgroup_task_directories[index] : AT_FDCWD;
+        if (write_decimal(directory, request->cgroup_task_files[index], 0) != 0)
+            report_failure(report_fd, EXT_SPAWN_STEP_CGROUP, index);
+    }
+}
+
 static void __attribute__((noreturn))
 run_child(const struct ext_spawn_request *request, int report_fd, pid_t parent, unsigned int kept_below)
 {
-    /* First: until this the table is the parent's too (see the slots above). */
+    join_cgroups(request, report_fd);
+    /* Until this the table is the parent's too (see the slots above). */
     if (syscall(SYS_close_range, kept_below, ~0U, CLOSE_RANGE_UNSHARE) != 0)
         report_failure(report_fd, EXT_SPAWN_STEP_CLOSE_FDS, 0);
     reset_signals(report_fd);
@@ -255,18 +275,7 @@ run_child(const struct ext_spawn_request *request, int report_fd, pid_t parent, 
     if (setsid() < 0)
         report_failure(report_fd, EXT_SPAWN_STEP_SETSID, 0);
 
-    if (request->cgroup_task_files != NULL) {
-        /* 0 is the writer itself, also in a new PID namespace (where getpid() is 1). The
-           child is one thread: moving it alone spares the kernel the lock of a whole
-           thread group's move (`cgroup.procs`), whose write side waits for an RCU grace
-           period (bench/README.md, "The launch floor, again"). */
-        for (int index = 0; request->cgroup_task_files[index] != NULL; index++) {
-            if (write_decimal(request->cgroup_task_files[index], 0) != 0)
-                report_failure(report_fd, EXT_SPAWN_STEP_CGROUP, index);
-        }
-    }
-
-    if (request->set_oom_score_adj && write_decimal("/proc/self/oom_score_adj", request->oom_score_adj) != 0)
+    if (request->set_oom_score_adj && write_decimal(AT_FDCWD, "/proc/self/oom_score_adj", request->oom_score_adj) != 0)
         report_failure(report_fd, EXT_SPAWN_STEP_OOM_SCORE_ADJ, 0);
 
     /* Needs CAP_SYS_ADMIN and CAP_NET_ADMIN: before the credentials change. */
@@ -360,7 +369,9 @@ int ext_spawn(const struct ext_spawn_request *request, struct ext_spawn_result *
 
     pthread_mutex_lock(&slots_lock);
     int status = spawn_from_slots(request, report_pipe, result);
-    release_slots();
+    /* A spawn that got as far as the clone released them already. */
+    if (status != 0)
+        release_slots();
     pthread_mutex_unlock(&slots_lock);
     close(report_pipe[0]);
     close(report_pipe[1]);

@@ -18,6 +18,12 @@ protocol CgroupBackend: Sendable {
     func memoryFile(_ name: MemoryFile, of group: String) -> String
     /// How a spawned child enters the group.
     func spawnPlacement(of group: String) -> SpawnRequest.CgroupPlacement
+    /// Holds the directories of the prepared `subtree` open, for ``anchored(_:)``.
+    func holdOpen(_ subtree: String)
+    /// `path` (of the tree) as the kernel should walk it: from a directory the backend holds open, if any.
+    func anchored(_ path: String) -> AnchoredPath
+    /// Closes what ``anchored(_:)`` walks from: the tree is released.
+    func closeHeldDirectories()
 
     /// Makes `<root>/supervisor` and the kind subtrees usable for leaves.
     func prepare(supervisor: String, subtrees: [String]) throws(CgroupError)
@@ -25,6 +31,8 @@ protocol CgroupBackend: Sendable {
     func setPidsMax(_ limit: Int?, of group: String) throws(CgroupError)
     /// Sets the CPU time per period (`nil`: unlimited); nothing where the cpu controller is missing.
     func setCPUQuota(_ quota: CgroupLimits.CPUQuota?, of group: String) throws(CgroupError)
+    /// The same in a group just made, whose settings are the kernel's defaults.
+    func setCPUQuota(_ quota: CgroupLimits.CPUQuota?, ofNew group: String) throws(CgroupError)
     /// Sets the CPU weight (`nil`: the kernel's default, 100); nothing where the cpu controller is missing.
     func setCPUWeight(_ weight: Int?, of group: String) throws(CgroupError)
     /// The processes of the group and of any cgroup below it.
@@ -61,6 +69,13 @@ enum MemoryFile {
 }
 
 extension CgroupBackend {
+    func holdOpen(_ subtree: String) {}
+    func anchored(_ path: String) -> AnchoredPath { AnchoredPath(path) }
+    func closeHeldDirectories() {}
+    func setCPUQuota(_ quota: CgroupLimits.CPUQuota?, ofNew group: String) throws(CgroupError) {
+        try setCPUQuota(quota, of: group)
+    }
+
     /// Sends SIGKILL to every listed process, and again to any that appear
     /// meanwhile (children forked before the signal landed), until a listing
     /// shows nobody new. Exiting processes leave the listing on their own.

@@ -1,4 +1,5 @@
 import CLinux
+import LinuxProcess
 
 #if canImport(Glibc)
 import Glibc
@@ -25,18 +26,21 @@ extension CgroupEventSource {
 
     /// cgroup v1: an eventfd registered in `cgroup.event_control` on `file`
     /// of `directory`, with the file's `arguments` (threshold, level).
+    /// `anchored` says how to walk the directory's files (``CgroupBackend/anchored(_:)``).
     static func registeredEventfd(
-        directory: String, file: String, arguments: String?, purpose: String
+        directory: String, file: String, arguments: String?, purpose: String,
+        anchored: (String) -> AnchoredPath = AnchoredPath.init
     ) throws(CgroupError) -> CgroupEventSource {
         let eventFD = ext_eventfd()
         guard eventFD >= 0 else { throw .systemCall("eventfd for", path: "\(directory)/\(file)", errno: errno) }
         let source = CgroupEventSource(fileDescriptor: eventFD, kind: .eventCounter, description: "\(purpose) of \(directory)")
-        let target = open("\(directory)/\(file)", O_RDONLY | O_CLOEXEC)
-        guard target >= 0 else { throw .systemCall("open", path: "\(directory)/\(file)", errno: errno) }
+        let watched = anchored("\(directory)/\(file)")
+        let target = openat(watched.directory, watched.relativePath, O_RDONLY | O_CLOEXEC)
+        guard target >= 0 else { throw .systemCall("open", path: watched.path, errno: errno) }
         // The registration keeps its own reference to the file.
         defer { close(target) }
         let line = ["\(eventFD)", "\(target)", arguments].compactMap { $0 }.joined(separator: " ")
-        try CgroupFiles.write(line, to: "\(directory)/cgroup.event_control")
+        try CgroupFiles.write(line, to: anchored("\(directory)/cgroup.event_control"))
         return source
     }
 

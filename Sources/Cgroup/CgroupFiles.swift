@@ -1,4 +1,5 @@
 import CLinux
+import LinuxProcess
 
 #if canImport(Glibc)
 import Glibc
@@ -17,9 +18,13 @@ enum CgroupFiles {
 
     /// Control files take one value per write(2).
     static func write(_ value: String, to path: String) throws(CgroupError) {
+        try write(value, to: AnchoredPath(path))
+    }
+
+    static func write(_ value: String, to path: AnchoredPath) throws(CgroupError) {
         let bytes = Array(value.utf8)
-        guard ext_write_file(path, bytes, bytes.count) == 0 else {
-            throw .systemCall("write \(value.debugDescription) to", path: path, errno: errno)
+        guard ext_write_file_at(path.directory, path.relativePath, bytes, bytes.count) == 0 else {
+            throw .systemCall("write \(value.debugDescription) to", path: path.path, errno: errno)
         }
     }
 
@@ -62,9 +67,14 @@ enum CgroupFiles {
     /// Creates a cgroup directory; an existing one is fine. Returns whether it was created.
     @discardableResult
     static func makeDirectory(_ path: String) throws(CgroupError) -> Bool {
-        if mkdir(path, 0o755) == 0 { return true }
+        try makeDirectory(AnchoredPath(path))
+    }
+
+    @discardableResult
+    static func makeDirectory(_ path: AnchoredPath) throws(CgroupError) -> Bool {
+        if mkdirat(path.directory, path.relativePath, 0o755) == 0 { return true }
         guard errno == EEXIST else {
-            throw .systemCall("mkdir", path: path, errno: errno)
+            throw .systemCall("mkdir", path: path.path, errno: errno)
         }
         return false
     }

@@ -4,9 +4,9 @@ import LinuxProcess
 import Glibc
 #endif
 
-/// extensiond's cgroup subtree: `<root>/supervisor` for the daemon and
-/// `<root>/{hosts,apps,extensions}/<id>` for each supervised process, on
-/// whichever cgroup version the system provides.
+/// extensiond's cgroup subtree: `<root>/supervisor` for the daemon and, for each
+/// supervised process, `<root>/supervised/{hosts,apps,extensions}/<id>` on v2 or
+/// `<root>/{hosts,apps,extensions}/<id>` on v1.
 public struct CgroupTree: Sendable {
     let backend: any CgroupBackend
     /// The daemon's own cgroups, where ``release()`` moves it back to (v1).
@@ -17,6 +17,10 @@ public struct CgroupTree: Sendable {
 
     /// The leaf the daemon itself lives in on v2.
     static let supervisorName = "supervisor"
+    /// v2: the group above the kind subtrees, which holds every supervised process but not
+    /// the daemon, so that the kernel's throttle at the low watermark never stalls the
+    /// daemon that must relieve it.
+    static let supervisedName = "supervised"
 
     /// A tree on the unified (v2) hierarchy rooted at `root`.
     public init(unifiedRoot root: String) {
@@ -118,14 +122,31 @@ public struct CgroupTree: Sendable {
     /// The daemon's own leaf.
     public var supervisor: ControlGroup { ControlGroup(name: Self.supervisorName, backend: backend) }
     /// The subtree holding every group of `kind` (`hosts`, `apps`, `extensions`).
-    public func subtree(_ kind: CgroupKind) -> ControlGroup { ControlGroup(name: kind.rawValue, backend: backend) }
+    public func subtree(_ kind: CgroupKind) -> ControlGroup { ControlGroup(name: name(of: kind), backend: backend) }
+    /// v2: the group holding every subtree but not the daemon (``supervisedName``), where the
+    /// tree's throttle goes; `nil` on v1, which has no throttle.
+    public var supervised: ControlGroup? {
+        version == .v2 ? ControlGroup(name: Self.supervisedName, backend: backend) : nil
+    }
 
-    /// Creates the supervisor leaf and the kind subtrees. On v2 this first
-    /// moves every process of the root (the daemon) into `supervisor`, as the
+    /// The path of `kind`'s subtree below the root.
+    private func name(of kind: CgroupKind) -> String {
+        version == .v2 ? "\(Self.supervisedName)/\(kind.rawValue)" : kind.rawValue
+    }
+
+    /// The groups ``prepare()`` makes below the root besides `supervisor`, parents first.
+    private var subtreeNames: [String] {
+        (version == .v2 ? [Self.supervisedName] : []) + CgroupKind.allCases.map(name(of:))
+    }
+
+    /// Creates the supervisor leaf and the kind subtrees (on v2 below `supervised`). On v2
+    /// this first moves every process of the root (the daemon) into `supervisor`, as the
     /// no-internal-processes rule requires, and enables the memory and pids
     /// controllers below the root. On v1 the daemon stays where it is.
     public func prepare() throws(CgroupError) {
-        try backend.prepare(supervisor: Self.supervisorName, subtrees: CgroupKind.allCases.map(\.rawValue))
+        try backend.prepare(supervisor: Self.supervisorName, subtrees: subtreeNames)
+        // Extensions launch on demand, again and again; hosts and apps walk whole paths.
+        backend.holdOpen(name(of: .extensions))
     }
 
     /// The group of `id` in `kind`'s subtree, created if it does not exist
@@ -133,11 +154,11 @@ public struct CgroupTree: Sendable {
     /// ``ControlGroup/reusesKept`` whether the others were there from an earlier run).
     public func group(_ kind: CgroupKind, id: String) throws(CgroupError) -> ControlGroup {
         try Self.validate(id)
-        let name = "\(kind.rawValue)/\(id)"
+        let name = "\(name(of: kind))/\(id)"
         let run = backend.runDirectories(of: name)
         var (runMade, keptMade) = (true, true)
         for directory in backend.directories(of: name) {
-            let made = try CgroupFiles.makeDirectory(directory)
+            let made = try CgroupFiles.makeDirectory(backend.anchored(directory))
             if run.contains(directory) { runMade = runMade && made } else { keptMade = keptMade && made }
         }
         return ControlGroup(name: name, backend: backend, isNew: runMade, reusesKept: !keptMade)
@@ -145,7 +166,7 @@ public struct CgroupTree: Sendable {
 
     /// The group of `id` in `kind`'s subtree, as it is (nothing made).
     public func existingGroup(_ kind: CgroupKind, id: String) -> ControlGroup {
-        ControlGroup(name: "\(kind.rawValue)/\(id)", backend: backend)
+        ControlGroup(name: "\(name(of: kind))/\(id)", backend: backend)
     }
 
     /// Sets a hard limit on the whole tree (`nil` removes it).
@@ -195,11 +216,11 @@ public struct CgroupTree: Sendable {
     }
 
     /// Undoes ``claim()`` at a clean stop: moves the daemon back to its own cgroups (v1),
-    /// removes the empty `hosts`, `apps` and `extensions` subtrees, `supervisor` on v1 and
-    /// the groups made for this tree alone. Groups still in use are left alone; the next
-    /// start's ``removeStaleGroups(timeout:)`` takes them.
+    /// removes the empty `hosts`, `apps` and `extensions` subtrees (and `supervised` on v2),
+    /// `supervisor` on v1 and the groups made for this tree alone. Groups still in use are
+    /// left alone; the next start's ``removeStaleGroups(timeout:)`` takes them.
     public func release() {
-        var names = CgroupKind.allCases.map(\.rawValue)
+        var names = Array(subtreeNames.reversed())
         if version == .v1 {
             returnHome()
             names.append(Self.supervisorName)
@@ -212,6 +233,7 @@ public struct CgroupTree: Sendable {
         for directory in madeRoots.reversed() {
             rmdir(directory)
         }
+        backend.closeHeldDirectories()
     }
 
     private func returnHome() {
@@ -227,11 +249,11 @@ public struct CgroupTree: Sendable {
         var cleaned: [StaleGroup] = []
         for kind in CgroupKind.allCases {
             var ids = Set<String>()
-            for directory in ControlGroup(name: kind.rawValue, backend: backend).directories {
+            for directory in subtree(kind).directories {
                 ids.formUnion(try CgroupFiles.subdirectories(of: directory))
             }
             for id in ids.sorted() {
-                let group = ControlGroup(name: "\(kind.rawValue)/\(id)", backend: backend)
+                let group = existingGroup(kind, id: id)
                 var killed: [pid_t] = []
                 var failure: CgroupError?
                 do throws(CgroupError) {

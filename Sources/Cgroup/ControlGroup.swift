@@ -52,7 +52,9 @@ public struct ControlGroup: Sendable, CustomStringConvertible {
             return backend.version == .v2 || kept.map { $0[keyPath: limit] != limits[keyPath: limit] } ?? true
         }
         if needed(\.pidsMax) { try setPidsMax(limits.pidsMax) }
-        if needed(\.cpuQuota) { try backend.setCPUQuota(limits.cpuQuota, of: name) }
+        if needed(\.cpuQuota) {
+            if fresh { try backend.setCPUQuota(limits.cpuQuota, ofNew: name) } else { try backend.setCPUQuota(limits.cpuQuota, of: name) }
+        }
         if needed(\.cpuWeight) { try backend.setCPUWeight(limits.cpuWeight, of: name) }
     }
 
@@ -60,7 +62,7 @@ public struct ControlGroup: Sendable, CustomStringConvertible {
     /// `memory.limit_in_bytes`). The kernel OOM-kills inside the group when
     /// it cannot reclaim below it. `nil` removes the limit.
     public func setMemoryMax(_ bytes: UInt64?) throws(CgroupError) {
-        try CgroupFiles.write(bytes.map(String.init) ?? unlimited, to: backend.memoryFile(.hardLimit, of: name))
+        try CgroupFiles.write(bytes.map(String.init) ?? unlimited, to: backend.anchored(backend.memoryFile(.hardLimit, of: name)))
     }
 
     /// Sets the soft limit (`memory_high`): v2 `memory.high` throttles above
@@ -68,7 +70,7 @@ public struct ControlGroup: Sendable, CustomStringConvertible {
     /// first under global pressure. Warnings to the extension come from the
     /// daemon on both. `nil` removes the limit.
     public func setMemoryHigh(_ bytes: UInt64?) throws(CgroupError) {
-        try CgroupFiles.write(bytes.map(String.init) ?? unlimited, to: backend.memoryFile(.softLimit, of: name))
+        try CgroupFiles.write(bytes.map(String.init) ?? unlimited, to: backend.anchored(backend.memoryFile(.softLimit, of: name)))
     }
 
     /// Sets the protection from reclaim (v2 `memory.low`): the kernel reclaims from the

@@ -18,6 +18,8 @@ struct LegacyBackend: CgroupBackend {
     /// CPU accounting (`cpuacct.usage`), for whoever measures a group's CPU time.
     var cpuacctRoot: String?
     var freezerRoot: String?
+    /// The subtrees held open (``holdOpen(_:)``) in every hierarchy.
+    let subtrees = OpenDirectories()
 
     var version: CgroupVersion { .v1 }
 
@@ -51,8 +53,12 @@ struct LegacyBackend: CgroupBackend {
     }
 
     func spawnPlacement(of group: String) -> SpawnRequest.CgroupPlacement {
-        .joinBeforeExec(taskFiles: directories(of: group).map { "\($0)/tasks" })
+        .joinBeforeExec(taskFiles: directories(of: group).map { anchored("\($0)/tasks") })
     }
+
+    func anchored(_ path: String) -> AnchoredPath { subtrees.anchor(path) }
+
+    func closeHeldDirectories() { subtrees.closeAll() }
 
     /// No controllers to enable and no internal-process rule, so only the directories
     /// are made (the roots too: a daemon's own child group is made here).
@@ -65,6 +71,11 @@ struct LegacyBackend: CgroupBackend {
         }
     }
 
+    /// One descriptor per hierarchy, for as long as the tree is prepared.
+    func holdOpen(_ subtree: String) {
+        for directory in directories(of: subtree) { self.subtrees.hold(directory) }
+    }
+
     func setPidsMax(_ limit: Int?, of group: String) throws(CgroupError) {
         guard let pidsRoot else {
             guard limit == nil else {
@@ -72,21 +83,35 @@ struct LegacyBackend: CgroupBackend {
             }
             return
         }
-        try CgroupFiles.write(limit.map(String.init) ?? "max", to: "\(join(pidsRoot, group))/pids.max")
+        try CgroupFiles.write(limit.map(String.init) ?? "max", to: anchored("\(join(pidsRoot, group))/pids.max"))
     }
 
     func setCPUQuota(_ quota: CgroupLimits.CPUQuota?, of group: String) throws(CgroupError) {
+        try setCPUQuota(quota, of: group, periodInForce: nil)
+    }
+
+    /// Each write of the period or the quota updates the group's bandwidth on every CPU.
+    func setCPUQuota(_ quota: CgroupLimits.CPUQuota?, ofNew group: String) throws(CgroupError) {
+        try setCPUQuota(quota, of: group, periodInForce: Self.defaultCPUPeriodMicroseconds)
+    }
+
+    /// `cpu.cfs_period_us` of a new group.
+    static let defaultCPUPeriodMicroseconds = 100_000
+
+    private func setCPUQuota(_ quota: CgroupLimits.CPUQuota?, of group: String, periodInForce: Int?) throws(CgroupError) {
         guard let cpuRoot else { return }
         let directory = join(cpuRoot, group)
         // The period first: a quota is checked against the period in force.
-        if let quota { try CgroupFiles.write("\(quota.periodMicroseconds)", to: "\(directory)/cpu.cfs_period_us") }
-        try CgroupFiles.write(quota.map { "\($0.microseconds)" } ?? "-1", to: "\(directory)/cpu.cfs_quota_us")
+        if let quota, quota.periodMicroseconds != periodInForce {
+            try CgroupFiles.write("\(quota.periodMicroseconds)", to: anchored("\(directory)/cpu.cfs_period_us"))
+        }
+        try CgroupFiles.write(quota.map { "\($0.microseconds)" } ?? "-1", to: anchored("\(directory)/cpu.cfs_quota_us"))
     }
 
     /// v1 `cpu.shares` is 1024 at weight 100, from 2 up.
     func setCPUWeight(_ weight: Int?, of group: String) throws(CgroupError) {
         guard let cpuRoot else { return }
-        try CgroupFiles.write("\(max(2, (weight ?? 100) * 1024 / 100))", to: "\(join(cpuRoot, group))/cpu.shares")
+        try CgroupFiles.write("\(max(2, (weight ?? 100) * 1024 / 100))", to: anchored("\(join(cpuRoot, group))/cpu.shares"))
     }
 
     /// The group's processes are those of its memory and pids groups: the freezer group
@@ -118,7 +143,7 @@ struct LegacyBackend: CgroupBackend {
     }
 
     func setFrozen(_ frozen: Bool, of group: String) throws(CgroupError) {
-        try CgroupFiles.write(frozen ? "FROZEN" : "THAWED", to: try freezerFile(of: group))
+        try CgroupFiles.write(frozen ? "FROZEN" : "THAWED", to: anchored(try freezerFile(of: group)))
     }
 
     /// `freezer.state`: `FREEZING` until every task has stopped (a task in the middle of
@@ -152,7 +177,7 @@ struct LegacyBackend: CgroupBackend {
 
     /// Fires when the OOM killer acts in the group (or it is under OOM).
     func oomEvents(of group: String) throws(CgroupError) -> CgroupEventSource {
-        try .registeredEventfd(directory: join(memoryRoot, group), file: "memory.oom_control", arguments: nil, purpose: "oom")
+        try .registeredEventfd(directory: join(memoryRoot, group), file: "memory.oom_control", arguments: nil, purpose: "oom", anchored: anchored)
     }
 
     /// Fires each time usage crosses `bytes`, upwards or downwards.

@@ -21,6 +21,8 @@ public final class CgroupSandbox {
     /// Its directories in the cpu and cpuacct hierarchies, where a daemon with this sandbox
     /// as its root puts its groups.
     private let cpuDirectories: [String]
+    /// The sandbox's directory in the v1 cpu hierarchy, when it is mounted.
+    public var cpuDirectory: String? { cpuDirectories.first { $0.split(separator: "/").contains { $0.split(separator: ",").contains("cpu") } } }
     /// Every directory but the memory one.
     public var otherDirectories: [String] { [pidsDirectory, freezerDirectory].compactMap { $0 } + cpuDirectories }
     private var removed = false

@@ -20,7 +20,7 @@ public final class FakeCgroupTree {
         write("\(controllers)\n", to: "cgroup.controllers")
         write(Self.fakePids.map { "\($0)\n" }.joined(), to: "cgroup.procs")
         write("", to: "cgroup.subtree_control")
-        for child in ["supervisor", "hosts", "apps", "extensions"] {
+        for child in ["supervisor", "supervised", "supervised/hosts", "supervised/apps", "supervised/extensions"] {
             addCgroup(child)
         }
     }

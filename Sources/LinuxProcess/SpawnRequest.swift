@@ -15,8 +15,9 @@ public struct SpawnRequest: Sendable, Equatable {
         /// (`clone3` with `CLONE_INTO_CGROUP`), so it never runs anywhere else.
         case cloneInto(directory: String)
         /// cgroup v1: the child, one thread, writes its pid to each of these `tasks`
-        /// files (one per hierarchy, e.g. memory and pids) before exec.
-        case joinBeforeExec(taskFiles: [String])
+        /// files (one per hierarchy, e.g. memory and pids) before exec. Their directories
+        /// must stay open until ``Spawner/spawn(_:)`` returns.
+        case joinBeforeExec(taskFiles: [AnchoredPath])
     }
 
     /// A path, or a bare name searched in the request's `PATH` (or the default path).

@@ -35,6 +35,7 @@ public enum Spawner {
         }
 
         var taskFiles: CStringList?
+        var taskDirectories: [Int32] = []
         var cgroupDirectory: Int32 = -1
         defer { if cgroupDirectory >= 0 { close(cgroupDirectory) } }
         switch request.cgroup {
@@ -44,7 +45,8 @@ public enum Spawner {
             cgroupDirectory = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             guard cgroupDirectory >= 0 else { throw SpawnError(.openCgroup, directory, errno: errno) }
         case .joinBeforeExec(let files):
-            taskFiles = try CStringList(files, what: "cgroup tasks path")
+            taskFiles = try CStringList(files.map(\.relativePath), what: "cgroup tasks path")
+            taskDirectories = files.map(\.directory)
         }
 
         var cRequest = ext_spawn_request()
@@ -73,7 +75,10 @@ public enum Spawner {
         let status = groups.withUnsafeBufferPointer { buffer in
             cRequest.groups = buffer.baseAddress
             cRequest.group_count = buffer.count
-            return ext_spawn(&cRequest, &result)
+            return taskDirectories.withUnsafeBufferPointer { directories in
+                cRequest.cgroup_task_directories = directories.isEmpty ? nil : directories.baseAddress
+                return ext_spawn(&cRequest, &result)
+            }
         }
         // Keep the strings alive until the child has exec'ed.
         withExtendedLifetime((path, argv, envp, workingDirectory, taskFiles, request.sandbox)) {}
@@ -87,7 +92,7 @@ public enum Spawner {
     }
 
     private static func environmentEntries(_ environment: [String: String]) throws(SpawnError) -> [String] {
-        for name in environment.keys where name.isEmpty || name.contains("=") {
+        for name in environment.keys where name.isEmpty || name.utf8.contains(UInt8(ascii: "=")) {
             throw SpawnError(.invalidArgument, "environment variable \(name.debugDescription)", reason: "a name must be non-empty and without '='")
         }
         return environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
@@ -129,7 +134,7 @@ public enum Spawner {
     }
 
     private static func taskFile(_ placement: SpawnRequest.CgroupPlacement, index: Int) -> String {
-        if case .joinBeforeExec(let files) = placement, files.indices.contains(index) { return files[index] }
+        if case .joinBeforeExec(let files) = placement, files.indices.contains(index) { return files[index].path }
         return "#\(index)"
     }
 }

@@ -62,7 +62,7 @@ package final class AdmissionGate {
     }
 
     func readTree() {
-        guard let reading = WorkingSet.read(tree.root) else {
+        guard let reading = WorkingSet.read(tree) else {
             nextReading = nil
             return
         }

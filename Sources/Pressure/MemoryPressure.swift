@@ -26,14 +26,14 @@ package final class MemoryPressure {
     /// Holds scheduled refreshes back while memory is short.
     package let admission: AdmissionGate
 
-    /// `throttle`: who sets the v2 `memory.high` of the tree's root.
+    /// `rootThrottle`: who sets the v2 `memory.high` of the tree's root at the budget.
     /// `lastUsed`: when a process last served a request, if it has.
     package init(
-        loop: EventLoop, tree: CgroupTree, throttle: RootThrottle, registry: ProcessRegistry, supervisor: ProcessSupervisor,
+        loop: EventLoop, tree: CgroupTree, rootThrottle: RootThrottle, registry: ProcessRegistry, supervisor: ProcessSupervisor,
         events: EventLog, lastUsed: @escaping (SupervisedProcess) -> MonotonicInstant?
     ) {
         self.tree = tree
-        monitor = PressureMonitor(loop: loop, tree: tree, throttle: throttle, events: events)
+        monitor = PressureMonitor(loop: loop, tree: tree, rootThrottle: rootThrottle, events: events)
         warnings = MemoryWarnings(loop: loop, events: events)
         responder = PressureResponder(
             loop: loop, registry: registry, supervisor: supervisor, events: events, tree: tree, warnings: warnings,
@@ -58,6 +58,7 @@ package final class MemoryPressure {
             return true
         }
         responder.onEpisodeEnded = { [unowned self] reading in
+            self.monitor.followDaemonUsage()
             self.execute(self.detection.handle(.episodeEnded(reading)))
             self.admission.episodeEnded()
         }
@@ -67,13 +68,13 @@ package final class MemoryPressure {
         for action in actions {
             switch action {
             case .startEpisode(let trigger):
-                responder.respond(to: trigger, watermarks: monitor.watermarks, throttledAtLow: monitor.throttleSet)
+                responder.respond(to: trigger, watermarks: monitor.watermarks, throttledAtLow: monitor.throttledAtLow)
             case .moveThresholds(let offset):
                 monitor.moveUsageThresholds(offset: offset) { [unowned self] moved in
                     self.execute(self.detection.handle(.thresholdsMoved(moved)))
                 }
             case .readTree:
-                execute(detection.handle(.reading(WorkingSet.read(tree.root))))
+                execute(detection.handle(.reading(WorkingSet.read(tree))))
             case .armRecheck:
                 monitor.armRecheck()
             }
@@ -96,6 +97,12 @@ package final class MemoryPressure {
         try monitor.arm(configuration)
     }
 
+    /// v2: moves the throttle on `supervised` with the daemon's own usage (after a burst,
+    /// when that has settled; episodes' ends do it themselves).
+    package func followDaemonUsage() {
+        monitor.followDaemonUsage()
+    }
+
     /// Hook for every launch: watches an extension's `memory_high`.
     package func launched(_ process: SupervisedProcess) {
         warnings.launched(process)
@@ -115,7 +122,7 @@ package final class MemoryPressure {
     }
 
     package func report() -> PressureReport {
-        let usage = WorkingSet.read(tree.root)?.workingSet ?? 0
+        let usage = WorkingSet.read(tree)?.workingSet ?? 0
         let watermarks = monitor.watermarks
         var psi: [String: Double] = [:]
         for (scope, path) in stallFiles {

@@ -12,20 +12,23 @@ import Glibc
 /// Detects memory pressure on the tree from kernel notifications registered in the
 /// event loop, never by polling:
 /// * the budget's watermarks: v1 usage-threshold eventfds at `pressure.low` and
-///   `pressure.critical` plus `memory.pressure_level`; v2 `memory.high` of the tree at
-///   the low watermark (``RootThrottle``) and a watch of the tree's `memory.events`;
+///   `pressure.critical` plus `memory.pressure_level`; v2 `memory.high` of the
+///   `supervised` group (every supervised process, not the daemon) where the tree reaches
+///   the low watermark and a watch of its `memory.events`, plus `memory.high` of the tree's
+///   root at the budget (``RootThrottle``, a backstop);
 /// * `pressure.psi`: a PSI trigger on `/proc/pressure/memory` and, on v2, on the
 ///   tree's `memory.pressure`.
 package final class PressureMonitor {
     private let loop: EventLoop
     private let tree: CgroupTree
-    /// Who sets the v2 `memory.high` of the tree's root, if anyone may.
-    private let throttle: RootThrottle
     /// Where a throttle that cannot be set is reported (detection goes on without it).
     private let events: EventLog
-    /// Whether this daemon set the throttle (so that it lifts only its own): the kernel then
-    /// stalls whoever allocates in the tree past `low`.
-    private(set) var throttleSet = false
+    /// v2: the `memory.high` set on `supervised` and the daemon's own usage it allows for.
+    private var throttle: (bytes: UInt64, daemon: UInt64)?
+    /// Who sets the v2 `memory.high` of the tree's root at the budget, if anyone may.
+    private let rootThrottle: RootThrottle
+    /// Whether this daemon set the backstop (so that it lifts only its own).
+    private var rootThrottleSet = false
     private typealias Watch = (source: CgroupEventSource, event: EventSource)
     private var watches: [Watch] = []
     /// v1: the usage threshold eventfds, at the warn watermark (fired both ways: the warning
@@ -61,7 +64,10 @@ package final class PressureMonitor {
         let rechecks =
             watermarks.map { ["re-checks every \(Self.recheckInterval.formatted) while the working set is at or above \($0.thresholds.recheckBytes) bytes"] }
             ?? []
-        return thresholds + otherMechanisms + rechecks
+        let throttles = throttle.map {
+            ["v2 memory.high of supervised at \($0.bytes) bytes (low less the daemon's own \($0.daemon) bytes)"]
+        }
+        return thresholds + (throttles ?? []) + otherMechanisms + rechecks
     }
 
     /// How soon a working set near or past the low watermark is read again: a crossing
@@ -81,10 +87,10 @@ package final class PressureMonitor {
     /// watermark, reclaim is what announces that the working set is growing.
     static let reclaimLevel = MemoryPressureLevel.low
 
-    init(loop: EventLoop, tree: CgroupTree, throttle: RootThrottle, events: EventLog) {
+    init(loop: EventLoop, tree: CgroupTree, rootThrottle: RootThrottle, events: EventLog) {
         self.loop = loop
         self.tree = tree
-        self.throttle = throttle
+        self.rootThrottle = rootThrottle
         self.events = events
         registrations = try? BlockingWorker(loop: loop)
     }
@@ -97,6 +103,7 @@ package final class PressureMonitor {
     ///   `pressure.psi`; ``SupervisorError/cgroup(_:)`` when a notification cannot be set up.
     func arm(_ configuration: Configuration) throws(SupervisorError) {
         armings += 1
+        throttle = nil
         watches.removeAll()
         usageThresholds.removeAll()
         otherMechanisms.removeAll()
@@ -108,12 +115,15 @@ package final class PressureMonitor {
                     critical: configuration.pressure.critical.fraction))
         }
         if tree.version == .v2 { shapeReclaim(configuration, warnBytes: watermarks?.thresholds.warnBytes) }
-        if let thresholds = watermarks?.thresholds {
-            try watchWatermarks(thresholds)
-        } else if tree.version == .v2 && (throttleSet || !throttle.overridesAdministrator) {
-            // A budget removed by a reload leaves no throttle behind.
-            _ = try? throttle.setMemoryHigh(nil, of: tree.root)
-            throttleSet = false
+        if let watermarks {
+            try watchWatermarks(watermarks.thresholds)
+            if tree.version == .v2 { setRootThrottle(at: watermarks.budgetBytes) }
+        } else if tree.version == .v2 {
+            // A budget removed by a reload leaves no throttle behind, nor a backstop this
+            // daemon set.
+            try? tree.supervised?.setMemoryHigh(nil)
+            if rootThrottleSet || !rootThrottle.overridesAdministrator { _ = try? rootThrottle.setMemoryHigh(nil, of: tree.root) }
+            rootThrottleSet = false
         }
         if let trigger = configuration.pressure.psi { try watchStalls(trigger) }
     }
@@ -130,25 +140,79 @@ package final class PressureMonitor {
                 try watch(root.pressureLevel(Self.reclaimLevel), .reclaim, "v1 memory.pressure_level \(Self.reclaimLevel.rawValue) eventfd")
             case .v2:
                 setThrottle(at: thresholds.lowBytes)
-                throttleEvents = Self.throttleEvents(of: root)
-                try watch(root.oomEvents(), .memoryEvents, "v2 memory.events watch of the tree")
+                throttleEvents = Self.throttleEvents(of: eventsGroup)
+                try watch(eventsGroup.oomEvents(), .memoryEvents, "v2 memory.events watch of supervised (the tree less the daemon)")
             }
         } catch {
             throw .cgroup(error)
         }
     }
 
-    /// The v2 throttle at the low watermark. Without it `memory.events` announces only
-    /// OOM kills (the re-checks and `pressure.psi` still act), so a failure is an event
-    /// and a line in ``mechanisms``, not a reason to stop.
+    /// The v2 throttle where the tree reaches the low watermark: on `supervised`, at `low`
+    /// less what the tree holds outside it now (``daemonUsage()``: the tree counts it, the
+    /// throttle does not hold it). Without the throttle `memory.events` announces only OOM kills (the
+    /// re-checks and `pressure.psi` still act), so a failure is an event and a line in
+    /// ``mechanisms``, not a reason to stop.
     private func setThrottle(at lowBytes: UInt64) {
-        do {
-            if let mechanism = try throttle.setMemoryHigh(lowBytes, of: tree.root) { otherMechanisms.append(mechanism) }
-            throttleSet = true
+        guard let supervised = tree.supervised else { return }
+        let daemon = daemonUsage() ?? 0
+        let bytes = Self.throttleBytes(low: lowBytes, daemon: daemon)
+        do throws(CgroupError) {
+            try supervised.setMemoryHigh(bytes)
+            throttle = (bytes, daemon)
         } catch {
+            throttle = nil
             otherMechanisms.append("no v2 memory.high at low: \(error)")
-            events.record(.error, nil, "memory.high of the tree at low (\(lowBytes) bytes) not set: \(error)")
+            events.record(.error, nil, "memory.high of supervised at low (\(bytes) bytes) not set: \(error)")
         }
+    }
+
+    /// v2: the root's `memory.high` at the budget, so that the daemon (outside `supervised`)
+    /// is throttled only once the whole tree is past it (docs/CONFIG.md says why there). A
+    /// failure is an event and a line in ``mechanisms``: detection does not depend on it.
+    private func setRootThrottle(at budgetBytes: UInt64) {
+        do {
+            if let mechanism = try rootThrottle.setMemoryHigh(budgetBytes, of: tree.root) { otherMechanisms.append(mechanism) }
+            rootThrottleSet = true
+        } catch {
+            otherMechanisms.append("no v2 memory.high of the tree at the budget: \(error)")
+            events.record(.error, nil, "memory.high of the tree at the budget (\(budgetBytes) bytes) not set: \(error)")
+        }
+    }
+
+    /// Whether the kernel throttles `supervised` at `low` (less what the tree holds outside it).
+    var throttledAtLow: Bool { throttle != nil }
+
+    /// v2: the group whose `memory.events` announces `low`, `supervised` (the tree's root
+    /// would also count the backstop's events).
+    private var eventsGroup: ControlGroup { tree.supervised ?? tree.root }
+
+    /// What the tree holds outside `supervised`: the daemon's group and what stays charged
+    /// to the root itself (the daemon's pages from before it moved into `supervisor`: the
+    /// kernel does not move charges with a process). `nil` when unreadable.
+    private func daemonUsage() -> UInt64? {
+        guard let supervised = tree.supervised, let tree = try? tree.root.memoryUsage(), let inside = try? supervised.memoryUsage() else {
+            return nil
+        }
+        return tree > inside ? tree - inside : 0
+    }
+
+    /// `low` less the daemon's own usage (`low` itself should the daemon hold more).
+    private static func throttleBytes(low: UInt64, daemon: UInt64) -> UInt64 {
+        low > daemon ? low - daemon : low
+    }
+
+    /// v2: moves the throttle with the daemon's own usage once that changed by more than
+    /// ``thresholdSlack``; called after an episode and after a burst. Not while
+    /// `supervised` holds more than the new throttle: a `memory.high` written below a
+    /// group's usage makes the writer reclaim, and the daemon must not stall.
+    func followDaemonUsage() {
+        guard let throttle, let lowBytes = watermarks?.thresholds.lowBytes, let supervised = tree.supervised,
+            let daemon = daemonUsage(),
+            (daemon > throttle.daemon ? daemon - throttle.daemon : throttle.daemon - daemon) > Self.thresholdSlack,
+            let usage = try? supervised.memoryUsage(), usage < Self.throttleBytes(low: lowBytes, daemon: daemon)
+        else { return }
+        setThrottle(at: lowBytes)
     }
 
     /// v2: lets the kernel prefer extension memory before any kill is needed. The hosts'
@@ -279,9 +343,9 @@ package final class PressureMonitor {
 }
 
 extension PressureMonitor {
-    /// Whether the tree's `high` or `max` events grew since the last call (or the arming).
+    /// Whether `supervised`'s `high` or `max` events grew since the last call (or the arming).
     fileprivate func throttledSinceLastEvents() -> Bool {
-        let now = Self.throttleEvents(of: tree.root)
+        let now = Self.throttleEvents(of: eventsGroup)
         defer { throttleEvents = now ?? throttleEvents }
         guard let now, let before = throttleEvents else { return false }
         return now > before

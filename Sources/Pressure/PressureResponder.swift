@@ -163,7 +163,7 @@ final class PressureResponder {
     }
 
     private func treeUsage(_ watermarks: PressureWatermarks?) -> UInt64? {
-        guard let reading = WorkingSet.read(tree.root) else { return nil }
+        guard let reading = WorkingSet.read(tree) else { return nil }
         lastReading = reading
         if let low = watermarks?.thresholds.lowBytes, reading.workingSet < low { lastBelowLow = .current() }
         onReading?(reading, watermarks?.thresholds)

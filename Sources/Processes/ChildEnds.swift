@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 import Sockets
 
@@ -15,10 +16,7 @@ struct ChildEnds: ~Copyable {
         var ends: [Int32] = [-1, -1]
         switch kind {
         case .pipe:
-            _ = try systemCall(operation()) { Glibc.pipe(&ends) }
-            // A spawn on another thread meanwhile (mkfs of a volume) keeps none of them: the
-            // spawner lets a child keep only its own few descriptors (spawn.c).
-            for fd in ends { _ = infallibleSystemCall("FD_CLOEXEC of fd \(fd)") { fcntl(fd, F_SETFD, FD_CLOEXEC) } }
+            _ = try systemCall(operation()) { ext_pipe_cloexec(&ends) }
         case .socketPair:
             _ = try systemCall(operation()) { socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) }
         }

@@ -3,9 +3,9 @@ import DaemonSupport
 import EventLoop
 import Systemd
 
-/// Who may set the v2 `memory.high` of the tree's root, which makes the kernel count
-/// `high` events in its `memory.events` as the tree passes the low watermark (the
-/// pressure monitor's v2 wake-up).
+/// Who may set the v2 `memory.high` of the tree's root, a backstop at the budget: the
+/// throttle at `low` is on `supervised`, without the daemon, and this one holds the daemon
+/// too, so it acts only once the whole tree is past the budget.
 package enum RootThrottle {
     /// The root is extensiond's alone: the daemon writes `memory.high` itself.
     case cgroupFile
@@ -27,10 +27,10 @@ package enum RootThrottle {
         switch self {
         case .cgroupFile:
             do throws(CgroupError) { try root.setMemoryHigh(bytes) } catch { throw .cgroup(error) }
-            return bytes.map { "v2 memory.high of the tree at low (\($0) bytes)" }
+            return bytes.map { "v2 memory.high of the tree at the budget (\($0) bytes), a backstop" }
         case .systemdUnit(let unit):
             do throws(BusError) { try unit.setMemoryHigh(bytes) } catch { throw .systemd(error) }
-            return bytes.map { "v2 MemoryHigh= of \(unit.unit) at low (\($0) bytes, set through systemd)" }
+            return bytes.map { "v2 MemoryHigh= of \(unit.unit) at the budget (\($0) bytes, set through systemd), a backstop" }
         case .none:
             return nil
         }

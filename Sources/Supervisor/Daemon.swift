@@ -60,7 +60,11 @@ public final class Daemon: ControlledDaemon {
     private let systemdService: Bool
     /// Where output lines go for `output = "journal"` or `"both"`.
     private let journal: JournalWriting
-    private lazy var burstRelease = BurstRelease(loop: loop) { [unowned self] in self.giveBackBurstMemory() }
+    /// After a burst the daemon's own usage has settled: the v2 throttle follows it.
+    private lazy var burstRelease = BurstRelease(loop: loop) { [unowned self] in
+        self.giveBackBurstMemory()
+        self.pressure.followDaemonUsage()
+    }
 
     /// A daemon for an already validated configuration loaded from `configPath`. `logRing` is where `logger`'s handler keeps
     /// the last lines; `echoOutput` copies the supervised processes' output to stderr as well; `systemdService` sends output
@@ -117,7 +121,7 @@ public final class Daemon: ControlledDaemon {
         let processes = SupervisedExtensions(supervisor: supervisor, registry: registry)
         extensions = ExtensionCoordinator(clock: loop, processes: processes, events: events, store: store, groups: isolation.groups)
         pressure = MemoryPressure(
-            loop: loop, tree: cgroups.tree, throttle: cgroups.throttle, registry: registry, supervisor: supervisor, events: events,
+            loop: loop, tree: cgroups.tree, rootThrottle: cgroups.throttle, registry: registry, supervisor: supervisor, events: events,
             lastUsed: { [extensions] process in extensions.records[process.name]?.lastUsed })
         processes.admission = pressure.admission
         processes.onLaunchFailed = { [unowned extensions] id, reason in extensions.launchFailed(id, because: reason) }

@@ -1,5 +1,6 @@
 import Cgroup
 import ExtensiondTestSupport
+import LinuxProcess
 import Testing
 
 #if canImport(Glibc)
@@ -17,7 +18,45 @@ import Glibc
         let group = try fixture.tree.group(.extensions, id: "com.example.widget")
         #expect(group.directories.first == "\(fixture.sandbox.memoryDirectory)/extensions/com.example.widget")
         #expect(directoryExists(group.directories[0]))
-        #expect(group.spawnPlacement == .joinBeforeExec(taskFiles: group.directories.map { "\($0)/tasks" }))
+        guard case .joinBeforeExec(let taskFiles) = group.spawnPlacement else {
+            Issue.record("v1 placement is \(group.spawnPlacement)")
+            return
+        }
+        #expect(taskFiles.map(\.path) == group.directories.map { "\($0)/tasks" })
+        // Walked from each hierarchy's `extensions`, held open since the tree was prepared.
+        #expect(taskFiles.map(\.relativePath) == group.directories.map { _ in "com.example.widget/tasks" })
+        for file in taskFiles {
+            var held = stat()
+            var subtree = stat()
+            #expect(fstat(file.directory, &held) == 0 && stat(String(file.path.dropLast("/com.example.widget/tasks".count)), &subtree) == 0)
+            #expect(held.st_ino == subtree.st_ino && held.st_dev == subtree.st_dev)
+        }
+    }
+
+    /// A new group's period is the kernel's (100 ms) and is not written again; another is.
+    @Test func aNewGroupGetsItsCPUQuotaAndPeriod() throws {
+        let sandbox = try CgroupSandbox()
+        guard let cpu = sandbox.cpuDirectory else { return }  // no v1 cpu hierarchy here
+        let tree = CgroupTree(memoryRoot: sandbox.memoryDirectory, pidsRoot: sandbox.pidsDirectory, cpuRoot: cpu)
+        try tree.prepare()
+        for (id, period) in [("default-period", 100_000), ("long-period", 250_000)] {
+            let group = try tree.group(.extensions, id: id)
+            #expect(group.isNew)
+            try group.apply(CgroupLimits(cpuQuota: .init(microseconds: 20_000, periodMicroseconds: period)))
+            #expect(readTextFile("\(cpu)/extensions/\(id)/cpu.cfs_period_us") == "\(period)\n")
+            #expect(readTextFile("\(cpu)/extensions/\(id)/cpu.cfs_quota_us") == "20000\n")
+        }
+    }
+
+    @Test func aReleasedTreeWalksWholePaths() throws {
+        let fixture = try LegacyFixture()
+        let group = try fixture.tree.group(.extensions, id: "released")
+        fixture.tree.release()
+        guard case .joinBeforeExec(let taskFiles) = group.spawnPlacement else {
+            Issue.record("v1 placement is \(group.spawnPlacement)")
+            return
+        }
+        #expect(taskFiles == group.directories.map { AnchoredPath("\($0)/tasks") })
     }
 
     @Test func limitsAreWrittenToTheControlFiles() throws {

@@ -20,18 +20,19 @@ import Glibc
         init() throws {
             root = "/sys/fs/cgroup/unified/extensiond-test-\(getpid())-\(UInt64.random(in: 0 ... .max))"
             try #require(mkdir(root, 0o755) == 0)
-            try #require(mkdir("\(root)/extensions", 0o755) == 0)
+            try #require(mkdir("\(root)/supervised", 0o755) == 0)
+            try #require(mkdir("\(root)/supervised/extensions", 0o755) == 0)
             tree = CgroupTree(unifiedRoot: root)
         }
 
         deinit {
-            for directory in ["\(root)/extensions/e", "\(root)/extensions", root] {
+            for directory in ["\(root)/supervised/extensions/e", "\(root)/supervised/extensions", "\(root)/supervised", root] {
                 if let text = readTextFile("\(directory)/cgroup.procs"), !text.isEmpty {
                     let fd = open("\(directory)/cgroup.kill", O_WRONLY | O_CLOEXEC)
                     if fd >= 0 { _ = write(fd, "1", 1); close(fd) }
                 }
             }
-            for directory in ["\(root)/extensions/e", "\(root)/extensions", root] {
+            for directory in ["\(root)/supervised/extensions/e", "\(root)/supervised/extensions", "\(root)/supervised", root] {
                 for _ in 0..<1000 where rmdir(directory) != 0 && errno == EBUSY {
                     var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
                     nanosleep(&pause, nil)
@@ -52,18 +53,18 @@ import Glibc
         let memberships = try CgroupMembership.read(pid: shell.pid)
         let unified = memberships.first { $0.isUnified }
         let unifiedPath = try #require(unified).path
-        #expect("/sys/fs/cgroup/unified\(unifiedPath)" == "\(scratch.root)/extensions/e")
+        #expect("/sys/fs/cgroup/unified\(unifiedPath)" == "\(scratch.root)/supervised/extensions/e")
         #expect(try group.processes().count == 2)
-        #expect(readTextFile("\(scratch.root)/extensions/e/cgroup.events")?.hasPrefix("populated 1") == true)
+        #expect(readTextFile("\(scratch.root)/supervised/extensions/e/cgroup.events")?.hasPrefix("populated 1") == true)
         try population.acknowledge()
 
         #expect(try group.kill().count == 2)
         #expect(try group.waitUntilEmpty(timeout: .seconds(5)))
         #expect(try population.wait(timeout: .seconds(5)))
-        #expect(readTextFile("\(scratch.root)/extensions/e/cgroup.events")?.hasPrefix("populated 0") == true)
+        #expect(readTextFile("\(scratch.root)/supervised/extensions/e/cgroup.events")?.hasPrefix("populated 0") == true)
         #expect(try shell.descriptor.waitForExit() == .killed(signal: SIGKILL, dumpedCore: false))
         try group.remove()
-        #expect(!directoryExists("\(scratch.root)/extensions/e"))
+        #expect(!directoryExists("\(scratch.root)/supervised/extensions/e"))
     }
 
     /// v2 with a PID namespace: clone3 takes CLONE_INTO_CGROUP and CLONE_NEWPID together,
@@ -97,7 +98,7 @@ import Glibc
 
     @Test func cloneIntoAMissingCgroupIsAClearError() throws {
         let scratch = try Scratch()
-        let missing = "\(scratch.root)/extensions/none"
+        let missing = "\(scratch.root)/supervised/extensions/none"
         #expect(throws: SpawnError.self) {
             try Spawner.spawn(SpawnRequest(executable: "/bin/true", cgroup: .cloneInto(directory: missing)))
         }

@@ -59,9 +59,19 @@ import Glibc
         let error = try #require(
             spawnError(
                 SpawnRequest(
-                    executable: "/bin/true", cgroup: .joinBeforeExec(taskFiles: ["/nonexistent/tasks"])
+                    executable: "/bin/true", cgroup: .joinBeforeExec(taskFiles: [AnchoredPath("/nonexistent/tasks")])
                 )))
         #expect(error.description == "join cgroup /nonexistent/tasks: No such file or directory")
+    }
+
+    /// A tasks file walked from an open directory is named whole in the error.
+    @Test func missingTasksFileBelowAnOpenDirectory() throws {
+        let directory = open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        try #require(directory >= 0)
+        defer { close(directory) }
+        let tasks = AnchoredPath("/tmp/nonexistent-group/tasks", directory: directory, relativePath: "nonexistent-group/tasks")
+        let error = try #require(spawnError(SpawnRequest(executable: "/bin/true", cgroup: .joinBeforeExec(taskFiles: [tasks]))))
+        #expect(error.description == "join cgroup /tmp/nonexistent-group/tasks: No such file or directory")
     }
 
     @Test func missingCgroupDirectory() throws {
@@ -77,6 +87,13 @@ import Glibc
 
     @Test func environmentNameWithEqualsSign() throws {
         let error = try #require(spawnError(SpawnRequest(executable: "/bin/true", environment: ["A=B": "c"])))
+        #expect(error.step == .invalidArgument)
+    }
+
+    /// `=` and a combining accent are one character but two code points: the kernel splits
+    /// the entry at the byte.
+    @Test func environmentNameWithAnAccentedEqualsSign() throws {
+        let error = try #require(spawnError(SpawnRequest(executable: "/bin/true", environment: ["A=\u{301}B": "c"])))
         #expect(error.step == .invalidArgument)
     }
 

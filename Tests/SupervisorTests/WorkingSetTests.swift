@@ -20,30 +20,33 @@ import Testing
         #expect(WorkingSet.bytes(usage: 1000, stat: stat, version: .v2) == 650)
     }
 
-    /// At or past its v2 `memory.high` the group's usage counts whole: the cache the kernel
-    /// has not dropped there is not dropping fast enough. Below it, or on v1, the cache is
+    /// While the throttle holds usage (v2) the usage counts whole: the cache the kernel has
+    /// not dropped there is not dropping fast enough. Otherwise, or on v1, the cache is
     /// subtracted as before.
-    @Test func v2AtItsThrottleCountsTheCacheThatIsLeft() {
+    @Test func atTheThrottleTheCacheThatIsLeftCounts() {
         let stat = "anon 400\nfile 500\nshmem 100\nfile_mapped 50\n"
-        #expect(WorkingSet.bytes(usage: 1000, stat: stat, version: .v2, throttle: 1000) == 1000)
-        #expect(WorkingSet.bytes(usage: 1001, stat: stat, version: .v2, throttle: 1000) == 1001)
-        #expect(WorkingSet.bytes(usage: 999, stat: stat, version: .v2, throttle: 1000) == 649)
-        #expect(WorkingSet.bytes(usage: 1000, stat: stat, version: .v2, throttle: nil) == 650)
+        #expect(WorkingSet.bytes(usage: 1000, stat: stat, version: .v2, atThrottle: true) == 1000)
+        #expect(WorkingSet.bytes(usage: 1000, stat: stat, version: .v2, atThrottle: false) == 650)
     }
 
-    /// The same read from a group's files: `memory.high` is read on v2 (`max`: no throttle).
-    /// Against a fake v2 tree: these machines have no v2 memory controller.
-    @Test func aV2ReadingAtTheThrottleIsTheUsage() throws {
+    /// The same read from a tree's files: the root's usage and `memory.stat`, and whether
+    /// `supervised` (where the throttle is; the daemon is not in it) is at its `memory.high`
+    /// (`max`: no throttle). Against a fake v2 tree: these machines have no v2 memory
+    /// controller. Before `supervised`, the root's own `memory.high` decided; it no longer may.
+    @Test func aV2ReadingWhileSupervisedIsAtItsThrottleIsTheUsage() throws {
         let fake = try FakeCgroupTree()
-        let group = CgroupTree(unifiedRoot: fake.root).root
+        let tree = CgroupTree(unifiedRoot: fake.root)
         fake.write("anon 400\nfile 500\nshmem 100\nfile_mapped 50\n", to: "memory.stat")
         fake.write("1000\n", to: "memory.current")
-        fake.write("max\n", to: "memory.high")
-        #expect(WorkingSet.read(group)?.workingSet == 650)
         fake.write("1000\n", to: "memory.high")
-        #expect(WorkingSet.read(group)?.workingSet == 1000)
-        fake.write("1001\n", to: "memory.high")
-        #expect(WorkingSet.read(group)?.workingSet == 650)
+        fake.write("900\n", to: "supervised/memory.current")
+        #expect(WorkingSet.read(tree)?.workingSet == 650)
+        fake.write("900\n", to: "supervised/memory.high")
+        #expect(WorkingSet.read(tree)?.workingSet == 1000)
+        fake.write("901\n", to: "supervised/memory.high")
+        #expect(WorkingSet.read(tree)?.workingSet == 650)
+        fake.write("max\n", to: "supervised/memory.high")
+        #expect(WorkingSet.read(tree)?.workingSet == 650)
     }
 
     @Test func neverBelowZeroAndUsageWithoutFigures() {

@@ -53,6 +53,7 @@ struct ext_spawn_request {
     const char *working_directory;         /* NULL: inherit */
     int cgroup_directory_fd;               /* v2 cgroup directory for CLONE_INTO_CGROUP, or -1 */
     const char *const *cgroup_task_files; /* v1 `tasks` files the child joins, NULL-terminated, or NULL */
+    const int *cgroup_task_directories;    /* per task file: the open directory it is relative to, or AT_FDCWD */
     int set_oom_score_adj;                 /* nonzero: write oom_score_adj */
     int oom_score_adj;
     int set_credentials;                   /* nonzero: setgroups, setgid, setuid */
@@ -152,6 +153,11 @@ char *ext_read_file(const char *path, size_t *length);
 /* Writes `data` to an existing file with one write(2), as control files of cgroupfs and procfs
    require; only a regular file is truncated first. Returns 0, or -1 with errno set. */
 int ext_write_file(const char *path, const char *data, size_t length);
+/* The same with `path` walked from the open directory `directory` (or AT_FDCWD). */
+int ext_write_file_at(int directory, const char *path, const char *data, size_t length);
+
+/* A directory opened only to walk paths from (O_PATH, CLOEXEC): the descriptor, or -1 with errno. */
+int ext_open_directory_path(const char *path);
 
 /* Drops the resident read-only pages (text, read-only data) of the program and of its
  * shared libraries from its page tables; they fault back in from the page cache when

@@ -66,16 +66,16 @@ check "the demo widget's RUNPATH names /usr/lib/extensiond/swift, not the build 
 check "its libraries come from /usr/lib/extensiond/swift, none missing" \
     sh -c "ldd $demo | grep -q 'libswiftCore.so => /usr/lib/extensiond/swift/libswiftCore.so' && ! ldd $demo | grep -q 'not found'"
 check "the drop-ins are the packages' links" test -L /etc/extensiond/extensiond.d/extensiond-demo.toml -a -L /etc/extensiond/extensiond.d/extensiond-today.toml
-check "the drop-ins bring up the Today view in hosts/extensiond.today" wait_until 30 '[ -n "$(group_pids hosts/extensiond.today)" ]'
+check "the drop-ins bring up the Today view in hosts/extensiond.today" wait_until 30 '[ -n "$(group_pids supervised/hosts/extensiond.today)" ]'
 check "the Today view serves its page on 127.0.0.1:8080" wait_for 30 python3 -c \
     'import urllib.request; assert b"<html" in urllib.request.urlopen("http://127.0.0.1:8080/", timeout=5).read().lower()'
 check "the demo widget answers a pull (supervisorctl pull demo.widget)" wait_for 60 supervisorctl pull demo.widget
 check "the demo widget runs from the package in extensions/demo.widget" \
-    wait_until 30 'grep -qx "$demo" <<<"$(readlink /proc/$(head -1 "$CG$(unit ControlGroup)/extensions/demo.widget/cgroup.procs" 2>/dev/null)/exe 2>/dev/null)"'
+    wait_until 30 'grep -qx "$demo" <<<"$(readlink /proc/$(head -1 "$CG$(unit ControlGroup)/supervised/extensions/demo.widget/cgroup.procs" 2>/dev/null)/exe 2>/dev/null)"'
 dpkg -P extensiond-demo extensiond-swift-runtime extensiond-today >/tmp/dpkg.out 2>&1; expect "dpkg -P the three packages" "$?" 0
 check "their drop-ins are gone" test ! -e /etc/extensiond/extensiond.d/extensiond-demo.toml -a ! -e /etc/extensiond/extensiond.d/extensiond-today.toml
 check "the daemon dropped the Today view and the demo widget" \
-    wait_until 30 '[ ! -e "$CG$(unit ControlGroup)/hosts/extensiond.today" ] && ! supervisorctl status | grep -q demo.widget'
+    wait_until 30 '[ ! -e "$CG$(unit ControlGroup)/supervised/hosts/extensiond.today" ] && ! supervisorctl status | grep -q demo.widget'
 check "the runtime and the demo are gone (the drop-in directory is extensiond's)" test ! -e /usr/lib/extensiond/swift -a ! -e /usr/lib/extensiond/demo
 
 step "reload: a drop-in adds a host and an extension"
@@ -96,13 +96,13 @@ start_timeout = "60s"
 TOML
 pid=$(unit MainPID)
 check "systemctl reload succeeds" systemctl reload "$SERVICE"
-check "the reload brings up the new host in hosts/panel" wait_until 30 '[ -n "$(group_pids hosts/panel)" ]'
+check "the reload brings up the new host in hosts/panel" wait_until 30 '[ -n "$(group_pids supervised/hosts/panel)" ]'
 expect "still the same daemon after the reload" "$(unit MainPID)" "$pid"
 root=$CG$(unit ControlGroup)
 check "supervisorctl start demo.widget" supervisorctl start demo.widget
 check "the widget runs in extensions/demo.widget" \
-    wait_until 60 '[ -n "$(group_pids extensions/demo.widget)" ]'
-widget_pid=$(head -1 "$root/extensions/demo.widget/cgroup.procs" 2>/dev/null)
+    wait_until 60 '[ -n "$(group_pids supervised/extensions/demo.widget)" ]'
+widget_pid=$(head -1 "$root/supervised/extensions/demo.widget/cgroup.procs" 2>/dev/null)
 expect "the widget's oom_score_adj" "$(cat /proc/"${widget_pid:-0}"/oom_score_adj 2>&1)" 1000
 expect "the widget runs with no_new_privs" "$(sed -n 's/^NoNewPrivs:\t//p' /proc/"${widget_pid:-0}"/status 2>&1)" 1
 # The package's catalog, indexed by systemd's trigger: journalctl -x explains the launch.
@@ -166,7 +166,7 @@ check "the app is no longer supervised" wait_until 10 '! extensiondctl status co
 step "stop"
 check "systemctl stop succeeds" systemctl stop "$SERVICE"
 expect "the stop's result" "$(unit Result)" success
-check "nothing left in the service cgroup" test ! -e "$root/hosts/panel" -a ! -e "$root/extensions/demo.widget"
+check "nothing left in the service cgroup" test ! -e "$root/supervised/hosts/panel" -a ! -e "$root/supervised/extensions/demo.widget"
 # (pgrep from this script: under `sh -c` the pattern would match that shell's own command line)
 leftover=$(pgrep -af 'sleep 10000[12]|DemoWidget')
 expect "no process of the service is left" "${leftover:-none}" none

@@ -240,7 +240,7 @@ command = ["/bin/sleep", "1000000"]
         # Waits by watching the extension's cgroup and /proc, not by polling the daemon's
         # status, whose answers would count as the daemon's CPU time.
         self.control("start", names=[name])
-        procs = f"{self.cgroup}/extensions/{name}/cgroup.procs"
+        procs = f"{self.cgroup}/supervised/extensions/{name}/cgroup.procs"
         target = 0 if name == "grower" else self.a.idle
         def up():
             try:

@@ -142,13 +142,13 @@ expect "a's data directory is a's alone even without the sandbox" "$(field "$ope
 
 step "cgroups stay closed (v2)"
 root=$(service_cgroup)
-for path in "$root/extensions/b.probe" "$root/extensions/b.probe/cgroup.procs" "$root/extensions/b.probe/memory.max" \
-        "$root/extensions/b.probe/cgroup.subtree_control" "$root/extensions/cgroup.procs" "$root/cgroup.procs" "/sys/fs/cgroup/cgroup.procs"; do
+for path in "$root/supervised/extensions/b.probe" "$root/supervised/extensions/b.probe/cgroup.procs" "$root/supervised/extensions/b.probe/memory.max" \
+        "$root/supervised/extensions/b.probe/cgroup.subtree_control" "$root/supervised/extensions/cgroup.procs" "$root/cgroup.procs" "/sys/fs/cgroup/cgroup.procs"; do
     read -r owner mode < <(stat -c '%u %a' "$path" 2>/dev/null)
     check "$path is root's and writable by nobody else (uid ${owner:-?}, mode ${mode:-?})" \
         test "${owner:-?}" = 0 -a $(( 8#${mode:-777} & 8#022 )) -eq 0
 done
-probe_pid=$(head -1 "$root/extensions/b.probe/cgroup.procs" 2>/dev/null)
+probe_pid=$(head -1 "$root/supervised/extensions/b.probe/cgroup.procs" 2>/dev/null)
 check "b.probe is still in extensions/b.probe" test -n "$probe_pid"
 expect "b.probe's Seccomp and NoNewPrivs" "$(grep -E '^(NoNewPrivs|Seccomp):' /proc/"${probe_pid:-0}"/status 2>&1 | tr -s '\t\n' '  ')" "NoNewPrivs: 1 Seccomp: 2 "
 

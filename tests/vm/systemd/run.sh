@@ -3,7 +3,8 @@
 # of tests/vm/boot: it links libseccomp and loads libsystemd; READY/STATUS/WATCHDOG through
 # sd_notify; socket activation (extensiond.socket) serves 50 clients that connect during
 # `systemctl restart extensiond`; `systemctl reload` fails on a broken drop-in and says
-# what waits for a restart; MemoryHigh= is set over D-Bus with no systemctl on PATH.
+# what waits for a restart; MemoryHigh= (a backstop at the budget) is set over D-Bus with no
+# systemctl on PATH, and lifted by a reload that removes the budget.
 #
 # Runs as root in the throw-away VM with /test holding this file, bin/extensiond,
 # bin/supervisorctl, bin/DemoWidget, extensiond.service and extensiond.socket (staged by
@@ -46,10 +47,27 @@ check "a first WATCHDOG=1 within 25 s" wait_until 25 '[ "$(unit WatchdogTimestam
 second=$(unit WatchdogTimestampMonotonic)
 check "and another one within 25 s" wait_until 25 '[ "$(unit WatchdogTimestampMonotonic)" != "$second" ]'
 
-step "MemoryHigh= over D-Bus"
-low=$(supervisorctl --json pressure 2>/dev/null | python3 -c 'import json, sys; print(json.load(sys.stdin)["pressure"]["lowBytes"])' 2>&1)
-expect "MemoryHigh= is pressure.low, set by the daemon without systemctl" "$(unit MemoryHigh)" "$low"
-check "no error event about systemd" sh -c '! supervisorctl events -n 200 | grep -q "systemd:"'
+step "MemoryHigh= over D-Bus: a backstop at the budget; the throttle on supervised/"
+pressure_json=$(supervisorctl --json pressure 2>/dev/null)
+field() { python3 -c 'import json, sys; print(json.load(sys.stdin)["pressure"][sys.argv[1]])' "$1" <<<"$pressure_json" 2>&1; }
+low=$(field lowBytes)
+budget=$(field budgetBytes)
+root=$(service_cgroup)
+expect "MemoryHigh= is the budget, set by the daemon without systemctl" "$(unit MemoryHigh)" "$budget"
+throttle=$(cat "$root/supervised/memory.high" 2>&1)
+check "supervised/ memory.high is pressure.low less the daemon's few MiB ($throttle)" \
+    test "${throttle:-max}" != max -a "${throttle:-0}" -lt "${low:-0}" -a "${throttle:-0}" -gt $(( ${low:-0} - (64 << 20) ))
+check "no error event about systemd or a throttle" sh -c '! supervisorctl events -n 200 | grep -Eq "systemd:|memory.high of (supervised|the tree)"'
+# A reload that removes memory_budget lifts what the daemon set, and one that brings it
+# back sets it again.
+sed -i '/^memory_budget/d' /etc/extensiond/extensiond.toml
+check "systemctl reload without memory_budget" systemctl reload "$SERVICE"
+expect "MemoryHigh= lifted with the budget" "$(unit MemoryHigh)" infinity
+expect "supervised/ memory.high lifted with the budget" "$(cat "$root/supervised/memory.high" 2>&1)" max
+sed -i 's/^\[supervisor\]$/[supervisor]\nmemory_budget = "256M"/' /etc/extensiond/extensiond.toml
+check "systemctl reload with memory_budget again" systemctl reload "$SERVICE"
+expect "MemoryHigh= at the budget again" "$(unit MemoryHigh)" "$budget"
+check "supervised/ memory.high below low again" sh -c "test \"\$(cat $root/supervised/memory.high)\" -lt ${low:-0}"
 
 step "systemctl reload: a broken drop-in fails, the running config stays"
 mkdir -p /etc/extensiond/extensiond.d

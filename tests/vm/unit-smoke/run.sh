@@ -106,38 +106,73 @@ check "status lists panel running" grep -Eq '^panel +host +running' /tmp/status.
 step "cgroup tree (Delegate=yes, no internal processes)"
 root=$(service_cgroup)
 echo "service cgroup: $root"
-for sub in supervisor hosts apps extensions; do
+for sub in supervisor supervised supervised/hosts supervised/apps supervised/extensions; do
     check "$sub/ exists below the service cgroup" test -d "$root/$sub"
 done
 check "the daemon (pid $main_pid) is in supervisor/cgroup.procs" grep -qx "$main_pid" "$root/supervisor/cgroup.procs"
 expect "no process left in the service cgroup itself" "$(group_pids "$root" | wc -l)" 0
 check "memory is enabled for the service cgroup's children" grep -qw memory "$root/cgroup.subtree_control"
-check "memory is enabled below extensions/" grep -qw memory "$root/extensions/cgroup.subtree_control"
+check "memory is enabled below supervised/" grep -qw memory "$root/supervised/cgroup.subtree_control"
+check "memory is enabled below extensions/" grep -qw memory "$root/supervised/extensions/cgroup.subtree_control"
 # systemd owns the service cgroup's own limits (it resets them on daemon-reload): the
 # daemon leaves them alone and says so; MemoryMax= in a drop-in is the backstop there.
 expect "the daemon leaves the service cgroup's memory.max to systemd" "$(cat "$root/memory.max" 2>&1)" max
 expect "the daemon says why it set no hard limit" \
     "$(journalctl -u extensiond --no-pager | grep -c 'systemd owns the service' )" 1
-# The throttle at pressure.low that makes the kernel count "high" events in the root's
-# memory.events: asked of systemd (MemoryHigh=), so a daemon-reload keeps it.
-low=$(supervisorctl --json pressure 2>/dev/null | python3 -c 'import json, sys; print(json.load(sys.stdin)["pressure"]["lowBytes"])' 2>&1)
-echo "pressure.low of memory_budget: $low bytes"
-expect "the unit's MemoryHigh= is pressure.low, set by the daemon through systemd" "$(unit MemoryHigh)" "$low"
-page_low=$(( ${low:-0} / $(getconf PAGESIZE) * $(getconf PAGESIZE) ))   # the kernel keeps whole pages
-expect "memory.high of the service cgroup" "$(cat "$root/memory.high" 2>&1)" "$page_low"
+# The throttle where the tree reaches pressure.low, which makes the kernel count "high"
+# events in supervised/memory.events: on supervised/ (hosts, apps, extensions), at low less
+# what the tree holds outside it (the daemon), so that the kernel never stalls the daemon
+# there. The unit's MemoryHigh= (over D-Bus) is only a backstop at the budget.
+pressure_json=$(supervisorctl --json pressure 2>/dev/null)
+field() { python3 -c 'import json, sys; print(json.load(sys.stdin)["pressure"][sys.argv[1]])' "$1" <<<"$pressure_json" 2>&1; }
+low=$(field lowBytes)
+budget=$(field budgetBytes)
+page=$(getconf PAGESIZE)
+echo "pressure.low of memory_budget: $low bytes; the budget: $budget bytes"
+throttle=$(cat "$root/supervised/memory.high" 2>&1)
+outside=$(( $(cat "$root/memory.current") - $(cat "$root/supervised/memory.current") ))
+echo "supervised/memory.high: $throttle; outside supervised/ now: $outside bytes"
+# The daemon moves the throttle only once what is outside moved by more than 1 MiB, after
+# an episode or a burst: allow a few MiB of drift since.
+drift=$(( ${throttle:-0} - (${low:-0} - outside) )); drift=${drift#-}
+check "supervised/ memory.high is pressure.low less what is outside supervised/ (off by $drift bytes)" \
+    test "${throttle:-max}" != max -a "${throttle:-0}" -lt "${low:-0}" -a "$drift" -le $(( 4 << 20 ))
+check "supervisorctl pressure lists the throttle on supervised" sh -c 'supervisorctl pressure | grep -q "memory.high of supervised"'
+expect "the unit's MemoryHigh= is the budget, set by the daemon over D-Bus" "$(unit MemoryHigh)" "$budget"
+expect "the service cgroup's memory.high is the budget (whole pages)" "$(cat "$root/memory.high" 2>&1)" $(( ${budget:-0} / page * page ))
+check "supervisorctl pressure lists the unit's MemoryHigh= backstop" \
+    sh -c 'supervisorctl pressure | grep -q "MemoryHigh= of extensiond.service at the budget"'
+# Read back from the kernel: the daemon's group and every group above it up to the
+# service cgroup hold only the backstop (the service cgroup) or nothing, and the daemon's
+# group is not below supervised/.
+daemon_group=/sys/fs/cgroup$(sed -n 's/^0:://p' "/proc/$main_pid/cgroup")
+expect "the daemon's own cgroup" "$daemon_group" "$root/supervisor"
+case "$daemon_group/" in "$root/supervised/"*) fail "the daemon is outside the throttled supervised/";; *) pass "the daemon is outside the throttled supervised/";; esac
+throttles_above=""
+group=$daemon_group
+while [ "${#group}" -ge "${#root}" ]; do
+    throttles_above="$throttles_above ${group#"$root"}=$(cat "$group/memory.high")"
+    group=${group%/*}
+done
+expect "memory.high of the daemon's group and those above it to the service cgroup" \
+    "$throttles_above" " /supervisor=max =$(( ${budget:-0} / page * page ))"
 systemctl daemon-reload
-expect "memory.high of the service cgroup after systemctl daemon-reload" "$(cat "$root/memory.high" 2>&1)" "$page_low"
+# The daemon may have moved it since, after a burst (it follows what is outside supervised/).
+throttle=$(cat "$root/supervised/memory.high" 2>&1)
+check "supervised/ memory.high still set after systemctl daemon-reload ($throttle)" \
+    test "${throttle:-max}" != max -a "${throttle:-0}" -lt "${low:-0}" -a "${throttle:-0}" -gt $(( ${low:-0} - (64 << 20) ))
+expect "the service cgroup's memory.high after systemctl daemon-reload" "$(cat "$root/memory.high" 2>&1)" $(( ${budget:-0} / page * page ))
 expect "memory.max of the service cgroup after systemctl daemon-reload" "$(cat "$root/memory.max" 2>&1)" max
-host=$root/hosts/panel
+host=$root/supervised/hosts/panel
 check "the host runs in hosts/panel" test -n "$(group_pids "$host")"
 expect "hosts/panel memory.max (64M)" "$(cat "$host/memory.max" 2>&1)" 67108864
 # The kernel prefers extension memory: hosts protected by their memory_low, extensions
 # throttled at the warn watermark (75% of the budget by default), below low.
 expect "hosts/panel memory.low (its memory_low, 32M)" "$(cat "$host/memory.low" 2>&1)" 33554432
-expect "hosts/ memory.low (the hosts' memory_low summed)" "$(cat "$root/hosts/memory.low" 2>&1)" 33554432
+expect "hosts/ memory.low (the hosts' memory_low summed)" "$(cat "$root/supervised/hosts/memory.low" 2>&1)" 33554432
 warn=$(supervisorctl --json pressure 2>/dev/null | python3 -c 'import json, sys; print(json.load(sys.stdin)["pressure"]["warnBytes"])' 2>&1)
 page_warn=$(( ${warn:-0} / $(getconf PAGESIZE) * $(getconf PAGESIZE) ))
-expect "extensions/ memory.high at the warn watermark" "$(cat "$root/extensions/memory.high" 2>&1)" "$page_warn"
+expect "extensions/ memory.high at the warn watermark" "$(cat "$root/supervised/extensions/memory.high" 2>&1)" "$page_warn"
 host_pids=$(group_pids "$host" | tr '\n' ' ')
 echo "host pids: $host_pids"
 expect "hosts/panel holds the host and its orphaned grandchild" "$(group_pids "$host" | wc -l)" 2
@@ -159,7 +194,7 @@ check "systemd-analyze security rates the running unit at most 5.0 ($exposure)" 
 step "an extension on demand: DemoWidget"
 supervisorctl start demo.widget >/tmp/start.out 2>&1; expect "supervisorctl start demo.widget exit code" "$?" 0
 sed 's/^/    /' /tmp/start.out
-widget=$root/extensions/demo.widget
+widget=$root/supervised/extensions/demo.widget
 check "the widget runs in extensions/demo.widget" wait_until 20 '[ -n "$(group_pids "$widget")" ]'
 widget_pid=$(group_pids "$widget" | head -1)
 expect "extensions/demo.widget memory.max (16M)" "$(cat "$widget/memory.max" 2>&1)" 16777216
@@ -176,7 +211,7 @@ if command -v python3 >/dev/null; then
     oom_seen() { supervisorctl events -n 200 2>/dev/null | grep -E 'demo\.hog' | grep -q '\[oom\]'; }
     check "supervisorctl events shows demo.hog with reason oom" wait_for 60 oom_seen
     supervisorctl events -n 200 2>&1 | grep -E 'demo\.hog' | sed 's/^/    /'
-    check "the kernel's OOM kill was confined to extensions/demo.hog" sh -c "journalctl -k --no-pager | grep -q 'oom_memcg=.*/extensions/demo.hog'"
+    check "the kernel's OOM kill was confined to extensions/demo.hog" sh -c "journalctl -k --no-pager | grep -q 'oom_memcg=.*/supervised/extensions/demo.hog'"
     # The daemon's own structured entry for it (Sources/Supervisor/EventJournal.swift).
     oom_entry() { journalctl --no-pager -q -u extensiond MESSAGE_ID=376308d45b9d44108f111f8ed08b8959 EXTENSIOND_PROCESS=demo.hog | grep -q .; }
     check "journalctl MESSAGE_ID=<oom> EXTENSIOND_PROCESS=demo.hog shows the OOM kill" wait_for 10 oom_entry
@@ -244,7 +279,7 @@ step "stale groups in the delegated cgroup are cleaned at start"
 mkdir -p /run/systemd/system/extensiond.service.d
 cat > /run/systemd/system/extensiond.service.d/stale.conf <<CONF
 [Service]
-ExecStartPre=/bin/sh -c 'mkdir -p $root/extensions/stale.test && { sleep 100003 & echo \$! > $root/extensions/stale.test/cgroup.procs; echo \$! > /var/lib/extensiond/stale.pid; }'
+ExecStartPre=/bin/sh -c 'mkdir -p $root/supervised/extensions/stale.test && { sleep 100003 & echo \$! > $root/supervised/extensions/stale.test/cgroup.procs; echo \$! > /var/lib/extensiond/stale.pid; }'
 CONF
 systemctl daemon-reload
 mark=$(journal_mark)
@@ -252,7 +287,7 @@ check "systemctl start extensiond with a planted stale group" systemctl start "$
 stale_pid=$(cat /var/lib/extensiond/stale.pid 2>/dev/null)
 echo "planted stale pid: ${stale_pid:-none}"
 check "the stale group's process is killed" wait_for 5 sh -c "! kill -0 ${stale_pid:-0} 2>/dev/null"
-check "extensions/stale.test is removed" test ! -e "$root/extensions/stale.test"
+check "extensions/stale.test is removed" test ! -e "$root/supervised/extensions/stale.test"
 check "the clean-up is in the event log" sh -c 'supervisorctl events -n 500 | grep -q "cleanup stale.test"'
 supervisorctl events -n 500 2>&1 | grep cleanup | sed 's/^/    /'
 rm -rf /run/systemd/system/extensiond.service.d
@@ -279,7 +314,7 @@ check "the new daemon is in supervisor/cgroup.procs" grep -qx "$new_pid" "$root/
 check "the host runs again in a fresh hosts/panel" wait_until 20 '[ -n "$(group_pids "$host")" ]'
 subgroups() { find "$1" -mindepth 1 -maxdepth 1 -type d -printf '%f ' 2>/dev/null; }
 expect "no stale extension groups (nothing started on demand yet)" "$(subgroups "$root/extensions")" ""
-expect "hosts/ holds only the fresh panel group" "$(subgroups "$root/hosts")" "panel "
+expect "hosts/ holds only the fresh panel group" "$(subgroups "$root/supervised/hosts")" "panel "
 expect "StatusText after the restart" "$(unit StatusText)" "1 hosts, 1 apps, 2 extensions; 1 running"
 journal_since "$mark" | grep -iE 'stale|cleanup' | sed 's/^/    /'
 systemctl stop "$SERVICE"
