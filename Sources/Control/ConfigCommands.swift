@@ -1,4 +1,5 @@
 import ControlProtocol
+import DaemonSupport
 import ExtensiondConfig
 import Processes
 
@@ -31,7 +32,7 @@ extension ControlCommands {
     /// note when it could not be written.
     private func afterRecorded(_ answer: @escaping (String) -> Void) {
         whenStateRecorded { failure in
-            answer(failure.map { "; not on disk yet (kept, tried again every second): \($0)" } ?? "")
+            answer(Self.diskNote(failure))
         }
     }
 
@@ -46,6 +47,11 @@ extension ControlCommands {
             + ProcessRegistry.definitions(of: next).filter { added.contains($0.name) }.map {
                 AvailableProcess(name: $0.name, kind: $0.definition.kind, inUse: false, autostart: $0.definition.autostart)
             }
+    }
+
+    /// `; not on disk yet (kept, tried again every second): ERROR` after a refused save, or nothing.
+    static func diskNote(_ failure: (some CustomStringConvertible)?) -> String {
+        failure.map { "; " + DurableRecord.notOnDisk($0) } ?? ""
     }
 
     /// `; not applied until the next start: supervisor.runtime_dir`, or nothing.

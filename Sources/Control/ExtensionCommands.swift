@@ -25,8 +25,11 @@ extension ControlCommands {
                 session.reply(ControlResponse(message: "refresh requested: \(selection.names.joined(separator: ", "))"))
             case .enable(let selection), .disable(let selection):
                 let enabled = request.command == .enable
-                try extensions.setEnabled(enabled, for: selection.names)
-                session.reply(ControlResponse(message: "\(enabled ? "enabled" : "disabled") \(selection.names.joined(separator: ", "))"))
+                let message = "\(enabled ? "enabled" : "disabled") \(selection.names.joined(separator: ", "))"
+                // Answered once enabled.json holds the choice; in effect already.
+                try extensions.setEnabled(enabled, for: selection.names) { failure in
+                    session.reply(ControlResponse(message: message + Self.diskNote(failure)))
+                }
             case .perform(let request):
                 try extensions.perform(request.name, items: request.items) { outcome in
                     switch outcome {

@@ -46,6 +46,12 @@ package final class DurableRecord {
         write(then: completion)
     }
 
+    /// What an answer promising a save adds when the disk refused it: `reason` (the write's
+    /// error) and that the content is kept and written again.
+    package static func notOnDisk(_ reason: some CustomStringConvertible) -> String {
+        "not on disk yet (kept, tried again every second): \(reason)"
+    }
+
     /// Whether a write of the file runs or waits.
     package var isWriting: Bool { files.isWriting(path) }
 

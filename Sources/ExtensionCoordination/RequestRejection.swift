@@ -6,7 +6,6 @@ package enum RequestRejection: Error, CustomStringConvertible {
     case disabled(String)
     case wrongPoint(String, ExtensionPoint)
     case itemsRejected(String, String)
-    case storage(String)
     /// A pull in a display mode the widget's `modes` does not declare.
     case undeclaredMode(String, String)
     /// A pull of one more instance than an extension may have.
@@ -26,7 +25,6 @@ package enum RequestRejection: Error, CustomStringConvertible {
         case .disabled(let id): "extension \"\(id)\" is disabled (supervisorctl enable \(id))"
         case .wrongPoint(let id, let point): "extension \"\(id)\" is a \(point.rawValue) extension; this request needs another point"
         case .itemsRejected(let id, let problem): "extension \"\(id)\" does not accept these items: \(problem)"
-        case .storage(let message): "could not save the state: \(message)"
         case .tooManyInstances(let id, let limit): "extension \"\(id)\" has \(limit) instances already, the most it may have"
         case .executeInFlight(let id): "extension \"\(id)\" is still running the previous execute of this card"
         case .noBudget(let id): "extension \"\(id)\" has no refresh budget left (daily_budget, budget_burst)"

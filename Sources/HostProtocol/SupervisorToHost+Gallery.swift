@@ -3,7 +3,8 @@
 extension SupervisorToHost {
     /// `{"type":"enableResult","id":1,"success":true}` — and likewise `addInstanceResult`,
     /// `removeInstanceResult`, `arrangeResult`: whether the request of that `id` was done;
-    /// `error` says why not. The fields of `openResult`.
+    /// `error` says why not, or, with `success`, that the change is not on disk yet. The
+    /// fields of `openResult`.
     public typealias ManageResult = OpenResult
 
     /// One setting of a widget's instances, as a form draws it: `type` is `text` (with

@@ -99,7 +99,7 @@ extension HostServer {
             }
             reportFailure { () throws(RequestRejection) in try extensions.setEnabled(false, for: installed.map(\.id)) }
         }
-        reportFailure { () throws(RequestRejection) in try gallery.keepOnly(ids) }
+        gallery.keepOnly(ids)
         for (id, added) in gallery.saved.instances where extensions.records[id]?.spec.point == .widget {
             for (name, instance) in added where !extensions.hasInstance(id, name) {
                 reportFailure { () throws(RequestRejection) in
@@ -164,7 +164,7 @@ extension HostServer {
                 try gallery.add(request.extensionID, request.instance, AddedInstance(params: request.params, place: request.place))
             } catch {
                 if !existed {
-                    extensions.removeInstance(request.extensionID, request.instance, because: "instance \"\(request.instance)\" could not be saved")
+                    extensions.removeInstance(request.extensionID, request.instance, because: "instance \"\(request.instance)\" could not be added")
                 }
                 throw error
             }
@@ -177,7 +177,7 @@ extension HostServer {
     func removeInstance(_ request: HostToSupervisor.RemoveInstance, from host: ConnectedHost) {
         manage(request.id, request.extensionID, "removeInstance", from: host, answer: SupervisorToHost.removeInstanceResult) { _ throws(RequestRejection) in
             guard gallery.isAdded(request.extensionID, request.instance) else { throw .notAdded(request.extensionID, request.instance) }
-            try gallery.remove(request.extensionID, request.instance)
+            gallery.remove(request.extensionID, request.instance)
             extensions.removeInstance(request.extensionID, request.instance, because: "instance \"\(request.instance)\" was removed")
         }
     }
@@ -187,15 +187,16 @@ extension HostServer {
         manage(request.id, ids.first, "arrange", from: host, others: ids.dropFirst(), answer: SupervisorToHost.arrangeResult) {
             manager throws(RequestRejection) in
             guard places(request.place) != nil else { throw .unknownPlace(request.place ?? "") }
-            try gallery.arrange(host: manager, place: request.place, request.widgets)
+            gallery.arrange(host: manager, place: request.place, request.widgets)
         }
     }
 
     /// Checks that `host` manages and may use `id` (and `others`), runs `change` with the
-    /// managing host's id, answers with `answer`, and tells the hosts that listed.
+    /// managing host's id (in effect at once), answers with `answer` once `gallery.json`
+    /// and `enabled.json` hold it, and tells the hosts that listed.
     private func manage(
         _ requestID: RequestID, _ id: String?, _ type: String, from host: ConnectedHost, others: some Sequence<String> = [],
-        answer: (SupervisorToHost.ManageResult) -> SupervisorToHost,
+        answer: @escaping (SupervisorToHost.ManageResult) -> SupervisorToHost,
         _ change: (String) throws(RequestRejection) -> Void
     ) {
         let refusal: String?
@@ -216,8 +217,20 @@ extension HostServer {
         } else {
             refusal = "\(type) is for hosts with manage = true in their [hosts.ID] table (a gallery); \(host.peer) is not one"
         }
-        host.send(answer(.init(id: requestID, success: refusal == nil, error: refusal)))
-        if refusal == nil { listChanged() }
+        guard refusal == nil else { return host.send(answer(.init(id: requestID, success: false, error: refusal))) }
+        whenManagedSaved { [weak self, weak host] failure in
+            // Done, not on disk yet: `success` with the reason in `error` (docs/PROTOCOL.md §3).
+            host?.send(answer(.init(id: requestID, success: true, error: failure.map(DurableRecord.notOnDisk))))
+            self?.listChanged()
+        }
+    }
+
+    /// Calls `completion` once `gallery.json` and `enabled.json` hold every change made, or
+    /// with the first refusal of the disk.
+    private func whenManagedSaved(then completion: @escaping DurableRecord.Completion) {
+        gallery.whenSaved { [weak self] galleryFailure in
+            self?.extensions.whenEnabledSaved { completion(galleryFailure ?? $0) }
+        }
     }
 
     /// The id of a supervised host with `manage = true` on the other end, else `nil`.

@@ -43,7 +43,7 @@ package final class HostServer {
     /// `[places]` by name: the maximum size of each mode where hosts show widgets.
     var places: [String: PlaceSpec] = [:]
     /// What users added and arranged (persisted).
-    private(set) lazy var gallery = Gallery(store: extensions.store, events: events)
+    private(set) lazy var gallery = Gallery(store: extensions.store, clock: loop, events: events)
     /// Opens a URL (`url`, `app`, `source`) in `app` only (`Daemon.open`).
     let openInApp: (_ url: String, _ app: String, _ source: String) throws(OpenURLError) -> Void
     /// URLs for apps that are starting and not connected yet, in order.

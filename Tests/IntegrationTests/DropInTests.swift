@@ -62,11 +62,13 @@ import Testing
         #expect(ContinuousClock.now - removed < .seconds(2))
         #expect(after.map(\.id) == [GalleryBed.other, GalleryBed.widget])
         #expect(try gallery.bed.status(Self.notes) == nil)
-        // What the user added to it is forgotten with it.
+        // What the user added to it is forgotten with it (gallery.json is written beside the loop).
         #expect(
-            !FileManager.default.contents(atPath: gallery.daemon.stateDirectory + "/gallery.json").map {
-                String(decoding: $0, as: UTF8.self).contains(Self.notes)
-            }!)
+            eventually(timeout: 10) {
+                FileManager.default.contents(atPath: gallery.daemon.stateDirectory + "/gallery.json").map {
+                    !String(decoding: $0, as: UTF8.self).contains(Self.notes)
+                } == true
+            })
     }
 
     /// An app installed while the daemon was stopped is found at the next start as one

@@ -48,7 +48,10 @@ final class GalleryBed {
     }
 
     /// A connection to host.sock through `today`: the daemon sees the managing host.
-    func connectManager() throws -> TestHost {
+    func connectManager() throws -> TestHost { try Self.connectManager(daemon) }
+
+    /// A connection to host.sock through the `today` of ``hostAndPlaces(relay:shared:hostLines:)`` of `daemon`.
+    static func connectManager(_ daemon: TestDaemon) throws -> TestHost {
         let path = daemon.sharedDirectory + "/today.sock"
         guard eventually(timeout: 10, { FileManager.default.fileExists(atPath: path) }) else {
             throw TestSupportError("the host today did not open its relay socket")

@@ -55,6 +55,7 @@ package final class ExtensionCoordinator {
     /// The user's `enable`/`disable` choices (persisted). An extension without one takes
     /// its configured `enabled`, so a config change still applies to it.
     private var enabledChoices: [String: Bool] = [:]
+    private let enabledFile: DurableRecord
     /// What each extension last said with `setHasContent` (persisted: hosts keep hiding an
     /// extension without content across restarts).
     private var hasContentDeclared: [String: Bool] = [:]
@@ -70,6 +71,7 @@ package final class ExtensionCoordinator {
         self.store = store
         self.groups = groups
         groupAccess = GroupAccess(store: groups)
+        enabledFile = store.enabledRecord(clock: clock, events: events)
         do {
             enabledChoices = try store.loadEnabled()
         } catch {
@@ -220,18 +222,20 @@ package final class ExtensionCoordinator {
         if changed { onHasContentChanged?(id, value) }
     }
 
-    /// The user's activation state; persisted.
-    package func setEnabled(_ enabled: Bool, for ids: [String]) throws(RequestRejection) {
+    /// The user's activation state, in effect at once; `saved` is called on the loop once
+    /// `enabled.json` holds it, or with why not (kept in memory, written again every second).
+    package func setEnabled(_ enabled: Bool, for ids: [String], then saved: DurableRecord.Completion? = nil) throws(RequestRejection) {
         for id in ids where records[id] == nil { throw .unknown(id) }
         for id in ids {
             enabledChoices[id] = enabled
             if let record = records[id] { setEnabled(enabled, record) }
         }
-        do {
-            try store.saveEnabled(enabledChoices)
-        } catch {
-            throw .storage("\(error)")
-        }
+        enabledFile.save(ExtensionStore.encode(enabledChoices), then: saved)
+    }
+
+    /// Calls `completion` once `enabled.json` holds the newest choices, or with why not.
+    package func whenEnabledSaved(then completion: @escaping DurableRecord.Completion) {
+        enabledFile.whenWritten(then: completion)
     }
 
     private func setEnabled(_ enabled: Bool, _ record: ExtensionRecord) {

@@ -5,8 +5,8 @@ import Sockets
 import WireProtocol
 
 /// What survives a daemon restart, in `state_dir`: the user's enabled set, and each
-/// extension's last snapshot and refresh schedule (budget included) in each display mode. Every write is atomic;
-/// the records and `has-content.json` are written beside the loop (`files`).
+/// extension's last snapshot and refresh schedule (budget included) in each display mode. Every write is atomic
+/// and made beside the loop (`files`).
 package struct ExtensionStore {
     let stateDirectory: String
     /// The version files written last, kept open (see ``ShownVersion``).
@@ -32,8 +32,14 @@ package struct ExtensionStore {
         try load([String: Bool].self, from: enabledPath) ?? [:]
     }
 
-    func saveEnabled(_ enabled: [String: Bool]) throws(SystemError) {
-        try FileSystem.writeAtomically(Self.encode(enabled), to: enabledPath)
+    /// `enabled.json`, written beside the loop.
+    func enabledRecord(clock: any CoordinatorClock, events: EventLog) -> DurableRecord {
+        record(of: enabledPath, clock: clock, events: events)
+    }
+
+    /// The state file at `path`, as it is on disk now, written beside the loop.
+    func record(of path: String, clock: any CoordinatorClock, events: EventLog) -> DurableRecord {
+        DurableRecord(path: path, content: FileSystem.read(path), files: files, clock: clock, events: events)
     }
 
     /// The `hasContent` each extension last declared (`setHasContent`); empty when never written.
@@ -77,7 +83,7 @@ package struct ExtensionStore {
         }
     }
 
-    static func encode(_ value: some Encodable) -> [UInt8] {
+    package static func encode(_ value: some Encodable) -> [UInt8] {
         (try? JSONCoding.encode(value)) ?? []
     }
 

@@ -35,7 +35,8 @@ extension ExtensionStore {
         try load(SavedGallery.self, from: galleryPath) ?? SavedGallery()
     }
 
-    package func saveGallery(_ gallery: SavedGallery) throws(SystemError) {
-        try FileSystem.writeAtomically(Self.encode(gallery), to: galleryPath)
+    /// `gallery.json`, written beside the loop; its content is ``encode(_:)`` of a ``SavedGallery``.
+    package func galleryRecord(clock: any CoordinatorClock, events: EventLog) -> DurableRecord {
+        record(of: galleryPath, clock: clock, events: events)
     }
 }

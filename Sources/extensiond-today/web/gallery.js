@@ -39,14 +39,15 @@ export class Gallery {
     this.error.textContent = text;
   }
 
-  // Runs a managing request; a refusal (or no answer) is shown, not swallowed.
+  // Runs a managing request; a refusal (or no answer) is shown, not swallowed, and so is a
+  // change done but not on disk yet (`success` with an `error`).
   async change(message) {
     const answer = await this.page.request(message);
     if (answer.type === "error" || answer.success === false) {
       this.showError(`${message.type} ${message.extension ?? ""}: ${answer.error ?? "refused"}`);
       return false;
     }
-    this.showError("");
+    this.showError(answer.error ? `${message.type} ${message.extension ?? ""}: ${answer.error}` : "");
     return true;
   }
 
