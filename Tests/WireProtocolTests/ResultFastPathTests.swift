@@ -89,7 +89,12 @@ import Testing
 
     /// A card's shape is checked on its tree: the general decoder takes it.
     @Test func cardsTakeTheGeneralDecoder() {
-        for snapshot in [#"{"type":"AdaptiveCard","body":[]}"#, #"{"body":[{"type":"TextBlock","text":"AdaptiveCard"}]}"#] {
+        let cards = [
+            #"{"type":"AdaptiveCard","body":[]}"#, #"{"body":[{"type":"TextBlock","text":"AdaptiveCard"}]}"#,
+            // Escaped, the name must still send the card to its check.
+            #"{"type":"Adaptive\u0043ard","body":[]}"#, #"{"typ\u0065":"AdaptiveCard","body":[]}"#,
+        ]
+        for snapshot in cards {
             let line = Array(#"{"type":"result","id":7,"result":"newData","snapshot":\#(snapshot)}"#.utf8)
             #expect(ResultFastPath.result(from: line) == nil)
             #expect(Self.check(line) == nil)
