@@ -340,7 +340,7 @@ public final class Daemon: ControlledDaemon {
         dropIns = nil
         metrics?.close()
         metrics = nil
-        let alive = (registry.ordered + registry.retiring).filter { $0.isAlive || supervisor.awaitsVolumes($0) }
+        let alive = (registry.ordered + registry.retiring).filter { $0.isAlive || supervisor.isLaunching($0) }
         var remaining = alive.count
         let finish: () -> Void = { [unowned self] in
             self.extensions.saveRecords()
@@ -425,7 +425,7 @@ public final class Daemon: ControlledDaemon {
             events.record(.error, nil, "pressure detection after reload: \(error)")
         }
         if restartingChanged {
-            for process in changes.changed.compactMap({ registry[$0] }) where process.isAlive {
+            for process in changes.changed.compactMap({ registry[$0] }) where process.isAlive || supervisor.isLaunching(process) {
                 supervisor.stop(process, reason: .changed) { [unowned self, unowned process] in
                     if process.kind != .extension { try? self.supervisor.start(process) }
                 }
