@@ -29,28 +29,70 @@ final class PendingLaunch {
     }
 }
 
+/// A launch not begun while ``ProcessSupervisor/spawnsAhead`` spawns are under way.
+struct WaitingLaunch {
+    let process: SupervisedProcess
+    let extraArguments: [String]
+    var outcomes: [(LaunchError?) -> Void]
+}
+
 /// The spawn, beside the loop: with `CLONE_VFORK` the spawning thread waits for the child's
 /// whole set-up and its `execve` (bench/README.md, "The launch floor, fifth pass"); on the
 /// spawner's thread the loop meanwhile makes the next launch's groups.
 extension ProcessSupervisor {
-    /// Whether a launch of `process` is under way: waiting for its volumes, or spawning.
+    /// Spawns queued on the spawner at most: the loop prepares the next launches while one
+    /// spawns, and a burst does not hold every launch's pipes and request at once
+    /// (bench/README.md, "The launch floor, fifth pass").
+    static let spawnsAhead = 4
+
+    /// Whether a launch of `process` is under way: waiting for its volumes or the spawner,
+    /// or spawning.
     package func isLaunching(_ process: SupervisedProcess) -> Bool {
-        awaitingVolumes[process.name] != nil || spawning[process.name] != nil
+        awaitingVolumes[process.name] != nil || spawning[process.name] != nil || waitingForSpawner.contains { $0.process === process }
     }
 
     /// `body` hears how the spawn under way goes; at once (nil) when there is none.
     func whenSpawned(_ process: SupervisedProcess, _ body: ((LaunchError?) -> Void)?) {
         guard let body else { return }
-        guard let pending = spawning[process.name] else { return body(nil) }
-        pending.onSpawned.append(body)
+        if let pending = spawning[process.name] { return pending.onSpawned.append(body) }
+        guard let index = waitingForSpawner.firstIndex(where: { $0.process === process }) else { return body(nil) }
+        waitingForSpawner[index].outcomes.append(body)
+    }
+
+    func waitForSpawner(_ process: SupervisedProcess, _ extraArguments: [String], _ outcome: ((LaunchError?) -> Void)?) {
+        process.state = .starting
+        waitingForSpawner.append(WaitingLaunch(process: process, extraArguments: extraArguments, outcomes: outcome.map { [$0] } ?? []))
     }
 
     /// A stop asked for while the spawn of `process` is under way: applied to the run once
-    /// it exists (`false`: no spawn is under way).
+    /// it exists. A launch waiting for the spawner is dropped (its state is `stopped`).
+    /// `false`: neither.
     func deferStop(of process: SupervisedProcess, reason: StopReason, then completion: (() -> Void)?) -> Bool {
-        guard let pending = spawning[process.name] else { return false }
-        pending.stops.append((reason, completion))
+        if let pending = spawning[process.name] {
+            pending.stops.append((reason, completion))
+            return true
+        }
+        guard let index = waitingForSpawner.firstIndex(where: { $0.process === process }) else { return false }
+        let dropped = waitingForSpawner.remove(at: index)
+        process.state = .stopped
+        for outcome in dropped.outcomes { outcome(nil) }
+        completion?()
         return true
+    }
+
+    /// Begins the launches waiting for a place on the spawner, in order.
+    private func startWaitingLaunches() {
+        while spawning.count < Self.spawnsAhead, !waitingForSpawner.isEmpty {
+            let next = waitingForSpawner.removeFirst()
+            do throws(LaunchError) {
+                try start(next.process, extraArguments: next.extraArguments) { error in
+                    for outcome in next.outcomes { outcome(error) }
+                }
+            } catch {
+                for outcome in next.outcomes { outcome(error) }
+                onDeferredLaunchFailed?(next.process, error)
+            }
+        }
     }
 
     /// Spawns `request` on the spawner's thread. That thread is the child's parent, and
@@ -98,6 +140,7 @@ extension ProcessSupervisor {
                 stop.completion?()
             }
         }
+        startWaitingLaunches()
     }
 
     /// Makes the run of `child` and watches its exit, output, channel and OOM kills.

@@ -52,6 +52,8 @@ package final class ProcessSupervisor {
     let spawner: BlockingWorker?
     /// Launches whose spawn is under way on ``spawner``, by process.
     var spawning: [String: PendingLaunch] = [:]
+    /// Launches waiting for a place on ``spawner``, in order (see ``spawnsAhead``).
+    var waitingForSpawner: [WaitingLaunch] = []
     /// The limits each process's kept cgroup directories hold (v1: pids, cpu), by process.
     var keptLimits: [String: CgroupLimits] = [:]
     /// Called when a launch that waited for its volumes failed (its caller had returned).
@@ -86,6 +88,7 @@ package final class ProcessSupervisor {
     ) throws(LaunchError) {
         guard !process.isAlive, !isLaunching(process) else { return whenSpawned(process, outcome) }
         process.restartTimer = nil
+        guard spawning.count < Self.spawnsAhead else { return waitForSpawner(process, extraArguments, outcome) }
         do throws(LaunchError) {
             try launch(process, extraArguments: extraArguments, then: outcome)
         } catch {

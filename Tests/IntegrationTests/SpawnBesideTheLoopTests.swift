@@ -131,6 +131,29 @@ import Testing
         #expect(daemon.stop() == 0)
     }
 
+    @Test func aLaunchWaitingForTheSpawnerIsDroppedByAStop() throws {
+        let (daemon, started, frozen) = try Self.holdingASpawn(extensions: ["w", "a", "b", "c", "d"])
+        defer { try? Self.thaw(frozen) }
+        // `w` holds the spawner; three more are queued on it, the fourth waits its turn.
+        let more = Answer(daemon, .start(NameSelection(["a", "b", "c", "d"])))
+        #expect(
+            try eventually(timeout: 10) {
+                try daemon.control(.status(NameSelection(["d"]))).status?.first?.state == "starting"
+            })
+        let stop = try daemon.control(.stop(NameSelection(["d"])))
+        #expect(stop.ok && stop.message == "d: stopped", "\(stop)")
+        try Self.thaw(frozen)
+        #expect(try started.wait().ok)
+        #expect(try more.wait().ok)
+        for name in ["w", "a", "b", "c"] {
+            #expect(try eventually(timeout: 10) { try Self.launchedPids(daemon, name).count == 1 }, "\(name) launched")
+        }
+        let status = try daemon.control(.status(NameSelection(["d"]))).status?.first
+        #expect(status?.state == "stopped" && status?.pid == nil, "\(String(describing: status))")
+        #expect(try Self.launchedPids(daemon, "d").isEmpty)
+        #expect(daemon.stop() == 0)
+    }
+
     @Test func theDaemonsStopWaitsForASpawnUnderWay() throws {
         let (daemon, started, frozen) = try Self.holdingASpawn()
         defer { try? Self.thaw(frozen) }
