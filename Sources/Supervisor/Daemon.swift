@@ -152,6 +152,7 @@ public final class Daemon: ControlledDaemon {
         }
         supervisor.onDeferredLaunchFailed = { [unowned self] process, error in
             if process.kind == .extension { self.extensions.launchFailed(process.name, because: "launch failed: \(error)") }
+            self.notifier.status(self.summary)
         }
         supervisor.onRunEnded = { [unowned self] process, reason in
             self.extensions.runEnded(process.name, reason: reason)
@@ -320,9 +321,10 @@ public final class Daemon: ControlledDaemon {
         }
     }
 
-    /// One line for `systemctl status`.
+    /// One line for `systemctl status`; a process being launched counts as running (its
+    /// spawn comes back after `READY=1`; one that fails sends the line again).
     package var summary: String {
-        let running = registry.ordered.filter(\.isAlive).count
+        let running = registry.ordered.filter { $0.isAlive || supervisor.isLaunching($0) }.count
         return "\(configuration.hosts.count) hosts, \(configuration.apps.count) apps, "
             + "\(configuration.extensions.count) extensions; \(running) running"
     }
