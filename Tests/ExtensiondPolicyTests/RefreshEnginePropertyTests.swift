@@ -13,6 +13,31 @@ import Testing
         try world.run(for: .seconds(5 * 86_400))
     }
 
+    /// Without `noData` in a row the interval is `interval` in whole nanoseconds, never
+    /// below zero, whatever `maxInterval` is (every pull asks, so it skips the doubling).
+    @Test func theIntervalWithoutNoDataInARow() {
+        var random = SeededRandom(seed: 5)
+        let attoseconds = Duration(secondsComponent: 0, attosecondsComponent: 999_999_999)
+        // (interval, whole nanoseconds expected)
+        let extremes: [(Duration, Int64)] = [
+            (.zero, 0), (.nanoseconds(1), 1), (.nanoseconds(-1), 0), (.seconds(-60), 0), (.seconds(60), 60_000_000_000),
+            (.nanoseconds(Int64.max), .max), (.seconds(Int64.max), .max), (.seconds(Int64.min), 0),
+            (.nanoseconds(7) + attoseconds, 7), (attoseconds, 0),
+        ]
+        let caps: [Duration] = [.zero, .seconds(-1), .nanoseconds(1), .seconds(3_600), .seconds(Int64.max)]
+        for _ in 0..<2_000 {
+            var parameters = RefreshParameters.random(using: &random)
+            var expected = parameters.interval.components.seconds * 1_000_000_000
+            if Bool.random(using: &random) { (parameters.interval, expected) = extremes.randomElement(using: &random)! }
+            if Bool.random(using: &random) { parameters.maxInterval = caps.randomElement(using: &random)! }
+            for none in [0, -1, Int.min] {
+                #expect(parameters.stretchedInterval(noDataInARow: none) == .nanoseconds(expected), "\(parameters)")
+            }
+            // One doubling is never below it.
+            #expect(parameters.stretchedInterval(noDataInARow: 1) >= .nanoseconds(expected), "\(parameters)")
+        }
+    }
+
     /// K pulls while no answer can come from the cache: one update, K identical answers.
     @Test(arguments: seeds(300))
     func overlappingPullsMakeOneCallAndGetOneResult(seed: UInt64) throws {
@@ -246,6 +271,14 @@ private struct World {
             let cooling = before.record.schedule.lastAttemptAt.map { now < $0 + parameters.pullCooldown } ?? false
             let revalidates = !waits && before.record.snapshot != nil
             let answered = actions.pullAnswers()
+            // The daemon's shortcut for a fresh snapshot is exactly this general path.
+            var probe = before
+            if let state = probe.freshState(at: now) {
+                #expect(actions == [.answer(PullAnswer(pulls: [token], delivery: .cached, result: .cached, state: state))], "\(context)")
+                #expect(after.record == before.record && probe.record == before.record && after.wakeTime == before.wakeTime, "\(context): a fresh pull changed the engine")
+            } else if fresh {
+                #expect(before.record.timeline.first.map { $0.date <= now } == true, "\(context): a fresh pull missed the shortcut")
+            }
             if fresh || (before.updateInFlight == nil && cooling) {
                 #expect(starts.isEmpty, "\(context): the extension was called")
                 #expect(answered.map(\.pulls) == [[token]] && answered.allSatisfy { !$0.isRevalidating }, "\(context)")
