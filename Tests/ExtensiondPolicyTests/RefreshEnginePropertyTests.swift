@@ -13,6 +13,51 @@ import Testing
         try world.run(for: .seconds(5 * 86_400))
     }
 
+    /// The daemon's shortcut for a fresh pull (``RefreshEngine/freshState(at:)``) is the
+    /// general path's one cached answer, changing nothing, at any time: also with timeline
+    /// entries due and the timer not fired yet (the daemon's loop may be late).
+    @Test(arguments: seeds(100))
+    func aFreshPullsShortcutIsTheGeneralPath(seed: UInt64) {
+        var random = SeededRandom(seed: seed)
+        var driver = EngineDriver(.random(using: &random), seed: seed)
+        var now = Instant.at(0)
+        var (shortcuts, entriesDue) = (0, 0)
+        for token in 0..<300 {
+            now = now + .seconds(Int64.random(in: 0...900, using: &random))
+            switch Int.random(in: 0..<6, using: &random) {
+            case 0:
+                guard let update = driver.engine.updateInFlight else {
+                    driver.send(.manualRefresh, at: now)
+                    continue
+                }
+                var date = now - .seconds(Int64.random(in: -60...120, using: &random))
+                let timeline = (0..<Int.random(in: 0...8, using: &random)).map { index in
+                    date = date + .seconds(Int64.random(in: 1...1_800, using: &random))
+                    return TimelineSnapshot(payload: index, date: date)
+                }
+                let result: UpdateResult<Int> = Bool.random(using: &random) ? .newData(token, timeline: timeline) : .failed("boom")
+                driver.send(.updateFinished(update.id, result), at: now)
+            case 1:
+                if let timer = driver.timer, timer <= now { driver.send(.timerFired, at: now) }
+            default:
+                let before = driver.engine
+                var probe = before
+                let shortcut = probe.freshState(at: now)
+                let due = before.record.timeline.first.map { $0.date <= now } ?? false
+                if due { entriesDue += 1 }
+                let actions = driver.send(.pull(PullToken(UInt64(token)), waits: Bool.random(using: &random)), at: now)
+                if let shortcut {
+                    shortcuts += 1
+                    #expect(actions == [.answer(PullAnswer(pulls: [PullToken(UInt64(token))], delivery: .cached, result: .cached, state: shortcut))])
+                    #expect(driver.engine.record == before.record && driver.engine.wakeTime == before.wakeTime)
+                } else {
+                    #expect(!before.state(at: now).isFresh || due, "seed \(seed) at \(now): a fresh pull missed the shortcut")
+                }
+            }
+        }
+        #expect(shortcuts > 0 && entriesDue > 0, "seed \(seed): \(shortcuts) shortcuts, \(entriesDue) pulls with entries due")
+    }
+
     /// Without `noData` in a row the interval is `interval` in whole nanoseconds, never
     /// below zero, whatever `maxInterval` is (every pull asks, so it skips the doubling).
     @Test func theIntervalWithoutNoDataInARow() {
