@@ -18,8 +18,7 @@ extension HostServer {
             try extensions.pull(
                 extensionID, mode: request.mode, maxSize: request.maxSize, placeLimit: limits[request.mode],
                 instance: request.instance, params: request.params,
-                // Within `receive`, which checks the limits once its lines are read.
-                answeredAtOnce: { outcome in host.send(line: outcome.answerLine(id: id, extensionID: extensionID)) },
+                answeredAtOnce: { outcome in answer(host, line: outcome.answerLine(id: id, extensionID: extensionID)) },
                 // Called only when the answer must wait: nothing weak is made before.
                 later: {
                     // Unless it waits, an expired snapshot is answered at once; the update's
@@ -32,7 +31,7 @@ extension HostServer {
                             self?.answerLater(host, .snapshot(outcome.snapshot(id: nil, extensionID: extensionID)))
                         }
                     return PullWaiters(revalidated: revalidated) { [weak self, weak host] outcome in
-                        self?.answerLater(host, line: outcome.answerLine(id: id, extensionID: extensionID))
+                        self?.answer(host, line: outcome.answerLine(id: id, extensionID: extensionID))
                     }
                 })
             // Once accepted: the extension exists and the instance is within its limit.

@@ -268,7 +268,7 @@ package final class HostServer {
 
     /// An answer that comes later (a pull waiting for an update, an action).
     func answerLater(_ host: ConnectedHost?, _ message: SupervisorToHost) {
-        answerLater(host, line: message.encodedLine())
+        answer(host, line: message.encodedLine())
     }
 
     /// Whether `host` may use the extensions `requested` (it is told why not); noted as
@@ -284,8 +284,10 @@ package final class HostServer {
         return true
     }
 
-    /// An answer already written (a pull's, reused from its slot's last line).
-    func answerLater(_ host: ConnectedHost?, line: [UInt8]) {
+    /// An answer already written (a pull's, reused from its slot's last line), and the
+    /// limits checked after it: a host that pipelines pulls without reading is stopped
+    /// within the lines of one read.
+    func answer(_ host: ConnectedHost?, line: [UInt8]) {
         guard let host else { return }
         host.send(line: line)
         enforceLimits()

@@ -320,7 +320,9 @@ private struct World {
             var probe = before
             if let state = probe.freshState(at: now) {
                 #expect(actions == [.answer(PullAnswer(pulls: [token], delivery: .cached, result: .cached, state: state))], "\(context)")
-                #expect(after.record == before.record && probe.record == before.record && after.wakeTime == before.wakeTime, "\(context): a fresh pull changed the engine")
+                #expect(
+                    after.record == before.record && probe.record == before.record && after.wakeTime == before.wakeTime,
+                    "\(context): a fresh pull changed the engine")
             } else if fresh {
                 #expect(before.record.timeline.first.map { $0.date <= now } == true, "\(context): a fresh pull missed the shortcut")
             }

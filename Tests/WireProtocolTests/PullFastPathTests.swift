@@ -103,9 +103,10 @@ import Testing
 
     @Test func everyModeIsReadWithoutAString() {
         for mode in DisplayMode.allCases {
-            #expect(mode.rawValue.utf8CString.withUnsafeBufferPointer { name in
-                name.withMemoryRebound(to: UInt8.self) { DisplayMode(written: JSONScannedKey(bytes: .init(rebasing: $0.dropLast()))) }
-            } == mode)
+            #expect(
+                mode.rawValue.utf8CString.withUnsafeBufferPointer { name in
+                    name.withMemoryRebound(to: UInt8.self) { DisplayMode(written: JSONScannedKey(bytes: .init(rebasing: $0.dropLast()))) }
+                } == mode)
         }
     }
 
