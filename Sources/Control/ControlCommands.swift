@@ -193,7 +193,7 @@ package final class ControlCommands {
             if remaining == 0 { completion { outcomes[ObjectIdentifier($0)] ?? .done(started) } }
         }
         for process in processes {
-            guard !process.isAlive, !supervisor.isLaunching(process) else {
+            guard !process.isAlive, !supervisor.isLaunchingToStay(process) else {
                 settle(process, .alreadyDone("already started"))
                 continue
             }

@@ -19,6 +19,9 @@ final class PendingLaunch {
     var stops: [(reason: StopReason, completion: (() -> Void)?)] = []
     /// Told how the spawn went.
     var onSpawned: [(LaunchError?) -> Void] = []
+    /// Starts asked for after a stop meanwhile: the process is launched again once that
+    /// stop is done, and these hear how. Nil: none.
+    var startsAfterTheStops: [(LaunchError?) -> Void]?
 
     init(group: ControlGroup, stdout: consuming ChildEnds, stderr: consuming ChildEnds, channel: consuming ChildEnds?, launchedAt: MonotonicInstant) {
         self.group = group
@@ -51,8 +54,19 @@ extension ProcessSupervisor {
         awaitingVolumes[process.name] != nil || spawning[process.name] != nil || waitingForSpawner.contains { $0.process === process }
     }
 
-    /// `body` hears how the spawn under way goes; at once (nil) when there is none.
+    /// Whether a launch of `process` is under way and no stop asked for since waits for it.
+    package func isLaunchingToStay(_ process: SupervisedProcess) -> Bool {
+        isLaunching(process) && spawning[process.name]?.stops.isEmpty != false
+    }
+
+    /// `body` hears how the spawn under way goes; at once (nil) when there is none. After
+    /// a stop asked for meanwhile, the process is launched again once that stop is done
+    /// (the start came last), and `body` hears how that launch goes.
     func whenSpawned(_ process: SupervisedProcess, _ body: ((LaunchError?) -> Void)?) {
+        if let pending = spawning[process.name], !pending.stops.isEmpty {
+            pending.startsAfterTheStops = (pending.startsAfterTheStops ?? []) + (body.map { [$0] } ?? [])
+            return
+        }
         guard let body else { return }
         if let pending = spawning[process.name] { return pending.onSpawned.append(body) }
         guard let index = waitingForSpawner.firstIndex(where: { $0.process === process }) else { return body(nil) }
@@ -140,7 +154,21 @@ extension ProcessSupervisor {
                 stop.completion?()
             }
         }
+        if let starts = pending.startsAfterTheStops { startAgain(process, telling: starts) }
         startWaitingLaunches()
+    }
+
+    /// Launches `process` again once the stops applied to its new run are done.
+    private func startAgain(_ process: SupervisedProcess, telling outcomes: [(LaunchError?) -> Void]) {
+        let launch = { [unowned self, unowned process] in
+            do throws(LaunchError) {
+                try start(process) { error in for outcome in outcomes { outcome(error) } }
+            } catch {
+                for outcome in outcomes { outcome(error) }
+            }
+        }
+        guard let run = process.run else { return launch() }
+        run.onEnd.append(launch)
     }
 
     /// Makes the run of `child` and watches its exit, output, channel and OOM kills.

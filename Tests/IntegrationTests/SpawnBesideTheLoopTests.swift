@@ -113,6 +113,29 @@ import Testing
         #expect(daemon.stop() == 0)
     }
 
+    /// Stop, then start, both while the spawn is under way: the start came last, so the
+    /// process runs again once the stop is done.
+    @Test func aStartAfterAStopWhileTheSpawnIsUnderWayLaunchesAgain() throws {
+        let (daemon, started, frozen) = try Self.holdingASpawn()
+        defer { try? Self.thaw(frozen) }
+        let stopped = Answer(daemon, .stop(NameSelection(["w"])))
+        // The stop reaches the loop before the start (both answers wait for the spawn).
+        Thread.sleep(forTimeInterval: 0.2)
+        let startedAgain = Answer(daemon, .start(NameSelection(["w"])))
+        try Self.thaw(frozen)
+        #expect(try started.wait().ok)
+        let stop = try stopped.wait()
+        #expect(stop.ok && stop.message == "w: stopped", "\(stop)")
+        let start = try startedAgain.wait()
+        #expect(start.ok && start.message == "w: started", "\(start)")
+        #expect(try eventually(timeout: 10) { try Self.launchedPids(daemon, "w").count == 2 }, "launched again")
+        let pids = try Self.launchedPids(daemon, "w")
+        let status = try daemon.control(.status(NameSelection(["w"]))).status?.first
+        #expect(status?.pid == pids.last && status?.state != "stopped", "\(String(describing: status))")
+        #expect(eventually { Self.isGone(pids[0]) }, "the first run ended: \(pids)")
+        #expect(daemon.stop() == 0)
+    }
+
     @Test func aRemovalWhileTheSpawnIsUnderWayLeavesNothing() throws {
         let (daemon, started, frozen) = try Self.holdingASpawn(extensions: ["w", "v"])
         defer { try? Self.thaw(frozen) }
