@@ -85,7 +85,8 @@ public final class Connection {
             if written == bytes.count { return }
             outbox.append(contentsOf: bytes.dropFirst(written))
         } else {
-            outbox.append(contentsOf: bytes)
+            // A copy from contiguous storage, not element by element (the send is generic).
+            if bytes.withContiguousStorageIfAvailable({ outbox.append(contentsOf: $0) }) == nil { outbox.append(contentsOf: bytes) }
             if !isAwaitingWritable {
                 return pendingByteCount >= Self.compactionBytes ? writeQueued() : holdUntilTheCallbacksEnd()
             }

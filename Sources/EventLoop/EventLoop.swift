@@ -114,12 +114,17 @@ public final class EventLoop {
     }
 
     /// Writes what each connection held, one `send` each, in the order they began holding.
-    /// A send from a callback this runs (a close's) is written at once.
+    /// A send from a callback this runs (a close's) is written at once, so nothing joins
+    /// the list; a connection that a close frees before its turn leaves it (the ones after
+    /// move up to the index), one already written is not holding and stays.
     private func writeHeldBytes() {
-        while !holdingConnections.isEmpty {
-            let connection = holdingConnections.removeFirst().takeUnretainedValue()
+        var index = 0
+        while index < holdingConnections.count {
+            let connection = holdingConnections[index].takeUnretainedValue()
+            index += 1
             connection.writeHeldBytes()
         }
+        holdingConnections.removeAll(keepingCapacity: true)
     }
 
     /// Puts `connection` in the list written before the loop waits again.
