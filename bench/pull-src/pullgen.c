@@ -146,13 +146,18 @@ static double process_cpu_seconds(pid_t pid) {
     return (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
 }
 
+/* /proc/`pid`/`name`, or NULL. */
+static FILE *open_proc(pid_t pid, const char *name) {
+    if (pid <= 0) return NULL;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, name);
+    return fopen(path, "re");
+}
+
 /* The context switches of `pid`'s main thread (the daemon's loop), voluntary and
    involuntary; false when unknown. */
 static bool process_switches(pid_t pid, unsigned long long *voluntary, unsigned long long *involuntary) {
-    if (pid <= 0) return false;
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-    FILE *file = fopen(path, "re");
+    FILE *file = open_proc(pid, "status");
     if (!file) return false;
     char line[256];
     int found = 0;
@@ -167,10 +172,7 @@ static bool process_switches(pid_t pid, unsigned long long *voluntary, unsigned 
 /* The time `pid`'s main thread ran and waited for a CPU while runnable, in ns
    (/proc/PID/schedstat: exact, where /proc/PID/stat counts ticks); false when unknown. */
 static bool process_schedstat(pid_t pid, unsigned long long *run_ns, unsigned long long *wait_ns) {
-    if (pid <= 0) return false;
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/schedstat", (int)pid);
-    FILE *file = fopen(path, "re");
+    FILE *file = open_proc(pid, "schedstat");
     if (!file) return false;
     bool found = fscanf(file, "%llu %llu", run_ns, wait_ns) == 2;
     fclose(file);
