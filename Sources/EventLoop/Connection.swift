@@ -56,12 +56,10 @@ public final class Connection {
     /// Whether the connection is still open.
     public var isOpen: Bool { source != nil }
 
-    /// Bytes waiting for the peer: refused by the kernel, and what was sent after them.
-    /// Bytes held until the loop's callbacks have run are not counted: they have not been
-    /// offered yet.
-    public var queuedByteCount: Int { isAwaitingWritable ? pendingByteCount : 0 }
+    /// Bytes queued and not yet accepted by the kernel: held until the loop's callbacks
+    /// have run (less than 64 KiB), or refused.
+    public var queuedByteCount: Int { pendingByteCount }
 
-    /// Bytes in the queue, held or waiting.
     private var pendingByteCount: Int { outbox.count - outboxStart }
 
     /// A drained queue keeps at most this much capacity; a written prefix at least this
@@ -95,9 +93,8 @@ public final class Connection {
         awaitWritable()
     }
 
-    /// Whether the loop will write the queue once its callbacks have run (those bytes are
-    /// not in ``queuedByteCount`` yet).
-    public private(set) var isHolding = false
+    /// Whether the loop will write the queue once its callbacks have run.
+    private var isHolding = false
 
     private func holdUntilTheCallbacksEnd() {
         guard !isHolding else { return }
