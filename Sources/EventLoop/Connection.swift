@@ -58,9 +58,7 @@ public final class Connection {
 
     /// Bytes queued and not yet accepted by the kernel: held until the loop's callbacks
     /// have run (less than 64 KiB), or refused.
-    public var queuedByteCount: Int { pendingByteCount }
-
-    private var pendingByteCount: Int { outbox.count - outboxStart }
+    public var queuedByteCount: Int { outbox.count - outboxStart }
 
     /// A drained queue keeps at most this much capacity; a written prefix at least this
     /// long (and at least half the queue) is dropped from the front.
@@ -76,7 +74,7 @@ public final class Connection {
     public func send(_ bytes: some Collection<UInt8>) {
         loop.assertInEventLoop()
         guard isOpen else { return }
-        if pendingByteCount == 0 && !loop.isDispatching {
+        if queuedByteCount == 0 && !loop.isDispatching {
             // Written straight away; only what the kernel refused is queued.
             let written = bytes.withContiguousStorageIfAvailable { write($0) } ?? Array(bytes).withUnsafeBufferPointer { write($0) }
             guard let written else { return close() }
@@ -86,10 +84,10 @@ public final class Connection {
             // A copy from contiguous storage, not element by element (the send is generic).
             if bytes.withContiguousStorageIfAvailable({ outbox.append(contentsOf: $0) }) == nil { outbox.append(contentsOf: bytes) }
             if !isAwaitingWritable {
-                return pendingByteCount >= Self.compactionBytes ? writeQueued() : holdUntilTheCallbacksEnd()
+                return queuedByteCount >= Self.compactionBytes ? writeQueued() : holdUntilTheCallbacksEnd()
             }
         }
-        if pendingByteCount > maxQueued { return close() }
+        if queuedByteCount > maxQueued { return close() }
         awaitWritable()
     }
 
@@ -116,6 +114,7 @@ public final class Connection {
         loop.stopHoldingWrites(of: self)
         if !isAwaitingWritable { _ = outbox[outboxStart...].withUnsafeBytes { write($0) } }
     }
+
     /// Whether the loop watches the socket for writability (bytes wait for the peer).
     private var isAwaitingWritable = false
 
@@ -155,10 +154,10 @@ public final class Connection {
     /// Writes the held bytes in one `send`; what the kernel refuses waits for the socket to
     /// become writable. Nothing is written ahead of bytes already waiting for that.
     private func writeQueued() {
-        guard isOpen, pendingByteCount > 0 else { return }
+        guard isOpen, queuedByteCount > 0 else { return }
         if !isAwaitingWritable {
             guard let written = outbox[outboxStart...].withUnsafeBufferPointer({ write($0) }) else { return close() }
-            if written == pendingByteCount {
+            if written == queuedByteCount {
                 outbox.removeAll(keepingCapacity: outbox.capacity <= Self.compactionBytes)
                 outboxStart = 0
                 if closeAfterFlush { close() }
@@ -166,7 +165,7 @@ public final class Connection {
             }
             outboxStart += written
         }
-        if pendingByteCount > maxQueued { return close() }
+        if queuedByteCount > maxQueued { return close() }
         awaitWritable()
     }
 
