@@ -14,8 +14,10 @@ package protocol CoordinatorClock: AnyObject {
 
 /// An armed timer; releasing it cancels it.
 package protocol CoordinatorTimer: AnyObject {
-    /// Moves the timer to `deadline` (armed again if it had fired).
+    /// Moves the timer to `deadline` (armed again if it had fired or was disarmed).
     func reschedule(at deadline: MonotonicInstant)
+    /// Keeps the timer from firing until it is rescheduled.
+    func disarm()
 }
 
 extension CoordinatorClock {

@@ -8,6 +8,7 @@ import Sockets
 /// its front as they go (not only once it empties), and a queue that grew for a burst
 /// gives its memory back once drained.
 public final class Connection {
+    private let loop: EventLoop
     private let descriptor: FileDescriptor
     public var fd: Int32 { descriptor.rawValue }
     private var source: EventSource?
@@ -33,6 +34,7 @@ public final class Connection {
         onData: @escaping (Connection, UnsafeRawBufferPointer) -> Void,
         onClose: @escaping (Connection) -> Void
     ) throws(SystemError) {
+        self.loop = loop
         descriptor = FileDescriptor(fd)
         self.maxQueued = maxQueuedBytes
         self.maxBytesPerWakeup = max(1, maxBytesPerWakeup)
@@ -45,15 +47,17 @@ public final class Connection {
         }
     }
 
-    /// Cancels the source before the descriptor closes.
+    /// Writes what it held (as ``close()``), and cancels the source before the descriptor closes.
     deinit {
+        writeHeldBytesBeforeClosing()
         source?.cancel()
     }
 
     /// Whether the connection is still open.
     public var isOpen: Bool { source != nil }
 
-    /// Bytes queued and not yet accepted by the kernel.
+    /// Bytes queued and not yet accepted by the kernel: held until the loop's callbacks
+    /// have run (less than 64 KiB), or refused.
     public var queuedByteCount: Int { outbox.count - outboxStart }
 
     /// A drained queue keeps at most this much capacity; a written prefix at least this
@@ -62,31 +66,55 @@ public final class Connection {
 
     /// Queues `bytes`; a peer that does not read more than the queue limit is dropped.
     ///
-    /// While the connection delivers what it read, answers are held (corked) and written
-    /// together after the read, or once 64 KiB are held: a burst of requests costs one
-    /// `send`, not one each.
+    /// While the loop runs its callbacks, what they send is held and written in one `send`
+    /// per connection once they have all run, just before the loop waits again (or once
+    /// 64 KiB are held): the daemon is not preempted mid-work by the process its write
+    /// wakes, and a burst of answers costs one `send`. Outside the callbacks it is written
+    /// at once. Bytes keep their order; ``close()`` writes what was held first.
     public func send(_ bytes: some Collection<UInt8>) {
-        source?.loop.assertInEventLoop()
+        loop.assertInEventLoop()
         guard isOpen else { return }
-        if outboxStart == outbox.count && !isCorked {
-            // Fast path: write straight away, queue only what the kernel refused.
+        if queuedByteCount == 0 && !loop.isDispatching {
+            // Written straight away; only what the kernel refused is queued.
             let written = bytes.withContiguousStorageIfAvailable { write($0) } ?? Array(bytes).withUnsafeBufferPointer { write($0) }
             guard let written else { return close() }
             if written == bytes.count { return }
             outbox.append(contentsOf: bytes.dropFirst(written))
         } else {
-            outbox.append(contentsOf: bytes)
-            if isCorked {
-                if queuedByteCount >= Self.compactionBytes { writeQueued() }
-                return
+            // A copy from contiguous storage, not element by element (the send is generic).
+            if bytes.withContiguousStorageIfAvailable({ outbox.append(contentsOf: $0) }) == nil { outbox.append(contentsOf: bytes) }
+            if !isAwaitingWritable {
+                return queuedByteCount >= Self.compactionBytes ? writeQueued() : holdUntilTheCallbacksEnd()
             }
         }
         if queuedByteCount > maxQueued { return close() }
         awaitWritable()
     }
 
-    /// Whether answers are being held until the read being delivered is done.
-    private var isCorked = false
+    /// Whether the loop will write the queue once its callbacks have run.
+    private var isHolding = false
+
+    private func holdUntilTheCallbacksEnd() {
+        guard !isHolding else { return }
+        isHolding = true
+        loop.holdWrites(of: self)
+    }
+
+    /// The loop's callbacks have run: what they sent goes out.
+    func writeHeldBytes() {
+        isHolding = false
+        writeQueued()
+    }
+
+    /// Closing or freed: what was held is written now, as it would have been without the
+    /// hold (what the kernel refuses is dropped with the rest of the queue).
+    private func writeHeldBytesBeforeClosing() {
+        guard isHolding else { return }
+        isHolding = false
+        loop.stopHoldingWrites(of: self)
+        if !isAwaitingWritable { _ = outbox[outboxStart...].withUnsafeBytes { write($0) } }
+    }
+
     /// Whether the loop watches the socket for writability (bytes wait for the peer).
     private var isAwaitingWritable = false
 
@@ -118,6 +146,7 @@ public final class Connection {
     }
 
     private func awaitWritable() {
+        guard !isAwaitingWritable else { return }
         isAwaitingWritable = true
         source?.setIOEvents(interest)
     }
@@ -164,9 +193,10 @@ public final class Connection {
         readAvailable(maxReads: maxReads)
     }
 
-    /// Closes now, dropping anything queued.
+    /// Closes now, dropping what waits for the peer (after writing what was held).
     public func close() {
         guard let source else { return }
+        writeHeldBytesBeforeClosing()
         source.cancel()
         self.source = nil
         onClose(self)
@@ -208,11 +238,6 @@ public final class Connection {
     private static let readsPerWakeup = 4
 
     private func readAvailable(maxReads: Int, maxBytes: Int = .max) {
-        isCorked = true
-        defer {
-            isCorked = false
-            writeQueued()
-        }
         var reads = 0
         var left = maxBytes
         while isOpen, reads < maxReads, left > 0 {

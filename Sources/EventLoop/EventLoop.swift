@@ -15,7 +15,9 @@ import Sockets
 ///
 /// Timers share one timerfd, armed no later than the earliest time a timer must fire; signals share
 /// one signalfd; a child is watched through its pidfd. An idle loop sleeps in
-/// `epoll_wait` and makes no other system call.
+/// `epoll_wait` and makes no other system call. What connections send while the loop
+/// dispatches is written once its callbacks have run, just before it waits again (see
+/// ``Connection/send(_:)``).
 public final class EventLoop {
     private let epoll: FileDescriptor
     /// Opened in `init`, not with the first timer: a daemon out of descriptors must still
@@ -38,6 +40,11 @@ public final class EventLoop {
     /// The iteration's time, read once after each wake-up.
     private var cachedNow: UInt64?
     private(set) var exitCode: Int32?
+    /// Set while the callbacks of a wake-up run: connections hold what they send until then.
+    private(set) var isDispatching = false
+    /// The connections holding bytes, in the order of their first send of the iteration;
+    /// unretained: a connection leaves the list when it writes, closes or is freed.
+    private var holdingConnections: [Unmanaged<Connection>] = []
     private let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: EventLoop.batchSize)
 
     private static let batchSize = 64
@@ -92,15 +99,43 @@ public final class EventLoop {
 
     /// One wait and the callbacks of what it returned: due timers first, in the order of
     /// their deadlines, then high-priority descriptors, then the others, each in the order
-    /// epoll reported them.
+    /// epoll reported them; then what the callbacks sent.
     private func iterate() throws(SystemError) {
         armTimerFD()
         let count = try systemCall("epoll_wait") { epoll_wait(epoll.rawValue, events, Int32(Self.batchSize), -1) }
         let now = MonotonicInstant.current().microseconds
         cachedNow = now
+        isDispatching = true
         fireTimers(dueBy: now)
         dispatchBatch(count: Int(count), highPriority: true)
         dispatchBatch(count: Int(count), highPriority: false)
+        isDispatching = false
+        writeHeldBytes()
+    }
+
+    /// Writes what each connection held, one `send` each, in the order they began holding.
+    /// A send from a callback this runs (a close's) is written at once, so nothing joins
+    /// the list; a connection that a close frees before its turn leaves it (the ones after
+    /// move up to the index), one already written is not holding and stays.
+    private func writeHeldBytes() {
+        var index = 0
+        while index < holdingConnections.count {
+            let connection = holdingConnections[index].takeUnretainedValue()
+            index += 1
+            connection.writeHeldBytes()
+        }
+        holdingConnections.removeAll(keepingCapacity: true)
+    }
+
+    /// Puts `connection` in the list written before the loop waits again.
+    func holdWrites(of connection: Connection) {
+        holdingConnections.append(.passUnretained(connection))
+    }
+
+    /// Takes `connection` out of that list (it wrote, closed or is being freed).
+    func stopHoldingWrites(of connection: Connection) {
+        let unmanaged = Unmanaged.passUnretained(connection).toOpaque()
+        holdingConnections.removeAll { $0.toOpaque() == unmanaged }
     }
 
     private func dispatchBatch(count: Int, highPriority: Bool) {
@@ -232,6 +267,13 @@ public final class EventLoop {
         timer.latest = overflow ? .max : latest
         timersByDeadline.insert(timer)
         timersByLatest.insert(timer)
+    }
+
+    /// Out of the heaps, still registered; a due firing of this iteration is skipped.
+    func disarmTimer(_ timer: EventSource) {
+        assertInEventLoop()
+        disarm(timer)
+        timer.generation += 1
     }
 
     private func disarm(_ timer: EventSource) {

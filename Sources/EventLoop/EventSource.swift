@@ -55,6 +55,13 @@ public final class EventSource {
         loop.arm(self, deadline: deadline.microseconds, accuracy: accuracy)
     }
 
+    /// Keeps a timer source from firing until ``reschedule(at:)`` arms it again: cheaper
+    /// than a new timer where one comes and goes with every request.
+    public func disarm() {
+        guard isRegistered, case .timer = role else { return }
+        loop.disarmTimer(self)
+    }
+
     /// Changes the epoll events an I/O source waits for.
     public func setIOEvents(_ events: IOEvents) {
         guard isRegistered, case .io(let fd, _) = role else { return }

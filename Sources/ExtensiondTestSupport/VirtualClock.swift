@@ -84,6 +84,10 @@ package final class VirtualClock: CoordinatorClock {
             self.deadline = deadline
             order = clock.nextOrder()
         }
+
+        package func disarm() {
+            deadline = nil
+        }
     }
 
     private struct Weak {

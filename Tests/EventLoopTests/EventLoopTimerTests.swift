@@ -150,6 +150,32 @@ import Testing
         _ = (next, far)
     }
 
+    /// A disarmed timer does not fire, also when it was due in the iteration that disarmed
+    /// it; rescheduled, it fires again.
+    @Test func aDisarmedTimerFiresOnlyOnceRescheduled() throws {
+        let loop = try EventLoop()
+        let start = loop.now
+        var fired: [String] = []
+        var disarmed: EventSource?
+        let first = loop.addTimer(at: start + .milliseconds(1), accuracy: .zero) {
+            fired.append("first")
+            disarmed?.disarm()
+        }
+        disarmed = loop.addTimer(at: start + .milliseconds(2), accuracy: .zero) {
+            fired.append("disarmed")
+            loop.exit()
+        }
+        let rearm = loop.addTimer(at: start + .milliseconds(20), accuracy: .zero) {
+            fired.append("rearm")
+            disarmed?.reschedule(at: loop.now + .milliseconds(5))
+        }
+        // Both are due when the first iteration begins.
+        usleep(5_000)
+        _ = try loop.run()
+        #expect(fired == ["first", "rearm", "disarmed"])
+        _ = (first, rearm)
+    }
+
     /// The timerfd is left armed when the earliest timer moves later (a request answered
     /// before its deadline): the early wake-up finds nothing due and arms it again.
     @Test func aTimerMovedLaterByAnotherEventFiresAloneAtItsNewDeadline() throws {

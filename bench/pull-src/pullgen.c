@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,6 +144,39 @@ static double process_cpu_seconds(pid_t pid) {
     if (!after_name || sscanf(after_name + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
                               &utime, &stime) != 2) return -1;
     return (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* /proc/`pid`/`name`, or NULL. */
+static FILE *open_proc(pid_t pid, const char *name) {
+    if (pid <= 0) return NULL;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, name);
+    return fopen(path, "re");
+}
+
+/* The context switches of `pid`'s main thread (the daemon's loop), voluntary and
+   involuntary; false when unknown. */
+static bool process_switches(pid_t pid, unsigned long long *voluntary, unsigned long long *involuntary) {
+    FILE *file = open_proc(pid, "status");
+    if (!file) return false;
+    char line[256];
+    int found = 0;
+    while (fgets(line, sizeof line, file)) {
+        if (sscanf(line, "voluntary_ctxt_switches: %llu", voluntary) == 1) found |= 1;
+        if (sscanf(line, "nonvoluntary_ctxt_switches: %llu", involuntary) == 1) found |= 2;
+    }
+    fclose(file);
+    return found == 3;
+}
+
+/* The time `pid`'s main thread ran and waited for a CPU while runnable, in ns
+   (/proc/PID/schedstat: exact, where /proc/PID/stat counts ticks); false when unknown. */
+static bool process_schedstat(pid_t pid, unsigned long long *run_ns, unsigned long long *wait_ns) {
+    FILE *file = open_proc(pid, "schedstat");
+    if (!file) return false;
+    bool found = fscanf(file, "%llu %llu", run_ns, wait_ns) == 2;
+    fclose(file);
+    return found;
 }
 
 static double own_cpu_seconds(void) {
@@ -389,9 +423,16 @@ static int run_update(int argc, char **argv) {
     unsigned long long cached = 0, failed = 0, revalidated = 0;
     pid_t daemon_pid = argc > 7 ? (pid_t)atoi(argv[7]) : 0;
     double daemon_cpu_from = -1;
+    unsigned long long voluntary_from = 0, involuntary_from = 0, voluntary_until = 0, involuntary_until = 0;
+    bool switches = false, schedstat = false;
+    unsigned long long run_from = 0, wait_from = 0, run_until = 0, wait_until = 0;
     char request[512];
     for (long i = 0; i < count + warmup; i++) {
-        if (i == warmup) daemon_cpu_from = process_cpu_seconds(daemon_pid);
+        if (i == warmup) {
+            daemon_cpu_from = process_cpu_seconds(daemon_pid);
+            switches = process_switches(daemon_pid, &voluntary_from, &involuntary_from);
+            schedstat = process_schedstat(daemon_pid, &run_from, &wait_from);
+        }
         sleep_us(gap);
         int length = snprintf(request, sizeof request, pull_format, (unsigned long long)i, extension);
         uint64_t sent = now_ns();
@@ -420,6 +461,8 @@ static int run_update(int argc, char **argv) {
         if (i >= warmup) record(&straight, line, sent, received);
     }
     double daemon_cpu_until = process_cpu_seconds(daemon_pid);
+    switches = switches && process_switches(daemon_pid, &voluntary_until, &involuntary_until);
+    schedstat = schedstat && process_schedstat(daemon_pid, &run_until, &wait_until);
     write_all(direct.fd, "{\"type\":\"terminate\"}\n", 21);
     close(direct.fd);
     waitpid(child, NULL, 0);
@@ -429,6 +472,12 @@ static int run_update(int argc, char **argv) {
     printf("mode=update_check cached=%llu failed=%llu revalidated=%llu", cached, failed, revalidated);
     if (daemon_cpu_from >= 0 && daemon_cpu_until >= 0)
         printf(" daemon_cpu_us_per_update=%.1f", (daemon_cpu_until - daemon_cpu_from) * 1e6 / (double)count);
+    if (schedstat)
+        printf(" daemon_run_us_per_update=%.1f daemon_wait_us_per_update=%.1f",
+               (double)(run_until - run_from) / 1e3 / (double)count, (double)(wait_until - wait_from) / 1e3 / (double)count);
+    if (switches)
+        printf(" daemon_voluntary_switches_per_update=%.2f daemon_involuntary_switches_per_update=%.2f",
+               (double)(voluntary_until - voluntary_from) / (double)count, (double)(involuntary_until - involuntary_from) / (double)count);
     printf("\n");
     return failed ? 1 : 0;
 }

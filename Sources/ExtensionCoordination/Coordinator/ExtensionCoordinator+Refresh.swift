@@ -94,9 +94,11 @@ extension ExtensionCoordinator {
         UnixTime(secondsSince1970: Double(instant.nanoseconds / 1_000_000 + slot.wallOffsetMs) / 1000)
     }
 
+    /// A timer no longer wanted is disarmed, not dropped: the engine's wake time goes from
+    /// an update's deadline to none and back with every update.
     func armRefreshTimer(_ record: ExtensionRecord, _ slot: ModeSlot, at instant: Instant?) {
         guard let instant else {
-            slot.refreshTimer = nil
+            slot.refreshTimer?.disarm()
             return
         }
         let deadline = MonotonicInstant(notBefore: instant)
