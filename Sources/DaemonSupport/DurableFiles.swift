@@ -27,6 +27,8 @@ package final class DurableFiles {
 
     private let work: any BlockingWork
     private var running: [String: Running] = [:]
+    /// Files whose last write failed and which wait for their next try, with that try.
+    private var refused: [String: () -> Void] = [:]
 
     package init(work: any BlockingWork) {
         self.work = work
@@ -53,8 +55,18 @@ package final class DurableFiles {
         }
     }
 
-    /// Blocks until every write given has run and its completion has run (at a clean stop).
+    /// Has ``finish()`` try `path` once more with `retry`, unless ``forgetRefused(_:)`` comes
+    /// first: a stop must not wait a retry interval, nor leave without the last try.
+    package func noteRefused(_ path: String, retry: @escaping () -> Void) { refused[path] = retry }
+
+    package func forgetRefused(_ path: String) { refused[path] = nil }
+
+    /// Tries each refused file once more, then blocks until every write given has run and
+    /// its completion has run (at a clean stop).
     package func finish() {
+        let retries = refused.values
+        refused = [:]
+        for retry in retries { retry() }
         while !running.isEmpty { work.finish() }
     }
 

@@ -7,7 +7,7 @@ import Sockets
 /// A write that fails (a full, failing or read-only disk) is an `error` event (reason
 /// `storage`) naming the file and the errno, at the first failure only; the newest content
 /// is written again every ``retryInterval`` until a write succeeds, which is a `cleanup`
-/// event. Whoever waits for a save is answered at the first outcome: on disk, or why not.
+/// event, and once more at a clean stop (``DurableFiles/finish()``). Whoever waits for a save is answered at the first outcome: on disk, or why not.
 package final class DurableRecord {
     package typealias Completion = DurableFiles.Completion
 
@@ -65,6 +65,7 @@ package final class DurableRecord {
     private func write(then completion: Completion?) {
         guard let bytes = content else { return }
         retry = nil
+        files.forgetRefused(path)
         files.write(bytes, to: path, mode: mode) { [weak self] error in
             self?.written(bytes, error)
             completion?(error)
@@ -75,6 +76,7 @@ package final class DurableRecord {
         guard let error else {
             if failure != nil, !files.isWriting(path) {
                 failure = nil
+                files.forgetRefused(path)
                 events.record(.cleanup, nil, reason: "storage", "\(path) is written again")
             }
             return
@@ -84,6 +86,7 @@ package final class DurableRecord {
         }
         failure = error
         guard !files.isWriting(path), retry == nil else { return }
+        files.noteRefused(path) { [weak self] in self?.write(then: nil) }
         retry = clock.timer(after: Self.retryInterval, accuracy: .milliseconds(100)) { [weak self] in
             guard let self else { return }
             retry = nil

@@ -51,6 +51,25 @@ import Testing
         #expect(daemon.stop() == 0)
     }
 
+    /// The stop does not wait for the next try (a second away) nor leave without it.
+    @Test func aCleanStopWritesAppsJSONTheDiskRefusedBefore() throws {
+        let daemon = try TestDaemon()
+        let disk = try Tmpfs(at: daemon.stateDirectory, size: 4 << 20)
+        defer { disk.unmount() }
+        try daemon.writeConfig(Self.config(groups: ["group.mine"]))
+        try daemon.start()
+        let apps = daemon.stateDirectory + "/apps.json"
+        #expect(eventually(timeout: 10) { Self.content(apps).contains("group.mine") })
+
+        try disk.fill()
+        try daemon.writeConfig(Self.config(groups: ["group.mine", "group.second"]))
+        let reload = try VolumeJobTests.answer(daemon, .reload, within: 10)
+        #expect(reload.ok && (reload.message ?? "").contains("not on disk yet"), "\(reload)")
+        disk.free()
+        #expect(daemon.stop() == 0)
+        #expect(Self.content(apps).contains("group.second"), "apps.json: \(Self.content(apps))")
+    }
+
     @Test func aDaemonKilledWhileAppsJSONWaitsForTheDiskRestartsOnAWholeFile() throws {
         guard SlowDisk.isPossible else { return }
         var before: [String: UInt32] = [:]

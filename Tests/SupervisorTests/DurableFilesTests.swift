@@ -99,4 +99,35 @@ import Testing
         clock.advance(by: .seconds(5))
         #expect(work.waiting == 0, "written: no more tries")
     }
+
+    /// A stop does not wait for the next try, nor leave without it: ``DurableFiles/finish()``
+    /// tries a refused file once more, and a file written since is not written again.
+    @Test func aCleanStopTriesARefusedFileOnceMore() throws {
+        let state = try TemporaryDirectory(prefix: "durable-files")
+        let work = DefaultsSaveTests.GatedWork()
+        let files = DurableFiles(work: work)
+        let events = EventLog(logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        let refusedDirectory = state.path + "/refused"
+        let writtenDirectory = state.path + "/written"
+        let refused = DurableRecord(path: refusedDirectory + "/apps.json", content: nil, files: files, clock: VirtualClock(), events: events)
+        let clock = VirtualClock()
+        let written = DurableRecord(path: writtenDirectory + "/identities.json", content: nil, files: files, clock: clock, events: events)
+        refused.save(Array("kept".utf8))
+        written.save(Array("ids".utf8))
+        work.finish()
+        #expect(refused.failure?.errno == ENOENT && written.failure?.errno == ENOENT)
+
+        // The second file is written by its timer before the stop; the first waits for its own.
+        #expect(mkdir(writtenDirectory, 0o755) == 0 && mkdir(refusedDirectory, 0o755) == 0)
+        clock.advance(by: DurableRecord.retryInterval)
+        work.finish()
+        #expect(written.failure == nil && Self.text(writtenDirectory + "/identities.json") == "ids")
+        let ranBeforeTheStop = work.ran
+
+        files.finish()
+        #expect(Self.text(refusedDirectory + "/apps.json") == "kept")
+        #expect(refused.failure == nil)
+        #expect(work.ran == ranBeforeTheStop + 1, "only the refused file is tried at the stop")
+        #expect(events.recent(10).contains { $0.kind == .cleanup && $0.message.contains("apps.json is written again") })
+    }
 }
