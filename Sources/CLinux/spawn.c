@@ -37,6 +37,10 @@
  * a cost per launch that grew with the number of processes running. The child's
  * descriptors are therefore dup'ed into a few low slots first, reserved once and
  * pointed back at /dev/null after each spawn; spawns are serialised around them.
+ * Only the spawning thread waits for the child (CLONE_VFORK): the daemon's other threads
+ * go on while the child shares the table. They never close the slots or the v1 groups'
+ * held directories, and open only close-on-exec descriptors, which the child copies at
+ * most below the slots and closes at exec (install_fds).
  */
 enum { SLOT_REPORT, SLOT_STDOUT, SLOT_STDERR, SLOT_EXTENSION, SLOT_LANDLOCK, SLOT_COUNT };
 static int slots[SLOT_COUNT] = { -1, -1, -1, -1, -1 };
@@ -246,8 +250,8 @@ static pid_t parent_pid(const struct ext_spawn_request *request)
 
 /* v1: the child joins its groups, each `tasks` file opened from the daemon's open directory
    above it (a walk of two components instead of the whole path). It runs first, while the
-   descriptor table is still the parent's, where those directories are: the parent waits
-   (CLONE_VFORK), and each file is closed again at once. */
+   descriptor table is still the daemon's, where those directories are (the daemon closes
+   them only when no spawn is under way), and each file is closed again at once. */
 static void join_cgroups(const struct ext_spawn_request *request, int report_fd)
 {
     if (request->cgroup_task_files == NULL)
@@ -405,7 +409,7 @@ static int spawn_from_slots(const struct ext_spawn_request *original, int report
     int pidfd = -1;
     struct clone_args args;
     memset(&args, 0, sizeof args);
-    /* CLONE_VFORK: the parent must not touch the shared table before the child unshares it. */
+    /* CLONE_VFORK: this thread must not touch the slots before the child has exec'ed. */
     args.flags = CLONE_PIDFD | CLONE_FILES | CLONE_VFORK;
     /* Its init: when it dies the kernel kills every process of the namespace, whatever
        cgroup they moved to and however they forked. */

@@ -8,6 +8,7 @@
 #include <sys/eventfd.h>
 #include <fcntl.h>
 #include <sys/inotify.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -63,6 +64,11 @@ int ext_eventfd(void)
 int ext_pipe_cloexec(int ends[2])
 {
     return pipe2(ends, O_CLOEXEC);
+}
+
+int ext_accept_cloexec(int fd)
+{
+    return accept4(fd, NULL, NULL, SOCK_CLOEXEC);
 }
 
 int ext_inotify_watch(const char *path)

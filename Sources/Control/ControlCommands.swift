@@ -73,32 +73,20 @@ package final class ControlCommands {
             }
         case .start(let selection):
             selecting(selection, session) { processes in
-                session.reply(
-                    each(processes, named: selection) { process in
-                        guard !process.isAlive else { return .alreadyDone("already started") }
-                        do {
-                            try supervisor.startByHand(process)
-                            return .done("started")
-                        } catch {
-                            return .failed("\(error)")
-                        }
-                    })
+                startAll(processes, saying: "started") { [unowned self] outcome in session.reply(self.each(processes, named: selection, outcome)) }
             }
         case .stop(let selection), .restart(let selection):
             let restart = request.command == .restart
             selecting(selection, session) { processes in
-                let running = processes.filter { $0.isAlive || $0.state == .backoff || supervisor.awaitsVolumes($0) }
+                let running = processes.filter { $0.isAlive || $0.state == .backoff || supervisor.isLaunching($0) }
                 stopAll(restart ? processes : running) { [unowned self] in
-                    session.reply(
-                        each(processes, named: selection) { process in
-                            guard restart else { return running.contains { $0 === process } ? .done("stopped") : .alreadyDone("not running") }
-                            do {
-                                try supervisor.startByHand(process)
-                                return .done("restarted")
-                            } catch {
-                                return .failed("\(error)")
-                            }
-                        })
+                    guard restart else {
+                        return session.reply(
+                            each(processes, named: selection) { process in
+                                running.contains { $0 === process } ? .done("stopped") : .alreadyDone("not running")
+                            })
+                    }
+                    startAll(processes, saying: "restarted") { [unowned self] outcome in session.reply(self.each(processes, named: selection, outcome)) }
                 }
             }
         case .signal(let request):
@@ -190,6 +178,32 @@ package final class ControlCommands {
         return errors.isEmpty
             ? ControlResponse(message: message ?? "nothing to do")
             : ControlResponse(ok: false, error: errors.joined(separator: "\n"), code: .failed, message: message)
+    }
+
+    /// Starts each process by hand, then calls `completion` once every spawn has come
+    /// back, with what happened to each: a spawn that failed (beside the loop) is answered.
+    private func startAll(
+        _ processes: [SupervisedProcess], saying started: String, then completion: @escaping ((SupervisedProcess) -> Outcome) -> Void
+    ) {
+        var outcomes: [ObjectIdentifier: Outcome] = [:]
+        var remaining = processes.count + 1
+        let settle = { (process: SupervisedProcess?, outcome: Outcome) in
+            if let process { outcomes[ObjectIdentifier(process)] = outcome }
+            remaining -= 1
+            if remaining == 0 { completion { outcomes[ObjectIdentifier($0)] ?? .done(started) } }
+        }
+        for process in processes {
+            guard !process.isAlive, !supervisor.isLaunchingToStay(process) else {
+                settle(process, .alreadyDone("already started"))
+                continue
+            }
+            do {
+                try supervisor.startByHand(process) { error in settle(process, error.map { .failed("\($0)") } ?? .done(started)) }
+            } catch {
+                settle(process, .failed("\(error)"))
+            }
+        }
+        settle(nil, .done(started))
     }
 
     private func stopAll(_ processes: [SupervisedProcess], then completion: @escaping () -> Void) {

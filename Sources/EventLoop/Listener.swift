@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 import Sockets
 
@@ -79,10 +80,9 @@ public final class Listener {
     private func acceptPending() {
         while source != nil {
             do throws(SystemError) {
-                let client = try systemCall("accept on fd \(fd)") { accept(fd, nil, nil) }
-                // A spawn on another thread meanwhile (mkfs of a volume) does not keep it: the
-                // spawner lets a child keep only its own few descriptors (spawn.c).
-                _ = infallibleSystemCall("FD_CLOEXEC of fd \(client)") { fcntl(client, F_SETFD, FD_CLOEXEC) }
+                // Close-on-exec from the start: the spawner's thread runs beside the loop, and
+                // a child shares the descriptor table until it has joined its groups (spawn.c).
+                let client = try systemCall("accept on fd \(fd)") { ext_accept_cloexec(fd) }
                 onAccept(client)
             } catch  where error.errno == ECONNABORTED {
                 continue
@@ -103,7 +103,7 @@ public final class Listener {
         reserve = nil
         defer { reserve = Self.openReserve() }
         do throws(SystemError) {
-            FileDescriptor.close(try systemCall("accept on fd \(fd)") { accept(fd, nil, nil) })
+            FileDescriptor.close(try systemCall("accept on fd \(fd)") { ext_accept_cloexec(fd) })
             refusedCount += 1
             return true
         } catch {

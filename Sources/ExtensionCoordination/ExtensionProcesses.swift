@@ -7,10 +7,10 @@ import WireProtocol
 package protocol ExtensionProcesses: AnyObject {
     /// Where the extension's current run is; `.notRunning` also for an unknown id.
     func phase(of id: String) -> ExtensionPhase
-    /// Launches the extension (it must not be running); `launched` follows at once. The
-    /// supervisor throws its `LaunchError`, whose description the coordinator records. It
-    /// may defer the launch until there is memory for it (its phase is `.starting`
-    /// meanwhile): `launched` follows later, or `launchFailed` says why it did not happen.
+    /// Launches the extension (it must not be running). The supervisor throws its
+    /// `LaunchError`, whose description the coordinator records. It may defer the launch
+    /// until there is memory for it, and it spawns beside the loop (its phase is
+    /// `.starting` meanwhile): `launched` follows, or `launchFailed` says why it did not happen.
     func launch(_ id: String) throws
     /// The run sent `ready`: it is idle from now on. Returns how long the launch took.
     func markReady(_ id: String) -> Duration?

@@ -185,6 +185,18 @@ package enum QueuedRequest {
     case action(items: [Item], completion: (ActionOutcome) -> Void)
 }
 
+/// What waits for a pull's answer when the cache cannot give it at once (see
+/// ``ExtensionCoordinator/pull(_:mode:maxSize:placeLimit:instance:params:revalidated:completion:)``).
+package struct PullWaiters {
+    package var revalidated: ((PullOutcome) -> Void)?
+    package var completion: (PullOutcome) -> Void
+
+    package init(revalidated: ((PullOutcome) -> Void)?, completion: @escaping (PullOutcome) -> Void) {
+        self.revalidated = revalidated
+        self.completion = completion
+    }
+}
+
 /// How a pull was answered.
 package struct PullOutcome {
     package var result: SnapshotResult

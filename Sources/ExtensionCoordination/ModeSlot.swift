@@ -62,6 +62,16 @@ package struct SlotKey: Hashable {
         self.mode = mode
         self.instance = instance
     }
+
+    /// The mode by its case, not by its raw `String` (a raw-value enum's own hash): every
+    /// pull looks its slot up.
+    package func hash(into hasher: inout Hasher) {
+        switch mode {
+        case .compact: hasher.combine(0)
+        case .expanded: hasher.combine(1)
+        }
+        hasher.combine(instance)
+    }
 }
 
 /// The persisted part of a ``ModeSlot``.

@@ -164,6 +164,17 @@ public struct RefreshEngine<Payload: Sendable>: Sendable {
         return actions
     }
 
+    /// The state a pull at `now` is answered from at once, when it is fresh and no timeline
+    /// entry is due: then ``handle(_:at:using:)`` would return that one cached answer and
+    /// change nothing, and the daemon's most common request skips the general path.
+    /// `mutating` though it changes nothing: on an engine kept in a class it then reads the
+    /// engine in place, where a plain method would copy it first.
+    public mutating func freshState(at now: Instant) -> SnapshotState<Payload>? {
+        if let entry = record.timeline.first, entry.date <= now { return nil }
+        let state = state(at: now)
+        return state.isFresh ? state : nil
+    }
+
     // MARK: - Events
 
     mutating func pull(_ token: PullToken, waits: Bool, at now: Instant) -> [RefreshAction<Payload>] {

@@ -57,7 +57,9 @@ public struct RefreshParameters: Sendable, Hashable, Codable {
     /// `interval` doubled once per `noData` in a row, up to `maxInterval`
     /// (never below `interval`).
     public func stretchedInterval(noDataInARow: Int) -> Duration {
-        .cappedDoubling(interval, doublings: noDataInARow, cap: max(interval, maxInterval))
+        // What the doubling gives for none, without reading the cap: every pull asks.
+        guard noDataInARow > 0 else { return .nanoseconds(interval.nonNegativeNanoseconds) }
+        return .cappedDoubling(interval, doublings: noDataInARow, cap: max(interval, maxInterval))
     }
 
     /// The retry backoff after failures.

@@ -11,6 +11,8 @@ import JSON
 enum PullFastPath {
     static func decode(_ line: some Collection<UInt8>) -> HostToSupervisor.Pull? {
         let decoded = line.withContiguousStorageIfAvailable { bytes -> HostToSupervisor.Pull? in
+            var written = JSONScanner(bytes)
+            if let pull = written.writtenPull() { return pull }
             var scanner = JSONScanner(bytes)
             return scanner.pull()
         }
@@ -18,8 +20,21 @@ enum PullFastPath {
     }
 }
 
-/// A `pull` read in place.
 extension JSONScanner {
+    /// A `pull` with its fields in the order hosts write them (the SDK's encoder, the
+    /// protocol's examples), matched against that template: no key compared or closure called.
+    mutating func writtenPull() -> HostToSupervisor.Pull? {
+        guard literal(#"{"type":"pull","id":"#), let id = requestID(),
+            literal(#","extension":"#), let extensionID = plainString(),
+            literal(#","mode":"#), let mode = rawString().flatMap({ DisplayMode(written: JSONScannedKey(bytes: $0)) }),
+            literal(#","maxSize":{"width":"#), let width = integer(max: UInt64(Int32.max)),
+            literal(#","height":"#), let height = integer(max: UInt64(Int32.max)),
+            literal("}}"), isAtEnd()
+        else { return nil }
+        return HostToSupervisor.Pull(id: id, extensionID: extensionID, mode: mode, maxSize: Size(width: Int(width), height: Int(height)))
+    }
+
+    /// A `pull` read in place, its fields in any order.
     fileprivate mutating func pull() -> HostToSupervisor.Pull? {
         var isPull = false, id: RequestID?, extensionID: String?, mode: DisplayMode?, maxSize: Size?
         // A value it cannot take declines the line: read on, a repeated key would replace it.
@@ -35,7 +50,7 @@ extension JSONScanner {
                 extensionID = scanner.plainString()
                 return extensionID != nil
             case "mode" where mode == nil:
-                mode = scanner.plainString().flatMap(DisplayMode.init(rawValue:))
+                mode = scanner.rawString().flatMap { DisplayMode(written: JSONScannedKey(bytes: $0)) }
                 return mode != nil
             case "maxSize" where maxSize == nil:
                 maxSize = scanner.size()
@@ -45,5 +60,17 @@ extension JSONScanner {
         }
         guard complete, isAtEnd(), isPull, let id, let extensionID, let mode, let maxSize else { return nil }
         return HostToSupervisor.Pull(id: id, extensionID: extensionID, mode: mode, maxSize: maxSize)
+    }
+}
+
+extension DisplayMode {
+    /// The mode `name` (between quotes, not unescaped) names, without making a `String`;
+    /// `nil` for any other name, which the general decoder then reads.
+    init?(written name: JSONScannedKey) {
+        switch name {
+        case "compact": self = .compact
+        case "expanded": self = .expanded
+        default: return nil
+        }
     }
 }

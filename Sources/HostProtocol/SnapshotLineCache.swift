@@ -17,7 +17,7 @@ package final class SnapshotLineCache {
         var key = snapshot
         key.id = key.id.map { _ in RequestID(rawValue: 0) }
         key.ageMs = 0
-        guard key == fields else {
+        guard let fields, key == fields else {
             (line, idDigits, ageDigits) = snapshot.encodedLineAndPerPullDigits()
             fields = key
             return line

@@ -50,12 +50,12 @@ final class ConnectedHost {
     func send(line: [UInt8]) {
         guard let connection else { return }
         connection.send(line)
-        noteWaiting()
+        noteWaiting(line.count)
     }
 
     /// In the list of hosts with bytes waiting, unless closed (a send past the backstop closes).
-    private func noteWaiting() {
-        if connection?.isOpen == true { waiting.note(self) }
+    private func noteWaiting(_ byteCount: Int) {
+        if connection?.isOpen == true { waiting.note(self, byteCount: byteCount) }
     }
 
     /// Bytes the daemon holds for this host: queued on the socket and held back.
@@ -69,10 +69,11 @@ final class ConnectedHost {
     }
 
     /// Notes the extensions a request names in ``used``.
-    func use(_ extensionIDs: [String]) {
-        if extensionIDs.count == 1, extensionIDs[0] == lastUsed { return }
+    func use(_ extensionIDs: some Collection<String>) {
+        let alone = extensionIDs.count == 1 ? extensionIDs.first : nil
+        if let alone, alone == lastUsed { return }
         used.formUnion(extensionIDs)
-        lastUsed = extensionIDs.count == 1 ? extensionIDs[0] : nil
+        lastUsed = alone
     }
 
     /// The instances of `extensionID` it pulled or subscribed to.
@@ -103,7 +104,7 @@ final class ConnectedHost {
 
     func push(_ line: [UInt8], of extensionID: String, _ key: SlotKey) {
         guard let connection, isReading else { return }
-        defer { noteWaiting() }
+        defer { noteWaiting(line.count) }
         if heldPushes.isEmpty && connection.queuedByteCount < HostLimits.coalesceAfter {
             return connection.send(line)
         }

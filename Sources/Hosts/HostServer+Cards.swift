@@ -36,7 +36,7 @@ extension HostServer {
 
     /// What a host said it renders for reaches the widgets' next updates; a change after the
     /// first (the user turned dark mode on) refreshes what they show now.
-    func noteEnvironment(_ environment: RenderEnvironment, of ids: [String]) {
+    func noteEnvironment(_ environment: RenderEnvironment, of ids: some Sequence<String>) {
         guard !environment.isEmpty else { return }
         for id in Set(ids) { extensions.environmentChanged(environment, of: id) }
     }

@@ -146,6 +146,7 @@ package final class HostServer {
     /// Disconnects every host past its own limit, then the furthest behind while all
     /// together are past the total.
     private func enforceLimits() {
+        guard waiting.mayExceed(perHost: HostLimits.perHost, total: HostLimits.total) else { return }
         waiting.dropDrained()
         var total = 0
         for host in waiting.hosts {
@@ -167,6 +168,8 @@ package final class HostServer {
                 furthest.connection?.close()
             }
         }
+        let left = waiting.hosts.lazy.filter { $0.connection?.isOpen == true }.map(\.queuedByteCount)
+        waiting.checked(most: left.max() ?? 0, total: left.reduce(0, +))
     }
 
     /// Ends a host that does not keep up: what waits for it is dropped, it is told why.
@@ -265,61 +268,37 @@ package final class HostServer {
 
     /// An answer that comes later (a pull waiting for an update, an action).
     func answerLater(_ host: ConnectedHost?, _ message: SupervisorToHost) {
-        answerLater(host, line: message.encodedLine())
+        answer(host, line: message.encodedLine())
     }
 
-    /// An answer already written (a pull's, reused from its slot's last line).
-    private func answerLater(_ host: ConnectedHost?, line: [UInt8]) {
+    /// Whether `host` may use the extensions `requested` (it is told why not); noted as
+    /// used when it may.
+    func mayUse(_ requested: some Collection<String>, id: RequestID?, from host: ConnectedHost) -> Bool {
+        for extensionID in requested {
+            if let refusal = host.peer.refusal(of: extensionID, ownedBy: extensions.records[extensionID]?.spec.app, hosts: hosts) {
+                host.send(.error(.init(id: id, error: refusal)))
+                return false
+            }
+        }
+        host.use(requested)
+        return true
+    }
+
+    /// An answer already written (a pull's, reused from its slot's last line), and the
+    /// limits checked after it: a host that pipelines pulls without reading is stopped
+    /// within the lines of one read.
+    func answer(_ host: ConnectedHost?, line: [UInt8]) {
         guard let host else { return }
         host.send(line: line)
         enforceLimits()
     }
 
     private func handle(_ message: HostToSupervisor, from host: ConnectedHost) {
-        if let (id, requested) = message.requestedExtensions {
-            for extensionID in requested {
-                if let refusal = host.peer.refusal(of: extensionID, ownedBy: extensions.records[extensionID]?.spec.app, hosts: hosts) {
-                    return host.send(.error(.init(id: id, error: refusal)))
-                }
-            }
-            host.use(requested)
-        }
+        if let (id, requested) = message.requestedExtensions, !mayUse(requested, id: id, from: host) { return }
 
         switch message {
         case .list(let request): answerList(request, from: host)
-        case .pull(let request):
-            noteEnvironment(request.environment, of: [request.extensionID])
-            guard let limits = placeLimits(request.place, for: host, id: request.id),
-                admitsInstance(request.instance, of: request.extensionID, for: host, id: request.id)
-            else { return }
-            // The answers keep only what they write, not the whole request.
-            let id = request.id, extensionID = request.extensionID
-            // Unless it waits, an expired snapshot is answered at once; the update's outcome
-            // follows as a push (a subscriber gets a newData push anyway, once).
-            let revalidated: ((PullOutcome) -> Void)? =
-                request.wait == true
-                ? nil
-                : { [weak self, weak host] outcome in
-                    guard let host, outcome.result != .newData || !host.subscriptions.contains(extensionID) else { return }
-                    self?.answerLater(host, .snapshot(outcome.snapshot(id: nil, extensionID: extensionID)))
-                }
-            do {
-                try extensions.pull(
-                    extensionID, mode: request.mode, maxSize: request.maxSize,
-                    placeLimit: limits[request.mode], instance: request.instance, params: request.params, revalidated: revalidated
-                ) { [weak self, weak host] outcome in
-                    let snapshot = outcome.snapshot(id: id, extensionID: extensionID)
-                    self?.answerLater(host, line: outcome.answerLines?.line(for: snapshot) ?? SupervisorToHost.snapshot(snapshot).encodedLine())
-                }
-                // Once accepted: the extension exists and the instance is within its limit.
-                host.pulled(request.extensionID, SlotKey(mode: request.mode, instance: request.instance))
-                // A new instance's slot starts shown: what connected hosts said of it decides.
-                if let instance = request.instance {
-                    visibilityChanged(of: [ShownWidget(extensionID: request.extensionID, instance: instance)])
-                }
-            } catch {
-                host.send(.error(.init(id: request.id, error: error.description)))
-            }
+        case .pull(let request): pull(request, from: host)
         case .subscribe(let request):
             if let unknown = request.extensions.first(where: { extensions.records[$0] == nil }) {
                 return host.send(.error(.init(id: request.id, error: RequestRejection.unknown(unknown).description)))
@@ -377,7 +356,7 @@ extension HostToSupervisor {
     fileprivate var requestedExtensions: (RequestID?, [String])? {
         switch self {
         case .list: nil
-        case .pull(let request): (request.id, [request.extensionID])
+        case .pull: nil  // checked by `pull(_:from:)`, without an array
         case .subscribe(let request): (request.id, request.extensions)
         case .perform(let request): (request.id, [request.extensionID])
         case .open(let request): (request.id, [request.extensionID])
@@ -391,6 +370,12 @@ extension HostToSupervisor {
 }
 
 extension PullOutcome {
+    /// The line answering pull `id`: the slot's last one with new digits when it can be.
+    func answerLine(id: RequestID, extensionID: String) -> [UInt8] {
+        let snapshot = snapshot(id: id, extensionID: extensionID)
+        return answerLines?.line(for: snapshot) ?? SupervisorToHost.snapshot(snapshot).encodedLine()
+    }
+
     /// The `snapshot` message answering pull `id`.
     package func snapshot(id: RequestID?, extensionID: String) -> SupervisorToHost.Snapshot {
         SupervisorToHost.Snapshot(

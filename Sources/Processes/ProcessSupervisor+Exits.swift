@@ -81,7 +81,7 @@ extension ProcessSupervisor {
     /// Removes the cgroup directories a run of `process` kept (the process is removed
     /// from the configuration, or the daemon stops), once nothing runs in them.
     package func removeKeptGroup(of process: SupervisedProcess) {
-        guard !process.isAlive, keptLimits.removeValue(forKey: process.name) != nil else { return }
+        guard !process.isAlive, !isLaunching(process), keptLimits.removeValue(forKey: process.name) != nil else { return }
         let group = tree.existingGroup(Self.cgroupKind(process.kind), id: process.name)
         guard group.hasKeptDirectories else { return }
         removals.remove(group, of: process.name)

@@ -13,11 +13,6 @@ extension ProcessSupervisor {
         isolation.prepareAhead(process, executable: resolved)
     }
 
-    /// Whether the launch of `process` waits for its volumes.
-    package func awaitsVolumes(_ process: SupervisedProcess) -> Bool {
-        awaitingVolumes[process.name] != nil
-    }
-
     func volumesReady(_ process: SupervisedProcess) {
         guard let extraArguments = awaitingVolumes.removeValue(forKey: process.name) else { return }
         do throws(LaunchError) {

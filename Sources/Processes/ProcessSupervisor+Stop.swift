@@ -8,10 +8,12 @@ import Glibc
 /// Stops the daemon asks for: `terminate` (or SIGTERM), then SIGKILL after `stop_timeout`.
 extension ProcessSupervisor {
     /// Asks `process` to stop: `terminate` to a ready extension, SIGTERM otherwise; the
-    /// whole cgroup is killed after the grace period. `then` runs once it is down.
+    /// whole cgroup is killed after the grace period. `then` runs once it is down. A process
+    /// whose spawn is under way is stopped once its run exists (or its spawn failed).
     package func stop(_ process: SupervisedProcess, reason: StopReason, then completion: (() -> Void)? = nil) {
         process.restartTimer = nil
         guard let run = process.run else {
+            guard !deferStop(of: process, reason: reason, then: completion) else { return }
             let waited = awaitingVolumes.removeValue(forKey: process.name) != nil
             if waited || process.state == .backoff || process.state == .fatal || process.state == .exited { process.state = .stopped }
             completion?()

@@ -47,6 +47,13 @@ package final class ProcessSupervisor {
     /// Launches waiting for a volume of their process to be made and mounted beside the
     /// loop, by process, with the run's extra arguments.
     var awaitingVolumes: [String: [String]] = [:]
+    /// Runs the spawns, one at a time, beside the loop (`nil`: no thread could be had; on
+    /// the loop then). Its thread is the parent of every child: see ``spawn(_:for:)``.
+    let spawner: BlockingWorker?
+    /// Launches whose spawn is under way on ``spawner``, by process.
+    var spawning: [String: PendingLaunch] = [:]
+    /// Launches waiting for a place on ``spawner``, in order (see ``spawnsAhead``).
+    var waitingForSpawner: [WaitingLaunch] = []
     /// The limits each process's kept cgroup directories hold (v1: pids, cpu), by process.
     var keptLimits: [String: CgroupLimits] = [:]
     /// Called when a launch that waited for its volumes failed (its caller had returned).
@@ -61,6 +68,7 @@ package final class ProcessSupervisor {
         givenUp = GivenUpRuns(loop: loop, events: events)
         removals = GroupRemovals(loop: loop, events: events)
         releases = try? BlockingWorker(loop: loop)
+        spawner = try? BlockingWorker(loop: loop)
         var environment = Self.inheritedEnvironment()
         environment[ExtensionEnvironment.hostSocketVariable] = hostSocket
         baseEnvironment = environment
@@ -68,31 +76,46 @@ package final class ProcessSupervisor {
 
     // MARK: Starting
 
-    /// Launches `process` unless it is alive. A failure to launch is recorded, shown
-    /// in status, and (for restarting processes) counts as a crash.
+    /// Launches `process` unless it is alive or its launch is under way. A failure to
+    /// launch is recorded, shown in status, and (for restarting processes) counts as a crash.
     /// `extraArguments` follow the configured command for this run only (an app opening a URL).
-    /// The launch may wait for the process's volumes (its state is `starting` meanwhile).
-    package func start(_ process: SupervisedProcess, extraArguments: [String] = []) throws(LaunchError) {
-        guard !process.isAlive, !awaitsVolumes(process) else { return }
+    /// The launch may wait for the process's volumes, and its spawn runs beside the loop
+    /// (its state is `starting` meanwhile): a spawn that fails is recorded the same way
+    /// when it comes back, and reported to ``onDeferredLaunchFailed``. `then` hears how the
+    /// spawn went (nil: spawned, or waiting for volumes), unless this throws.
+    package func start(
+        _ process: SupervisedProcess, extraArguments: [String] = [], then outcome: ((LaunchError?) -> Void)? = nil
+    ) throws(LaunchError) {
+        guard !process.isAlive, !isLaunching(process) else { return whenSpawned(process, outcome) }
         process.restartTimer = nil
+        guard spawning.count < Self.spawnsAhead else { return waitForSpawner(process, extraArguments, outcome) }
         do throws(LaunchError) {
-            try launch(process, extraArguments: extraArguments)
+            try launch(process, extraArguments: extraArguments, then: outcome)
         } catch {
-            process.lastError = error.description
-            events.record(.error, process.name, error.description)
-            settleAfterExit(process, ranFor: .zero, reason: .launchFailed)
+            launchFailed(process, error)
             throw error
         }
     }
 
     /// Starts `process` after a manual request: clears `fatal` and the restart history.
-    package func startByHand(_ process: SupervisedProcess) throws(LaunchError) {
+    package func startByHand(_ process: SupervisedProcess, then outcome: ((LaunchError?) -> Void)? = nil) throws(LaunchError) {
         process.restartPolicy.reset()
-        if !process.isAlive { process.state = .stopped }
-        try start(process)
+        if !process.isAlive && !isLaunching(process) { process.state = .stopped }
+        try start(process, then: outcome)
     }
 
-    private func launch(_ process: SupervisedProcess, extraArguments: [String]) throws(LaunchError) {
+    /// Records a launch that failed; the process rests, backs off or is stopped.
+    func launchFailed(_ process: SupervisedProcess, _ error: LaunchError, stopped: Bool = false) {
+        process.lastError = error.description
+        events.record(.error, process.name, error.description)
+        if stopped {
+            process.state = .stopped
+        } else {
+            settleAfterExit(process, ranFor: .zero, reason: .launchFailed)
+        }
+    }
+
+    private func launch(_ process: SupervisedProcess, extraArguments: [String], then outcome: ((LaunchError?) -> Void)?) throws(LaunchError) {
         let definition = process.definition
         guard let executable = definition.launch.command.first else { throw .emptyCommand }
         let resolved: String
@@ -110,6 +133,7 @@ package final class ProcessSupervisor {
             guard let prepared else {
                 awaitingVolumes[process.name] = extraArguments
                 process.state = .starting
+                outcome?(nil)
                 return
             }
             isolated = prepared
@@ -174,53 +198,11 @@ package final class ProcessSupervisor {
             // A root extension can leave its cgroup: its PID namespace still ends it all.
             pidNamespaceWhenRoot: isExtension
         )
-        let launchedAt = MonotonicInstant.current()
-        let spawned: SpawnedProcess
-        do {
-            spawned = try Spawner.spawn(request)
-        } catch {
-            discard(group, of: process)
-            throw .spawn(error)
-        }
-        let run = ProcessRun(process: spawned, group: group, launchedAt: launchedAt)
-        if isExtension { run.usageAtBandEntry = 0 }
-        process.run = run
-        process.lastError = nil
-        process.statistics.launches += 1
-        process.state = isExtension ? .starting : .running
-        do throws(SystemError) {
-            run.exitWatch = try loop.addChildExit(pidfd: spawned.descriptor.fileDescriptor) { [unowned self, unowned process] exit in
-                self.runExited(process, exit)
-            }
-            let capture =
-                process.capture.flatMap { $0.bytesPerSecond == process.outputRate ? $0 : nil }
-                ?? OutputCapture(loop: loop, log: process.output, bytesPerSecond: process.outputRate)
-            process.capture = capture
-            run.output = [
-                try outputConnection(stdout.ours.take(), .stdout, capture: capture, of: process),
-                try outputConnection(stderr.ours.take(), .stderr, capture: capture, of: process),
-            ]
-            if let channel {
-                run.channel = try ExtensionChannel(
-                    loop: loop, fd: channel.ours.take(),
-                    onMessage: { [unowned self, unowned process] message in self.onExtensionMessage?(process, message) },
-                    onViolation: { [unowned self, unowned process] error in
-                        self.kill(process, reason: .protocolViolation, message: "protocol violation: \(error)")
-                    },
-                    onEndOfFile: { [unowned self, unowned process] in self.channelClosed(process) }
-                )
-            }
-        } catch {
-            // The child runs but cannot be watched: do not leave it behind.
-            retire(run, of: process, mainReaped: false)
-            throw .system(error)
-        }
-        watchOOM(process, run)
-        if !isExtension { process.statistics.recordLaunch(MonotonicInstant.current().since(launchedAt)) }
-        events.record(
-            .launch, process.name, "launched pid \(spawned.pid) in \(group)",
-            figures: [("PID", "\(spawned.pid)"), ("CGROUP", "\(group)"), ("KIND", definition.kind.rawValue)])
-        onLaunched?(process)
+        let pending = PendingLaunch(group: group, stdout: stdout, stderr: stderr, channel: channel, launchedAt: MonotonicInstant.current())
+        if let outcome { pending.onSpawned.append(outcome) }
+        spawning[process.name] = pending
+        process.state = .starting
+        spawn(request, for: process)
     }
 
     // MARK: Readiness and signals
@@ -361,7 +343,7 @@ package final class ProcessSupervisor {
     }
 
     /// A connection that logs what the child writes to `stream`.
-    private func outputConnection(
+    func outputConnection(
         _ fd: Int32, _ stream: StandardStream, capture: OutputCapture,
         of process: SupervisedProcess
     ) throws(SystemError) -> Connection {

@@ -11,7 +11,8 @@ import ProcessIsolation
 package enum ProcessState: String, CaseIterable {
     /// Not running, and not meant to be.
     case stopped
-    /// Spawned, and an extension has not sent `ready` yet; or waiting for its volumes.
+    /// Spawned, and an extension has not sent `ready` yet; or waiting for its volumes or
+    /// its spawn (no pid yet).
     case starting
     /// A host or app running; an extension serving a request.
     case running

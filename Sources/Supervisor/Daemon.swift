@@ -152,6 +152,7 @@ public final class Daemon: ControlledDaemon {
         }
         supervisor.onDeferredLaunchFailed = { [unowned self] process, error in
             if process.kind == .extension { self.extensions.launchFailed(process.name, because: "launch failed: \(error)") }
+            self.notifier.status(self.summary)
         }
         supervisor.onRunEnded = { [unowned self] process, reason in
             self.extensions.runEnded(process.name, reason: reason)
@@ -320,9 +321,10 @@ public final class Daemon: ControlledDaemon {
         }
     }
 
-    /// One line for `systemctl status`.
+    /// One line for `systemctl status`; a process being launched counts as running (its
+    /// spawn comes back after `READY=1`; one that fails sends the line again).
     package var summary: String {
-        let running = registry.ordered.filter(\.isAlive).count
+        let running = registry.ordered.filter { $0.isAlive || supervisor.isLaunching($0) }.count
         return "\(configuration.hosts.count) hosts, \(configuration.apps.count) apps, "
             + "\(configuration.extensions.count) extensions; \(running) running"
     }
@@ -340,7 +342,7 @@ public final class Daemon: ControlledDaemon {
         dropIns = nil
         metrics?.close()
         metrics = nil
-        let alive = (registry.ordered + registry.retiring).filter { $0.isAlive || supervisor.awaitsVolumes($0) }
+        let alive = (registry.ordered + registry.retiring).filter { $0.isAlive || supervisor.isLaunching($0) }
         var remaining = alive.count
         let finish: () -> Void = { [unowned self] in
             self.extensions.saveRecords()
@@ -425,7 +427,7 @@ public final class Daemon: ControlledDaemon {
             events.record(.error, nil, "pressure detection after reload: \(error)")
         }
         if restartingChanged {
-            for process in changes.changed.compactMap({ registry[$0] }) where process.isAlive {
+            for process in changes.changed.compactMap({ registry[$0] }) where process.isAlive || supervisor.isLaunching(process) {
                 supervisor.stop(process, reason: .changed) { [unowned self, unowned process] in
                     if process.kind != .extension { try? self.supervisor.start(process) }
                 }

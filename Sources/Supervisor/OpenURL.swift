@@ -15,7 +15,7 @@ extension Daemon {
             let process = registry[app.id]
         else { throw .noApp(scheme: scheme) }
         if let allowedApp, app.id != allowedApp { throw .otherApp(scheme: scheme, owner: app.id, allowed: allowedApp) }
-        let launched = !process.isAlive
+        let launched = !process.isAlive && !supervisor.isLaunching(process)
         if launched {
             do {
                 try supervisor.start(process, extraArguments: [url])

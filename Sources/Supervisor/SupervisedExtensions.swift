@@ -25,7 +25,7 @@ final class SupervisedExtensions: ExtensionProcesses {
     func phase(of id: String) -> ExtensionPhase {
         if waitingForMemory.contains(id) { return .starting }
         guard let process = registry[id] else { return .notRunning }
-        if supervisor.awaitsVolumes(process) { return .starting }
+        if supervisor.isLaunching(process) { return .starting }
         guard let run = process.run else { return .notRunning }
         if process.state == .starting { return .starting }
         if run.stopReason != nil { return .stopping }

@@ -13,6 +13,76 @@ import Testing
         try world.run(for: .seconds(5 * 86_400))
     }
 
+    /// The daemon's shortcut for a fresh pull (``RefreshEngine/freshState(at:)``) is the
+    /// general path's one cached answer, changing nothing, at any time: also with timeline
+    /// entries due and the timer not fired yet (the daemon's loop may be late).
+    @Test(arguments: seeds(100))
+    func aFreshPullsShortcutIsTheGeneralPath(seed: UInt64) {
+        var random = SeededRandom(seed: seed)
+        var driver = EngineDriver(.random(using: &random), seed: seed)
+        var now = Instant.at(0)
+        var (shortcuts, entriesDue) = (0, 0)
+        for token in 0..<300 {
+            now = now + .seconds(Int64.random(in: 0...900, using: &random))
+            switch Int.random(in: 0..<6, using: &random) {
+            case 0:
+                guard let update = driver.engine.updateInFlight else {
+                    driver.send(.manualRefresh, at: now)
+                    continue
+                }
+                var date = now - .seconds(Int64.random(in: -60...120, using: &random))
+                let timeline = (0..<Int.random(in: 0...8, using: &random)).map { index in
+                    date = date + .seconds(Int64.random(in: 1...1_800, using: &random))
+                    return TimelineSnapshot(payload: index, date: date)
+                }
+                let result: UpdateResult<Int> = Bool.random(using: &random) ? .newData(token, timeline: timeline) : .failed("boom")
+                driver.send(.updateFinished(update.id, result), at: now)
+            case 1:
+                if let timer = driver.timer, timer <= now { driver.send(.timerFired, at: now) }
+            default:
+                let before = driver.engine
+                var probe = before
+                let shortcut = probe.freshState(at: now)
+                let due = before.record.timeline.first.map { $0.date <= now } ?? false
+                if due { entriesDue += 1 }
+                let actions = driver.send(.pull(PullToken(UInt64(token)), waits: Bool.random(using: &random)), at: now)
+                if let shortcut {
+                    shortcuts += 1
+                    #expect(actions == [.answer(PullAnswer(pulls: [PullToken(UInt64(token))], delivery: .cached, result: .cached, state: shortcut))])
+                    #expect(driver.engine.record == before.record && driver.engine.wakeTime == before.wakeTime)
+                } else {
+                    #expect(!before.state(at: now).isFresh || due, "seed \(seed) at \(now): a fresh pull missed the shortcut")
+                }
+            }
+        }
+        #expect(shortcuts > 0 && entriesDue > 0, "seed \(seed): \(shortcuts) shortcuts, \(entriesDue) pulls with entries due")
+    }
+
+    /// Without `noData` in a row the interval is `interval` in whole nanoseconds, never
+    /// below zero, whatever `maxInterval` is (every pull asks, so it skips the doubling).
+    @Test func theIntervalWithoutNoDataInARow() {
+        var random = SeededRandom(seed: 5)
+        let attoseconds = Duration(secondsComponent: 0, attosecondsComponent: 999_999_999)
+        // (interval, whole nanoseconds expected)
+        let extremes: [(Duration, Int64)] = [
+            (.zero, 0), (.nanoseconds(1), 1), (.nanoseconds(-1), 0), (.seconds(-60), 0), (.seconds(60), 60_000_000_000),
+            (.nanoseconds(Int64.max), .max), (.seconds(Int64.max), .max), (.seconds(Int64.min), 0),
+            (.nanoseconds(7) + attoseconds, 7), (attoseconds, 0),
+        ]
+        let caps: [Duration] = [.zero, .seconds(-1), .nanoseconds(1), .seconds(3_600), .seconds(Int64.max)]
+        for _ in 0..<2_000 {
+            var parameters = RefreshParameters.random(using: &random)
+            var expected = parameters.interval.components.seconds * 1_000_000_000
+            if Bool.random(using: &random) { (parameters.interval, expected) = extremes.randomElement(using: &random)! }
+            if Bool.random(using: &random) { parameters.maxInterval = caps.randomElement(using: &random)! }
+            for none in [0, -1, Int.min] {
+                #expect(parameters.stretchedInterval(noDataInARow: none) == .nanoseconds(expected), "\(parameters)")
+            }
+            // One doubling is never below it.
+            #expect(parameters.stretchedInterval(noDataInARow: 1) >= .nanoseconds(expected), "\(parameters)")
+        }
+    }
+
     /// K pulls while no answer can come from the cache: one update, K identical answers.
     @Test(arguments: seeds(300))
     func overlappingPullsMakeOneCallAndGetOneResult(seed: UInt64) throws {
@@ -246,6 +316,16 @@ private struct World {
             let cooling = before.record.schedule.lastAttemptAt.map { now < $0 + parameters.pullCooldown } ?? false
             let revalidates = !waits && before.record.snapshot != nil
             let answered = actions.pullAnswers()
+            // The daemon's shortcut for a fresh snapshot is exactly this general path.
+            var probe = before
+            if let state = probe.freshState(at: now) {
+                #expect(actions == [.answer(PullAnswer(pulls: [token], delivery: .cached, result: .cached, state: state))], "\(context)")
+                #expect(
+                    after.record == before.record && probe.record == before.record && after.wakeTime == before.wakeTime,
+                    "\(context): a fresh pull changed the engine")
+            } else if fresh {
+                #expect(before.record.timeline.first.map { $0.date <= now } == true, "\(context): a fresh pull missed the shortcut")
+            }
             if fresh || (before.updateInFlight == nil && cooling) {
                 #expect(starts.isEmpty, "\(context): the extension was called")
                 #expect(answered.map(\.pulls) == [[token]] && answered.allSatisfy { !$0.isRevalidating }, "\(context)")

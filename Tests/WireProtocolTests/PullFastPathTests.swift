@@ -1,4 +1,5 @@
 import ExtensiondTestSupport
+import JSON
 import Testing
 
 @testable import HostProtocol
@@ -60,6 +61,52 @@ import Testing
             let bytes = Array(line.utf8)
             #expect(PullFastPath.decode(bytes) == nil, "\(line)")
             #expect((try? HostToSupervisor.decode(line: bytes)) == (try? WireCoding.decodeLine(bytes, as: HostToSupervisor.self)))
+        }
+    }
+
+    /// Pulls in the order hosts write their fields (the template the fast path matches
+    /// first), every value at and past its extremes, some with a byte changed.
+    static func randomWrittenPull(_ random: inout SeededRandom) -> String {
+        // The first value, a usual one, half the time.
+        func pick(_ values: [String]) -> String { Bool.random(using: &random) ? values[0] : values.randomElement(using: &random)! }
+        let id = pick(["0", "1", "42", "\(RequestID.maximum)", "\(RequestID.maximum + 1)", "18446744073709551616", "-1", "01", "1.0", "1e2", " 7"])
+        let name = pick(["com.example.weather.widget", "a", "", "ünïcødé.widget", "x\\\"y", "tab\there"])
+        let mode = pick(["compact", "expanded", "Compact", "compac", "expandedd", "", "comp\\u0061ct"])
+        let side = ["0", "1", "320", "\(Int32.max)", "\(UInt64(Int32.max) + 1)", "-1", "007", "1.5"]
+        let (width, height) = (pick(side), pick(side))
+        let end = pick(["}}", "}}", "}} ", "},\"wait\":true}", "}}}", "} }"])
+        return #"{"type":"pull","id":\#(id),"extension":"\#(name)","mode":"\#(mode)","maxSize":{"width":\#(width),"height":\#(height)\#(end)"#
+    }
+
+    @Test func theWrittenOrderAgreesWithTheGeneralDecoder() {
+        var random = SeededRandom(seed: 11)
+        var matched = 0
+        for _ in 0..<8000 {
+            var line = Array(Self.randomWrittenPull(&random).utf8)
+            if Int.random(in: 0..<8, using: &random) == 0 {
+                line[Int.random(in: 0..<line.count, using: &random)] = UInt8.random(in: 0...255, using: &random)
+            }
+            let general = try? WireCoding.decodeLine(line, as: HostToSupervisor.self)
+            let written = line.withUnsafeBufferPointer { bytes in
+                var scanner = JSONScanner(bytes)
+                return scanner.writtenPull()
+            }
+            if let written {
+                matched += 1
+                #expect(general == .pull(written), "\(String(decoding: line, as: UTF8.self))")
+            }
+            #expect((try? HostToSupervisor.decode(line: line)) == general, "\(String(decoding: line, as: UTF8.self))")
+        }
+        // The template is actually matched by ordinary pulls.
+        #expect(matched > 500)
+    }
+
+    @Test func everyModeIsReadWithoutAString() {
+        for mode in DisplayMode.allCases {
+            #expect(
+                mode.rawValue.utf8CString.withUnsafeBufferPointer { name in
+                    name.withMemoryRebound(to: UInt8.self) { DisplayMode(written: JSONScannedKey(bytes: .init(rebasing: $0.dropLast()))) }
+                } == mode)
         }
     }
 

@@ -135,6 +135,8 @@ int ext_eventfd(void);
 /* A pipe whose ends are close-on-exec from the start (pipe2 is not imported into Swift):
  * another thread may spawn a process between pipe and fcntl. */
 int ext_pipe_cloexec(int ends[2]);
+/* accept4 with SOCK_CLOEXEC (not imported into Swift either), for the same reason. */
+int ext_accept_cloexec(int fd);
 /* A non-blocking, close-on-exec inotify descriptor watching `path` for
    IN_MODIFY (cgroup v2 events files). */
 int ext_inotify_watch(const char *path);

@@ -1,3 +1,4 @@
+import EventLoop
 import ExtensiondConfig
 import ExtensiondPolicy
 import WireProtocol
@@ -15,6 +16,17 @@ extension ExtensionCoordinator {
         revalidated: ((PullOutcome) -> Void)? = nil,
         completion: @escaping (PullOutcome) -> Void
     ) throws(RequestRejection) {
+        try pull(
+            id, mode: mode, maxSize: maxSize, placeLimit: placeLimit, instance: instance, params: params, answeredAtOnce: completion,
+            later: { PullWaiters(revalidated: revalidated, completion: completion) })
+    }
+
+    /// A pull as above, answered through `answeredAtOnce` when the cache answers it before
+    /// this returns; `later` makes what waits for an answer only when one must wait.
+    package func pull(
+        _ id: String, mode: DisplayMode, maxSize: Size, placeLimit: Size?, instance: String?, params: JSONValue?,
+        answeredAtOnce: (PullOutcome) -> Void, later: () -> PullWaiters
+    ) throws(RequestRejection) {
         let record = try usableRecord(id, point: .widget)
         guard let own = record.slots[SlotKey(mode: mode, instance: nil)] else { throw .undeclaredMode(id, mode.rawValue) }
         let slot = try instance.map { name throws(RequestRejection) in try instanceSlot(record, mode: mode, name) } ?? own
@@ -26,28 +38,42 @@ extension ExtensionCoordinator {
         // A place's maximum is the update's `maxSize` (docs/PROTOCOL.md, "Places").
         slot.placeLimit = placeLimit ?? slot.addedPlaceLimit
         slot.maxSize = slot.placeLimit ?? maxSize
-        record.lastUsed = clock.now
+        let requestedAt = clock.now
+        record.lastUsed = requestedAt
+        // A fresh snapshot, the usual pull: the engine would only answer it from the cache.
+        if let state = slot.engine.freshState(at: requestedAt.policyInstant) {
+            let answer = PullAnswer(pulls: [], delivery: .cached, result: .cached, state: state)
+            return answerAtOnce(answer, record, slot, requestedAt: requestedAt, answeredAtOnce)
+        }
+        let waiters = later()
         nextPullToken += 1
         let token = PullToken(nextPullToken)
-        let requestedAt = clock.now
         // The engine only decides; nothing is answered before `perform`.
-        let actions = run(.pull(token, waits: revalidated == nil), record, slot)
+        let actions = run(.pull(token, waits: waiters.revalidated == nil), record, slot)
         if actions.count == 1, case .answer(let answer) = actions[0], answer.pulls.count == 1, answer.pulls[0] == token,
             !answer.isRevalidating
         {
-            // A cached answer, the usual pull, needs nothing kept for later: what `perform`
-            // does for it, without its closures in the slot's tables.
-            recordShownVersion(record)
-            record.statistics.count(answer.delivery)
-            record.statistics.pullLatency.record(clock.now.since(requestedAt))
-            return completion(pullOutcome(of: answer, record, slot))
+            return answerAtOnce(answer, record, slot, requestedAt: requestedAt, answeredAtOnce)
         }
+        let completion = waiters.completion
         slot.pendingPulls[token] = { [unowned self, unowned record] outcome in
             record.statistics.pullLatency.record(self.clock.now.since(requestedAt))
             completion(outcome)
         }
-        if let revalidated { slot.revalidations[token] = revalidated }
+        if let revalidated = waiters.revalidated { slot.revalidations[token] = revalidated }
         perform(record, slot, actions, updateFirst: true)
+    }
+
+    /// A pull answered from the cache at once needs nothing kept for later: what `perform`
+    /// does for it, without its closures in the slot's tables.
+    private func answerAtOnce(
+        _ answer: PullAnswer<EncodedJSON>, _ record: ExtensionRecord, _ slot: ModeSlot, requestedAt: MonotonicInstant,
+        _ completion: (PullOutcome) -> Void
+    ) {
+        recordShownVersion(record)
+        record.statistics.count(answer.delivery)
+        record.statistics.pullLatency.record(clock.now.since(requestedAt))
+        completion(pullOutcome(of: answer, record, slot))
     }
 
     /// `supervisorctl refresh`: an update now, outside the budget, in the mode last pulled
