@@ -21,7 +21,11 @@
 /// again; it is killed only if that did not bring the working set under the watermark.
 ///
 /// Every reading also goes to the ``PressureWarning`` kept across episodes: a crossing
-/// of the `warn` watermark warns the extensions once, before any kill of that episode.
+/// of the `warn` watermark warns the extensions once. When that reading also decides a
+/// kill, the warning waits until that kill is over (``Action/warn(workingSet:watermark:)``
+/// comes right before its ``Action/record(_:)``): it cannot spare that victim, sent first
+/// it held the signal back by 15–100 ms in the emulated VM, and sent during the victim's
+/// exit it competes with that for the CPU (bench/README.md, relief4).
 /// Every reading at or past `warn` trims (``Action/trim(workingSet:watermark:)``), before
 /// that reading's kill decision: suspended extensions are ended gracefully while there is
 /// still room for them to exit, rather than killed at `low`. A `low` victim a trim asked to
@@ -132,6 +136,8 @@ public struct PressureEpisode: Sendable {
     private var trigger: Instant
     private var isFirst = true
     private var pending: Pending = .reading
+    /// The warning of the reading that decided the kill under way, sent once it is over.
+    private var warningAfterKill: Action?
 
     private enum Pending: Sendable, Hashable {
         case reading
@@ -171,6 +177,22 @@ public struct PressureEpisode: Sendable {
     /// Takes the answer to the last action that asked for one. An event that answers
     /// nothing asked (a stale timer, say) changes nothing and returns no action.
     public mutating func handle(_ event: Event) -> [Action] {
+        let actions = step(event)
+        // A held warning goes out once the kill is over, or at once when no kill follows.
+        guard let warning = warningAfterKill, !actions.isEmpty, !isKilling else { return actions }
+        warningAfterKill = nil
+        return [warning] + actions
+    }
+
+    /// Whether a kill is being decided, sent or waited for.
+    private var isKilling: Bool {
+        switch pending {
+        case .candidates, .signal, .empty: true
+        default: false
+        }
+    }
+
+    private mutating func step(_ event: Event) -> [Action] {
         switch (pending, event) {
         case (.reading, .workingSet(let usage)):
             return read(usage)
@@ -210,16 +232,17 @@ public struct PressureEpisode: Sendable {
         guard let usage else { return end() }
         lastWorkingSet = usage
         var actions: [Action] = []
-        if let thresholds {
-            if warning.observe(workingSet: usage, thresholds: thresholds) {
-                actions.append(.warn(workingSet: usage, watermark: thresholds.warnBytes))
-            }
-            if usage >= thresholds.warnBytes { actions.append(.trim(workingSet: usage, watermark: thresholds.warnBytes)) }
-        }
         let atThrottle = throttled && thresholds?.needsRecheck(workingSet: usage) == true
         let level = max(level(of: usage), floor, atThrottle ? .low : .none)
         floor = .none
         throttled = false
+        if let thresholds {
+            if warning.observe(workingSet: usage, thresholds: thresholds) {
+                let warn = Action.warn(workingSet: usage, watermark: thresholds.warnBytes)
+                if level > .none { warningAfterKill = warn } else { actions.append(warn) }
+            }
+            if usage >= thresholds.warnBytes { actions.append(.trim(workingSet: usage, watermark: thresholds.warnBytes)) }
+        }
         guard level > .none else { return actions + end() }
         pending = .candidates(level: level, usage: usage)
         return actions + [.listCandidates(level)]

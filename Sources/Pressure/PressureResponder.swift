@@ -38,6 +38,9 @@ final class PressureResponder {
     private var lastReading: WorkingSet.Reading?
     /// When a reading last found the working set below the low watermark.
     private var lastBelowLow: MonotonicInstant?
+    /// A reading not yet given to ``onReading``: that waits until the kill it decided is over
+    /// (the next reading, or the episode's end), not to compete with the victim's exit.
+    private var unobserved: (reading: WorkingSet.Reading, thresholds: PressureThresholds?)?
     /// Called on the loop when an episode is over, with its last reading of the tree (`nil`
     /// when none could be taken).
     var onEpisodeEnded: ((_ reading: WorkingSet.Reading?) -> Void)?
@@ -131,6 +134,7 @@ final class PressureResponder {
             case .done:
                 warning = current.steps.warning
                 episode = nil
+                observeReading()
                 onEpisodeEnded?(lastReading)
                 answer = nil
             }
@@ -166,8 +170,15 @@ final class PressureResponder {
         guard let reading = WorkingSet.read(tree) else { return nil }
         lastReading = reading
         if let low = watermarks?.thresholds.lowBytes, reading.workingSet < low { lastBelowLow = .current() }
-        onReading?(reading, watermarks?.thresholds)
+        observeReading()
+        unobserved = (reading, watermarks?.thresholds)
         return reading.workingSet
+    }
+
+    private func observeReading() {
+        guard let (reading, thresholds) = unobserved else { return }
+        unobserved = nil
+        onReading?(reading, thresholds)
     }
 
     /// Asks the kernel for the suspended candidate's memory. Without swap or zram the

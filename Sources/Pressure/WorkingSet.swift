@@ -30,25 +30,21 @@ enum WorkingSet {
     static func read(_ tree: CgroupTree) -> Reading? {
         let root = tree.root
         guard let usage = try? root.memoryUsage() else { return nil }
+        // At the throttle the usage counts whole: `memory.stat` (the dearest file) is not read.
+        guard !(tree.supervised.map(isAtThrottle) ?? false) else { return Reading(usage: usage, workingSet: usage) }
         guard let stat = FileSystem.read(root.description + "/memory.stat").map({ String(decoding: $0, as: UTF8.self) }) else {
             return Reading(usage: usage, workingSet: usage)
         }
-        let throttled = tree.supervised.map(isAtThrottle) ?? false
-        return Reading(usage: usage, workingSet: bytes(usage: usage, stat: stat, version: root.version, atThrottle: throttled))
+        return Reading(usage: usage, workingSet: bytes(usage: usage, stat: stat, version: root.version))
     }
 
-    /// The working set for `usage` and the group's `memory.stat` text; `atThrottle`: v2,
-    /// the throttle below it holds usage back (usage counts whole).
-    static func bytes(usage: UInt64, stat: some StringProtocol, version: CgroupVersion, atThrottle: Bool = false) -> UInt64 {
-        if atThrottle { return usage }
-        let fields = values(inStat: stat)
+    /// The working set for `usage` and the group's `memory.stat` text.
+    static func bytes(usage: UInt64, stat: some StringProtocol, version: CgroupVersion) -> UInt64 {
         // v1 reports the hierarchy's totals under `total_`; v2's figures are hierarchical.
-        let names =
-            version == .v1
-            ? (cache: "total_cache", shared: "total_shmem", mapped: "total_mapped_file")
-            : (cache: "file", shared: "shmem", mapped: "file_mapped")
-        let cache = fields[names.cache] ?? 0
-        let pinned = (fields[names.shared] ?? 0) + (fields[names.mapped] ?? 0)
+        let names = version == .v1 ? ["total_cache", "total_shmem", "total_mapped_file"] : ["file", "shmem", "file_mapped"]
+        let fields = values(of: names, inStat: stat)
+        let cache = fields[0] ?? 0
+        let pinned = (fields[1] ?? 0) + (fields[2] ?? 0)
         let unmappedCache = cache > pinned ? cache - pinned : 0
         return usage > unmappedCache ? usage - unmappedCache : 0
     }
@@ -60,13 +56,36 @@ enum WorkingSet {
         return usage >= high
     }
 
-    /// The `key value` lines of a `memory.stat` text.
-    static func values(inStat text: some StringProtocol) -> [String: UInt64] {
-        var values: [String: UInt64] = [:]
-        for line in text.split(separator: "\n") {
-            let fields = line.split(separator: " ")
-            if fields.count == 2, let value = UInt64(fields[1]) { values[String(fields[0])] = value }
+    /// The values of `keys` in a `memory.stat` text (`key value` lines; `nil`: no such line,
+    /// or no number), found in its bytes: the other forty-odd lines are not made into
+    /// strings, which cost milliseconds per reading on the pressure path in the emulated VM.
+    static func values(of keys: [String], inStat text: some StringProtocol) -> [UInt64?] {
+        var values = [UInt64?](repeating: nil, count: keys.count)
+        let keyBytes = keys.map { Array($0.utf8) }
+        var line = text.utf8[...]
+        while !line.isEmpty {
+            let end = line.firstIndex(of: UInt8(ascii: "\n")) ?? line.endIndex
+            if let space = line[..<end].firstIndex(of: UInt8(ascii: " ")),
+                let index = keyBytes.firstIndex(where: { $0.elementsEqual(line[..<space]) })
+            {
+                values[index] = number(line[line.index(after: space)..<end])
+            }
+            line = end == line.endIndex ? line[end...] : line[line.index(after: end)...]
         }
         return values
+    }
+
+    /// The decimal number the bytes spell, `nil` when they are not one or it overflows.
+    private static func number(_ digits: some Collection<UInt8>) -> UInt64? {
+        guard !digits.isEmpty else { return nil }
+        var value: UInt64 = 0
+        for digit in digits {
+            guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else { return nil }
+            let (times, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (sum, carry) = times.addingReportingOverflow(UInt64(digit - UInt8(ascii: "0")))
+            guard !overflow, !carry else { return nil }
+            value = sum
+        }
+        return value
     }
 }

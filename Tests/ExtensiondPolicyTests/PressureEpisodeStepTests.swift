@@ -240,10 +240,13 @@ struct EpisodeWorld {
         #expect(world.waits.first?.until == Instant(nanoseconds: .max))
     }
 
-    /// Warnings before kills, across episodes whose baseline moves between them: once per
-    /// upward crossing of `warn`, before any kill of that episode.
+    /// Warnings across episodes whose baseline moves between them: once per upward crossing
+    /// of `warn`, on the reading that crossed. When that reading decides a kill, the warning
+    /// waits until the kill is over (after the wait for its victim, before its record and the
+    /// next reading), never between the reading and the signal or during the victim's exit;
+    /// otherwise it comes right after the decision that killed nobody.
     @Test(arguments: seeds(500))
-    func extensionsAreWarnedOncePerCrossingAndBeforeAnyKill(seed: UInt64) {
+    func extensionsAreWarnedOncePerCrossingAndNeverBeforeTheKillDecidedWithIt(seed: UInt64) {
         var random = SeededRandom(seed: seed)
         var warning = PressureWarning()
         var wasAbove = false
@@ -257,14 +260,71 @@ struct EpisodeWorld {
             warning = episode.warning
             let crossed = first >= Self.thresholds.warnBytes && !wasAbove
             #expect(world.warnings == (crossed ? [first] : []), "seed \(seed)")
-            if crossed, let kill = kills.first { #expect(kill.treeUsageBytes == first, "the warning came before the first kill") }
-            if crossed {
-                let warnIndex = world.actions.firstIndex { if case .warn = $0 { true } else { false } }
-                let killIndex = world.actions.firstIndex { if case .kill = $0 { true } else { false } }
-                if let warnIndex, let killIndex { #expect(warnIndex < killIndex) }
+            if crossed, let warnIndex = world.actions.firstIndex(where: { if case .warn = $0 { true } else { false } }) {
+                let actions = world.actions
+                let nextReading = actions.indices.dropFirst().first { actions[$0] == .readWorkingSet } ?? actions.endIndex
+                let kill = actions.firstIndex { if case .kill = $0 { true } else { false } }
+                let listing = actions.firstIndex { if case .listCandidates = $0 { true } else { false } }
+                #expect(warnIndex < nextReading, "warned in the first reading's turn, seed \(seed)")
+                if let kill, kill < nextReading {
+                    let between = actions[(kill + 1)..<warnIndex]
+                    #expect(between.allSatisfy { if case .wait = $0 { true } else { false } }, "after the kill's wait, seed \(seed)")
+                    let next = actions[warnIndex + 1]
+                    let recorded = if case .record = next { true } else { false }
+                    #expect(recorded || next == .readWorkingSet, "before its record or the next reading, seed \(seed)")
+                } else if let listing, listing < nextReading {
+                    #expect(warnIndex == listing + 1, "right after a decision that killed nobody, seed \(seed)")
+                }
             }
             wasAbove = episode.lastWorkingSet.map { $0 >= Self.thresholds.warnBytes } ?? wasAbove
             #expect(warning.isAboveWarn == wasAbove, "seed \(seed)")
+        }
+    }
+}
+
+extension PressureEpisodeStepTests {
+    /// A jump from below `warn` past `low` in one reading: the victim is signalled first and
+    /// waited for, then the extensions are warned, then the kill is recorded.
+    @Test func aJumpPastLowKillsTheVictimBeforeTheWarning() {
+        var world = EpisodeWorld(
+            processes: [
+                .init(
+                    candidate: KillCandidate(id: "idle", band: .idleExtension, priority: 0, lastUsed: .at(0), residentBytes: 40 * Self.mebibyte),
+                    exitDelay: .milliseconds(1))
+            ], baseline: Self.thresholds.lowBytes - 20 * Self.mebibyte)
+        var episode = PressureEpisode(
+            triggeredAt: world.now, byStall: false, thresholds: Self.thresholds, warning: PressureWarning(), emptyTimeout: Self.timeout)
+        let kills = world.run(&episode)
+        let first = Self.thresholds.lowBytes + 20 * Self.mebibyte
+        #expect(kills.map(\.victim.id) == ["idle"])
+        #expect(
+            Array(world.actions.prefix(7)) == [
+                .readWorkingSet, .trim(workingSet: first, watermark: Self.thresholds.warnBytes), .listCandidates(.low),
+                .kill(world.processes[0].candidate, level: .low), .wait(world.processes[0].candidate, until: kills[0].signal + Self.timeout),
+                .warn(workingSet: first, watermark: Self.thresholds.warnBytes), .record(kills[0]),
+            ])
+        #expect(world.warnings == [first])
+    }
+
+    /// Past `warn` and under `low`, or past `low` with nothing to kill: the warning is not
+    /// held back (under `low` in its old place, before the trim).
+    @Test func withoutAKillTheWarningIsNotHeldBack() {
+        let warn = Self.thresholds.warnBytes
+        let low = Self.thresholds.lowBytes
+        let cases: [(UInt64, [PressureEpisode.Action])] = [
+            (warn, [.readWorkingSet, .warn(workingSet: warn, watermark: warn), .trim(workingSet: warn, watermark: warn), .done]),
+            (low, [.readWorkingSet, .trim(workingSet: low, watermark: warn), .listCandidates(.low), .warn(workingSet: low, watermark: warn), .done]),
+        ]
+        for (baseline, expected) in cases {
+            var world = EpisodeWorld(
+                processes: [
+                    .init(candidate: KillCandidate(id: "p", band: .activeExtension, priority: 0, lastUsed: .at(0), residentBytes: 0), exitDelay: .zero)
+                ],
+                baseline: baseline)
+            var episode = PressureEpisode(
+                triggeredAt: world.now, byStall: false, thresholds: Self.thresholds, warning: PressureWarning(), emptyTimeout: Self.timeout)
+            #expect(world.run(&episode).isEmpty)
+            #expect(world.actions == expected)
         }
     }
 }

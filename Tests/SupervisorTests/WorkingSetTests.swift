@@ -5,8 +5,14 @@ import Testing
 @testable import Pressure
 
 @Suite struct WorkingSetTests {
-    @Test func readsTheKeyValueLines() {
-        #expect(WorkingSet.values(inStat: "cache 4096\nrss 1048576\nbogus\nrss_huge x\n") == ["cache": 4096, "rss": 1_048_576])
+    @Test func readsOnlyTheKeysAskedFor() {
+        let stat = "cache 4096\nrss 1048576\nbogus\nrss_huge x\nfile_mapped 7\nfile 9\nbig 18446744073709551616\nlast 5"
+        #expect(WorkingSet.values(of: ["rss", "cache", "missing"], inStat: stat) == [1_048_576, 4096, nil])
+        // A key that begins another is matched whole; bad or overflowing numbers are nil.
+        #expect(WorkingSet.values(of: ["file", "file_mapped", "rss_huge", "big"], inStat: stat) == [9, 7, nil, nil])
+        #expect(WorkingSet.values(of: ["last", "bogus", ""], inStat: stat) == [5, nil, nil])
+        #expect(WorkingSet.values(of: ["rss"], inStat: "") == [nil])
+        #expect(WorkingSet.values(of: ["rss"], inStat: "rss \n\n\nrss 3\n") == [3])
     }
 
     @Test func v1SubtractsTheHierarchysUnmappedCache() {
@@ -21,15 +27,8 @@ import Testing
     }
 
     /// While the throttle holds usage (v2) the usage counts whole: the cache the kernel has
-    /// not dropped there is not dropping fast enough. Otherwise, or on v1, the cache is
-    /// subtracted as before.
-    @Test func atTheThrottleTheCacheThatIsLeftCounts() {
-        let stat = "anon 400\nfile 500\nshmem 100\nfile_mapped 50\n"
-        #expect(WorkingSet.bytes(usage: 1000, stat: stat, version: .v2, atThrottle: true) == 1000)
-        #expect(WorkingSet.bytes(usage: 1000, stat: stat, version: .v2, atThrottle: false) == 650)
-    }
-
-    /// The same read from a tree's files: the root's usage and `memory.stat`, and whether
+    /// not dropped there is not dropping fast enough; otherwise the unmapped cache is
+    /// subtracted. Read from a tree's files: the root's usage and `memory.stat`, and whether
     /// `supervised` (where the throttle is; the daemon is not in it) is at its `memory.high`
     /// (`max`: no throttle). Against a fake v2 tree: these machines have no v2 memory
     /// controller. Before `supervised`, the root's own `memory.high` decided; it no longer may.
