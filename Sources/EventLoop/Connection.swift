@@ -56,6 +56,11 @@ public final class Connection {
     /// Whether the connection is still open.
     public var isOpen: Bool { source != nil }
 
+    /// Written at once even while the loop runs its callbacks: for a peer whose answer is
+    /// the next step of the work under way (an extension asked for an update), which a
+    /// hold would only delay.
+    public var writesAtOnce = false
+
     /// Bytes queued and not yet accepted by the kernel: held until the loop's callbacks
     /// have run (less than 64 KiB), or refused.
     public var queuedByteCount: Int { outbox.count - outboxStart }
@@ -74,7 +79,7 @@ public final class Connection {
     public func send(_ bytes: some Collection<UInt8>) {
         loop.assertInEventLoop()
         guard isOpen else { return }
-        if queuedByteCount == 0 && !loop.isDispatching {
+        if queuedByteCount == 0 && (writesAtOnce || !loop.isDispatching) {
             // Written straight away; only what the kernel refused is queued.
             let written = bytes.withContiguousStorageIfAvailable { write($0) } ?? Array(bytes).withUnsafeBufferPointer { write($0) }
             guard let written else { return close() }
@@ -84,7 +89,7 @@ public final class Connection {
             // A copy from contiguous storage, not element by element (the send is generic).
             if bytes.withContiguousStorageIfAvailable({ outbox.append(contentsOf: $0) }) == nil { outbox.append(contentsOf: bytes) }
             if !isAwaitingWritable {
-                return queuedByteCount >= Self.compactionBytes ? writeQueued() : holdUntilTheCallbacksEnd()
+                return writesAtOnce || queuedByteCount >= Self.compactionBytes ? writeQueued() : holdUntilTheCallbacksEnd()
             }
         }
         if queuedByteCount > maxQueued { return close() }

@@ -39,6 +39,9 @@ package final class ExtensionChannel {
                 self.onEndOfFile()
             }
         )
+        // An update or terminate starts the extension's work: held, it would wait for
+        // the rest of the wake-up (a pull's answer) for nothing.
+        connection?.writesAtOnce = true
     }
 
     var isOpen: Bool { connection != nil }

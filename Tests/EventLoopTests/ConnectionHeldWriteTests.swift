@@ -59,6 +59,28 @@ import Testing
         _ = timer
     }
 
+    /// A connection that writes at once (an extension's channel) is not held: each send
+    /// reaches the peer inside the callback, in order.
+    @Test func aConnectionThatWritesAtOnceIsNotHeld() throws {
+        let loop = try EventLoop()
+        let pair = SocketPair()
+        let connection = try connection(loop, pair)
+        connection.writesAtOnce = true
+        var seen: [String?] = []
+        let timer = loop.addTimer(after: .milliseconds(1)) {
+            connection.send(Array("a\n".utf8))
+            seen.append(pair.receiveNow())
+            connection.send(Array("b\n".utf8))
+            seen.append(pair.receiveNow())
+            #expect(connection.queuedByteCount == 0)
+            loop.exit()
+        }
+        _ = try loop.run()
+        #expect(seen == ["a\n", "b\n"])
+        #expect(pair.receiveNow() == nil)
+        _ = timer
+    }
+
     @Test func aSendOutsideTheCallbacksIsWrittenAtOnce() throws {
         let loop = try EventLoop()
         let pair = SocketPair()
