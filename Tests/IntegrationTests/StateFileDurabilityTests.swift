@@ -21,19 +21,30 @@ import Testing
         (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
     }
 
-    @Test func aFullDiskIsAnEventAndAppsJSONIsWrittenOnceThereIsRoom() throws {
+    /// A daemon whose state directory is a full tmpfs, reloaded with a second group: the
+    /// reload is answered, and `apps.json` (its path returned) still holds one group.
+    static func reloadOnAFullDisk() throws -> (TestDaemon, Tmpfs, String) {
         let daemon = try TestDaemon()
         let disk = try Tmpfs(at: daemon.stateDirectory, size: 4 << 20)
-        defer { disk.unmount() }
-        try daemon.writeConfig(Self.config(groups: ["group.mine"]))
-        try daemon.start()
-        let apps = daemon.stateDirectory + "/apps.json"
-        #expect(eventually(timeout: 10) { Self.content(apps).contains("group.mine") })
+        do {
+            try daemon.writeConfig(Self.config(groups: ["group.mine"]))
+            try daemon.start()
+            let apps = daemon.stateDirectory + "/apps.json"
+            #expect(eventually(timeout: 10) { Self.content(apps).contains("group.mine") })
+            try disk.fill()
+            try daemon.writeConfig(Self.config(groups: ["group.mine", "group.second"]))
+            let reload = try VolumeJobTests.answer(daemon, .reload, within: 10)
+            #expect(reload.ok && (reload.message ?? "").contains("not on disk yet"), "\(reload)")
+            return (daemon, disk, apps)
+        } catch {
+            disk.unmount()
+            throw error
+        }
+    }
 
-        try disk.fill()
-        try daemon.writeConfig(Self.config(groups: ["group.mine", "group.second"]))
-        let reload = try VolumeJobTests.answer(daemon, .reload, within: 10)
-        #expect(reload.ok && (reload.message ?? "").contains("not on disk yet"), "\(reload)")
+    @Test func aFullDiskIsAnEventAndAppsJSONIsWrittenOnceThereIsRoom() throws {
+        let (daemon, disk, apps) = try Self.reloadOnAFullDisk()
+        defer { disk.unmount() }
         #expect(try daemon.control(.status(NameSelection())).ok)
         let failures = try (daemon.control(.events(LogRequest(lines: 200))).events ?? []).filter {
             $0.kind == .error && $0.reason == "storage" && $0.message.contains(apps)
@@ -53,18 +64,8 @@ import Testing
 
     /// The stop does not wait for the next try (a second away) nor leave without it.
     @Test func aCleanStopWritesAppsJSONTheDiskRefusedBefore() throws {
-        let daemon = try TestDaemon()
-        let disk = try Tmpfs(at: daemon.stateDirectory, size: 4 << 20)
+        let (daemon, disk, apps) = try Self.reloadOnAFullDisk()
         defer { disk.unmount() }
-        try daemon.writeConfig(Self.config(groups: ["group.mine"]))
-        try daemon.start()
-        let apps = daemon.stateDirectory + "/apps.json"
-        #expect(eventually(timeout: 10) { Self.content(apps).contains("group.mine") })
-
-        try disk.fill()
-        try daemon.writeConfig(Self.config(groups: ["group.mine", "group.second"]))
-        let reload = try VolumeJobTests.answer(daemon, .reload, within: 10)
-        #expect(reload.ok && (reload.message ?? "").contains("not on disk yet"), "\(reload)")
         disk.free()
         #expect(daemon.stop() == 0)
         #expect(Self.content(apps).contains("group.second"), "apps.json: \(Self.content(apps))")
