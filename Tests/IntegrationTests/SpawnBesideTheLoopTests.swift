@@ -38,6 +38,13 @@ import Testing
             }.start()
         }
 
+        /// The answer if it came within `seconds`; nil when it did not (yet).
+        func answer(within seconds: Double) throws -> ControlResponse? {
+            guard done.wait(timeout: .now() + seconds) == .success else { return nil }
+            done.signal()
+            return try response.get()
+        }
+
         /// The answer, once it came (within 30 s).
         func wait() throws -> ControlResponse {
             guard done.wait(timeout: .now() + 30) == .success else { throw TestSupportError("no answer within 30 s") }
@@ -119,9 +126,13 @@ import Testing
         let (daemon, started, frozen) = try Self.holdingASpawn()
         defer { try? Self.thaw(frozen) }
         let stopped = Answer(daemon, .stop(NameSelection(["w"])))
-        // The stop reaches the loop before the start (both answers wait for the spawn).
-        Thread.sleep(forTimeInterval: 0.2)
-        let startedAgain = Answer(daemon, .start(NameSelection(["w"])))
+        // A start that reaches the loop before the stop is answered at once ("already
+        // started"): sent again until one waits, behind the stop, for the spawn.
+        var startedAgain = Answer(daemon, .start(NameSelection(["w"])))
+        for _ in 0..<20 {
+            guard let early = try startedAgain.answer(within: 2), early.error?.contains("already started") == true else { break }
+            startedAgain = Answer(daemon, .start(NameSelection(["w"])))
+        }
         try Self.thaw(frozen)
         #expect(try started.wait().ok)
         let stop = try stopped.wait()
