@@ -27,6 +27,10 @@ enum WorkingSet {
 
     /// The usage and working set of the tree's root (the plain usage when `memory.stat`
     /// cannot be read); `nil` when even the usage cannot be read.
+    ///
+    /// The usage is read on both sides of `memory.stat` and the lower one counts: cache the
+    /// kernel drops between the two files would otherwise count as working set (a host's
+    /// file writes at the tree's hard limit made an idle extension a victim).
     static func read(_ tree: CgroupTree) -> Reading? {
         let root = tree.root
         guard let usage = try? root.memoryUsage() else { return nil }
@@ -35,7 +39,12 @@ enum WorkingSet {
         guard let stat = FileSystem.read(root.description + "/memory.stat").map({ String(decoding: $0, as: UTF8.self) }) else {
             return Reading(usage: usage, workingSet: usage)
         }
-        return Reading(usage: usage, workingSet: bytes(usage: usage, stat: stat, version: root.version))
+        return reading(usage: usage, stat: stat, usageAfter: (try? root.memoryUsage()) ?? usage, version: root.version)
+    }
+
+    /// The reading from the usage read before `memory.stat`, its text, and the usage read after.
+    static func reading(usage: UInt64, stat: some StringProtocol, usageAfter: UInt64, version: CgroupVersion) -> Reading {
+        Reading(usage: usage, workingSet: bytes(usage: min(usage, usageAfter), stat: stat, version: version))
     }
 
     /// The working set for `usage` and the group's `memory.stat` text.

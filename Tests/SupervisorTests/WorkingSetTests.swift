@@ -48,6 +48,20 @@ import Testing
         #expect(WorkingSet.read(tree)?.workingSet == 650)
     }
 
+    /// The usage is read before and after `memory.stat`: cache the kernel drops in between
+    /// (a host writing files at the tree's hard limit) must not count as working set. Cache
+    /// written in between makes it read low until the next reading, never high.
+    @Test func cacheMovingBetweenTheReadsNeverInflatesTheWorkingSet() {
+        let stat = "total_cache 200\ntotal_shmem 0\ntotal_mapped_file 0\n"
+        // 700 of memory and 500 of cache; 300 of the cache dropped before `memory.stat`.
+        #expect(WorkingSet.reading(usage: 1200, stat: stat, usageAfter: 900, version: .v1).workingSet == 700)
+        #expect(WorkingSet.reading(usage: 1200, stat: stat, usageAfter: 900, version: .v1).usage == 1200)
+        // 300 of cache written after the usage was read, counted in `memory.stat`: low, not high.
+        let grown = "total_cache 500\n"
+        #expect(WorkingSet.reading(usage: 900, stat: grown, usageAfter: 1200, version: .v1).workingSet == 400)
+        #expect(WorkingSet.reading(usage: 900, stat: stat, usageAfter: 900, version: .v1).workingSet == 700)
+    }
+
     @Test func neverBelowZeroAndUsageWithoutFigures() {
         #expect(WorkingSet.bytes(usage: 100, stat: "total_cache 300\n", version: .v1) == 0)
         #expect(WorkingSet.bytes(usage: 100, stat: "total_cache 10\ntotal_shmem 20\n", version: .v1) == 100)
