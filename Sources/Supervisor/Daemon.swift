@@ -148,7 +148,9 @@ public final class Daemon: ControlledDaemon {
         }
         supervisor.onExtensionMessage = { [unowned self] process, message in
             self.extensions.received(message, from: process.name)
-            if case .ready = message { self.burstRelease.worked() }
+            guard case .ready = message else { return }
+            self.burstRelease.worked()
+            self.pressure.followDaemonUsage()  // A launch moves the daemon's own usage.
         }
         supervisor.onDeferredLaunchFailed = { [unowned self] process, error in
             if process.kind == .extension { self.extensions.launchFailed(process.name, because: "launch failed: \(error)") }
