@@ -61,7 +61,7 @@ public final class Daemon: ControlledDaemon {
     /// Where output lines go for `output = "journal"` or `"both"`.
     private let journal: JournalWriting
     /// After a burst the daemon's own usage has settled: the v2 throttle follows it.
-    private lazy var burstRelease = BurstRelease(loop: loop) { [unowned self] in
+    private lazy var burstRelease = BurstRelease(loop: loop, isPutOff: { [unowned self] in self.pressure.isNearLow }) { [unowned self] in
         self.giveBackBurstMemory()
         self.pressure.followDaemonUsage()
     }
