@@ -63,9 +63,6 @@ public enum StopReason: String, Sendable, Hashable, CaseIterable, CustomStringCo
         level == .critical ? .critical : .pressure
     }
 
-    /// The kills memory pressure decides.
-    public static let pressureKills: Set<StopReason> = [.pressure, .critical]
-
     /// The reasons the kill counters exist for from the start (at 0).
     public static let countedKills: [StopReason] = [.pressure, .critical, .oom, .deadline, .protocolViolation]
 }

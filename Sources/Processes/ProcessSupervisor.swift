@@ -253,16 +253,13 @@ package final class ProcessSupervisor {
 
     /// SIGKILL to everything of the run, its main process's memory released at once
     /// (`process_mrelease`, as lmkd does), then ``exitBound`` for it to be reaped before
-    /// the run is given up, so that every stop ends. A pressure kill releases on this
-    /// thread right after the signal, before the victim's own exit can take its address
-    /// space (`ESRCH`, the victim then freeing alone); other kills on ``releases``.
+    /// the run is given up, so that every stop ends.
     @discardableResult
     func killRun(of process: SupervisedProcess) -> MonotonicInstant? {
         guard let run = process.run else { return nil }
         run.killTimer = nil
-        let releasesAtOnce = run.stopReason.map(StopReason.pressureKills.contains) ?? false
-        let signalled = killEverything(of: run, process: process, mainReaped: false, releasingMemory: releasesAtOnce)
-        if !releasesAtOnce { releaseMemory(of: run) }
+        let signalled = killEverything(of: run, process: process, mainReaped: false)
+        releaseMemory(of: run)
         if run.abandonTimer == nil {
             run.abandonTimer = loop.addTimer(after: Self.exitBound) { [unowned self, unowned process] in
                 self.abandon(process)
@@ -275,11 +272,10 @@ package final class ProcessSupervisor {
     /// reaped: its pid may be reused), to everything in the run's cgroup, and to every
     /// descendant of those that left the cgroup, each through a pidfd. Descendants are
     /// found through /proc before anyone dies, since a dead parent's children are
-    /// reparented. An escape is recorded as a kill event. `releasingMemory`: the main
-    /// process's memory is released right after its signal. Returns when the first signal
+    /// reparented. An escape is recorded as a kill event. Returns when the first signal
     /// was sent.
     @discardableResult
-    func killEverything(of run: ProcessRun, process: SupervisedProcess, mainReaped: Bool, releasingMemory: Bool = false) -> MonotonicInstant {
+    func killEverything(of run: ProcessRun, process: SupervisedProcess, mainReaped: Bool) -> MonotonicInstant {
         let members = Set((try? run.group.processes()) ?? [])
         let roots = mainReaped ? members : members.union([run.pid])
         // Walking /proc costs about a millisecond on the pressure path: only for runs that can leave.
@@ -298,7 +294,6 @@ package final class ProcessSupervisor {
 
         if !mainReaped { _ = try? run.process.descriptor.send(signal: SIGKILL) }
         let signalled = MonotonicInstant.current()
-        if releasingMemory { run.memoryReleased(run.process.descriptor.releaseMemory()) }
         do {
             try run.group.kill()
         } catch {
