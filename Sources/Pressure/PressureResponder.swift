@@ -59,8 +59,8 @@ final class PressureResponder {
     private let lastUsed: (SupervisedProcess) -> MonotonicInstant?
 
     init(
-        loop: EventLoop, registry: ProcessRegistry, supervisor: ProcessSupervisor, events: EventLog, tree: CgroupTree, workingSet: WorkingSetReader, warnings: MemoryWarnings,
-        lastUsed: @escaping (SupervisedProcess) -> MonotonicInstant?
+        loop: EventLoop, registry: ProcessRegistry, supervisor: ProcessSupervisor, events: EventLog, tree: CgroupTree, workingSet: WorkingSetReader,
+        warnings: MemoryWarnings, lastUsed: @escaping (SupervisedProcess) -> MonotonicInstant?
     ) {
         self.loop = loop
         self.registry = registry
