@@ -75,11 +75,14 @@ public final class Connection {
     /// per connection once they have all run, just before the loop waits again (or once
     /// 64 KiB are held): the daemon is not preempted mid-work by the process its write
     /// wakes, and a burst of answers costs one `send`. Outside the callbacks it is written
-    /// at once. Bytes keep their order; ``close()`` writes what was held first.
-    public func send(_ bytes: some Collection<UInt8>) {
+    /// at once, and so is it with `atOnce` (after what this connection held): for the
+    /// answer a peer has been waiting for, which the rest of the callbacks' work would
+    /// only delay. Bytes keep their order; ``close()`` writes what was held first.
+    public func send(_ bytes: some Collection<UInt8>, atOnce: Bool = false) {
         loop.assertInEventLoop()
         guard isOpen else { return }
-        if queuedByteCount == 0 && (writesAtOnce || !loop.isDispatching) {
+        let atOnce = atOnce || writesAtOnce
+        if queuedByteCount == 0 && (atOnce || !loop.isDispatching) {
             // Written straight away; only what the kernel refused is queued.
             let written = bytes.withContiguousStorageIfAvailable { write($0) } ?? Array(bytes).withUnsafeBufferPointer { write($0) }
             guard let written else { return close() }
@@ -89,7 +92,7 @@ public final class Connection {
             // A copy from contiguous storage, not element by element (the send is generic).
             if bytes.withContiguousStorageIfAvailable({ outbox.append(contentsOf: $0) }) == nil { outbox.append(contentsOf: bytes) }
             if !isAwaitingWritable {
-                return writesAtOnce || queuedByteCount >= Self.compactionBytes ? writeQueued() : holdUntilTheCallbacksEnd()
+                return atOnce || queuedByteCount >= Self.compactionBytes ? writeQueued() : holdUntilTheCallbacksEnd()
             }
         }
         if queuedByteCount > maxQueued { return close() }

@@ -18,9 +18,9 @@ import WireProtocol
 ///
 /// Time moves only when the test waits: a wait runs what is due, then jumps to the next
 /// timer, until what it waits for came or its limit of virtual time passed.
-final class InProcessHostWorld: HostWorld {
-    let setup = HostTestSetup.inProcess
-    var daemon: TestDaemon? { nil }
+package final class InProcessHostWorld: HostWorld {
+    package let setup = HostTestSetup.inProcess
+    package var daemon: TestDaemon? { nil }
     private let directory: TemporaryDirectory
     private let thread: LoopThread
     private let clock = VirtualClock()
@@ -77,9 +77,14 @@ final class InProcessHostWorld: HostWorld {
         thread.stop { [hosts] in hosts.close() }
     }
 
-    func connectHost() throws -> TestHost { try TestHost(path: hostSocket) }
+    package func connectHost() throws -> TestHost { try TestHost(path: hostSocket) }
 
-    func receive(on host: TestHost, within limit: Duration, matching: (SupervisorToHost) -> Bool) throws -> SupervisorToHost {
+    /// Runs `body` on the loop whenever the coordinator marks an extension serving or not.
+    package func whenServingChanges(_ body: @escaping (_ id: String, _ serving: Bool) -> Void) {
+        thread.sync { processes.onServingChange = body }
+    }
+
+    package func receive(on host: TestHost, within limit: Duration, matching: (SupervisorToHost) -> Bool) throws -> SupervisorToHost {
         var message: SupervisorToHost?
         let came = try until(within: limit) {
             message = try host.take(matching: matching)
@@ -91,13 +96,13 @@ final class InProcessHostWorld: HostWorld {
         return message
     }
 
-    func advance(by duration: Duration) throws {
+    package func advance(by duration: Duration) throws {
         try settle { clock.advance(by: duration) }
     }
 
     /// Runs what is due, checks `condition`, and moves the clock on to the next timer while
     /// it is false and the limit is not reached.
-    func until(within limit: Duration, _ condition: () throws -> Bool) throws -> Bool {
+    package func until(within limit: Duration, _ condition: () throws -> Bool) throws -> Bool {
         let end = thread.sync { clock.now + limit }
         while true {
             try settle {}
@@ -122,17 +127,17 @@ final class InProcessHostWorld: HostWorld {
         if let livelock = thread.sync({ self.livelock }) { throw TestSupportError(livelock) }
     }
 
-    var elapsed: Duration { thread.sync { clock.now.since(origin) } }
+    package var elapsed: Duration { thread.sync { clock.now.since(origin) } }
 
-    var wallMilliseconds: Int64 { thread.sync { clock.wallMilliseconds } }
+    package var wallMilliseconds: Int64 { thread.sync { clock.wallMilliseconds } }
 
-    func updates(of id: String) -> [String] {
+    package func updates(of id: String) -> [String] {
         thread.sync {
             processes.updates(of: id).map { update in update.reason.rawValue + (update.instance.map { " " + $0 } ?? "") }
         }
     }
 
-    func status(_ id: String) -> ProcessStatus? {
+    package func status(_ id: String) -> ProcessStatus? {
         thread.sync {
             guard let record = coordinator.records[id] else { return nil }
             var status = ProcessStatus(name: id, kind: .extension, state: "\(processes.phase(of: id))")
@@ -141,7 +146,7 @@ final class InProcessHostWorld: HostWorld {
         }
     }
 
-    func stats(_ id: String) -> ProcessStats? {
+    package func stats(_ id: String) -> ProcessStats? {
         thread.sync {
             guard let record = coordinator.records[id] else { return nil }
             var stats = ProcessStats(name: id, kind: .extension)

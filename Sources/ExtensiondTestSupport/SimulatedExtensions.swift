@@ -100,7 +100,12 @@ package final class SimulatedExtensions: ExtensionProcesses {
     package func markServing(_ id: String, _ serving: Bool) {
         self.serving[id] = serving
         servingChanges.append((clock.now, id, serving))
+        onServingChange?(id, serving)
     }
+
+    /// Called from the coordinator's bookkeeping at each ``markServing(_:_:)``: what a test
+    /// sees there has happened before the bookkeeping.
+    package var onServingChange: ((_ id: String, _ serving: Bool) -> Void)?
 
     package func suspend(_ id: String) {
         guard phases[id] == .ready, serving[id] != true, suspended.insert(id).inserted else { return }

@@ -32,6 +32,13 @@ public final class TestHost: @unchecked Sendable {
         }
     }
 
+    /// The bytes the daemon has written that are not read yet, looked at without reading
+    /// them (from any thread).
+    public var bytesWaiting: Int {
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        return max(0, recv(fd, &buffer, buffer.count, Int32(MSG_PEEK | MSG_DONTWAIT)))
+    }
+
     /// The next message, whatever it is.
     public func receive(timeout: Double = 5) throws -> SupervisorToHost {
         try receive(timeout: timeout) { _ in true }

@@ -47,9 +47,11 @@ final class ConnectedHost {
     }
 
     /// Every write to the host goes through here (or ``push(_:of:_:)``): the limits see it.
-    func send(line: [UInt8]) {
+    /// `atOnce`: an answer it waits for, written before the rest of the wake-up's work
+    /// (see ``Connection/send(_:atOnce:)``).
+    func send(line: [UInt8], atOnce: Bool = false) {
         guard let connection else { return }
-        connection.send(line)
+        connection.send(line, atOnce: atOnce)
         noteWaiting(line.count)
     }
 
@@ -106,7 +108,8 @@ final class ConnectedHost {
         guard let connection, isReading else { return }
         defer { noteWaiting(line.count) }
         if heldPushes.isEmpty && connection.queuedByteCount < HostLimits.coalesceAfter {
-            return connection.send(line)
+            // The outcome of an update it waits for: the bookkeeping after it can wait.
+            return connection.send(line, atOnce: true)
         }
         heldBytes += line.count - (heldPushes.updateValue(line, forKey: HeldPush(extensionID: extensionID, slot: key))?.count ?? 0)
     }

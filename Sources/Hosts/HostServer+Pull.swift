@@ -31,7 +31,7 @@ extension HostServer {
                             self?.answerLater(host, .snapshot(outcome.snapshot(id: nil, extensionID: extensionID)))
                         }
                     return PullWaiters(revalidated: revalidated) { [weak self, weak host] outcome in
-                        self?.answer(host, line: outcome.answerLine(id: id, extensionID: extensionID))
+                        self?.answer(host, line: outcome.answerLine(id: id, extensionID: extensionID), atOnce: true)
                     }
                 })
             // Once accepted: the extension exists and the instance is within its limit.

@@ -266,9 +266,10 @@ package final class HostServer {
         enforceLimits()
     }
 
-    /// An answer that comes later (a pull waiting for an update, an action).
+    /// An answer that comes later (a pull waiting for an update, an action): written at
+    /// once, before the rest of the wake-up's work (the result's bookkeeping).
     func answerLater(_ host: ConnectedHost?, _ message: SupervisorToHost) {
-        answer(host, line: message.encodedLine())
+        answer(host, line: message.encodedLine(), atOnce: true)
     }
 
     /// Whether `host` may use the extensions `requested` (it is told why not); noted as
@@ -287,9 +288,9 @@ package final class HostServer {
     /// An answer already written (a pull's, reused from its slot's last line), and the
     /// limits checked after it: a host that pipelines pulls without reading is stopped
     /// within the lines of one read.
-    func answer(_ host: ConnectedHost?, line: [UInt8]) {
+    func answer(_ host: ConnectedHost?, line: [UInt8], atOnce: Bool = false) {
         guard let host else { return }
-        host.send(line: line)
+        host.send(line: line, atOnce: atOnce)
         enforceLimits()
     }
 

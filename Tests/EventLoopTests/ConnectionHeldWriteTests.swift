@@ -81,6 +81,29 @@ import Testing
         _ = timer
     }
 
+    /// A send `atOnce` (the answer a host waits for) reaches the peer inside the callback,
+    /// after what the connection held before it, in one write; later sends are held again.
+    @Test func aSendAtOnceWritesWhatWasHeldAndItselfInsideTheCallback() throws {
+        let loop = try EventLoop()
+        let pair = SocketPair()
+        let connection = try connection(loop, pair)
+        var seen: [String?] = []
+        let timer = loop.addTimer(after: .milliseconds(1)) {
+            connection.send(Array("held\n".utf8))
+            seen.append(pair.receiveNow())
+            connection.send(Array("push\n".utf8), atOnce: true)
+            seen.append(pair.receiveNow())
+            connection.send(Array("later\n".utf8))
+            seen.append(pair.receiveNow())
+            loop.exit()
+        }
+        _ = try loop.run()
+        #expect(seen == [nil, "held\npush\n", nil])
+        #expect(pair.receiveNow() == "later\n")
+        #expect(pair.receiveNow() == nil)
+        _ = timer
+    }
+
     @Test func aSendOutsideTheCallbacksIsWrittenAtOnce() throws {
         let loop = try EventLoop()
         let pair = SocketPair()

@@ -1,4 +1,5 @@
 import ExtensiondTestSupport
+import Synchronization
 import Testing
 import WireProtocol
 
@@ -45,5 +46,34 @@ import WireProtocol
         let answered = try world.pull(Self.widget, on: host, request: 3, wait: true)
         #expect(answered.result == .newData && answered.version == 3 && !answered.expired)
         #expect(try world.elapsed - waited >= .milliseconds(900), "wait: true answers after the update")
+    }
+
+    /// The answer a host waits for leaves before the result's bookkeeping: when the
+    /// coordinator marks the widget idle after a result, the waiting pull's answer (the
+    /// first pull) and the revalidated push (the expired pull's) are already in the host's
+    /// socket, not held until the loop's callbacks end. In process only: the hook runs in
+    /// the bookkeeping.
+    @Test func theAnswerAHostWaitsForIsWrittenBeforeTheResultsBookkeeping() throws {
+        let started = try HostTestSetup.inProcess.start([
+            TestExtension(
+                Self.widget, delay: .milliseconds(10), reload: "never",
+                refresh: "interval = \"300ms\"\nmin_interval = \"300ms\"\npull_cooldown = \"0s\"")
+        ])
+        let world = try #require(started as? InProcessHostWorld)
+        let host = try world.connectHost()
+        // The bytes waiting on the host's socket at each mark of the widget as idle.
+        let waitingWhenIdle = Mutex<[Int]>([])
+        world.whenServingChanges { _, serving in
+            if !serving { waitingWhenIdle.withLock { $0.append(host.bytesWaiting) } }
+        }
+        let first = try world.pull(Self.widget, on: host, request: 1)
+        #expect(first.result == .newData && first.version == 1)
+        try world.advance(by: .milliseconds(400))
+        let expired = try world.pull(Self.widget, on: host, request: 2)
+        #expect(expired.expired && expired.version == 1)
+        let fresh = try world.push(on: host)
+        #expect(fresh.result == .newData && fresh.version == 2)
+        let seen = waitingWhenIdle.withLock { $0 }
+        #expect(seen.count == 2 && seen.allSatisfy { $0 > 0 }, "bytes waiting on the host at each idle mark: \(seen)")
     }
 }
