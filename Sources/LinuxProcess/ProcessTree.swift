@@ -10,18 +10,48 @@ public enum ProcessTree {
     /// they are now. Processes that exit while the table is read are simply missing.
     public static func descendants(of roots: Set<pid_t>) -> Set<pid_t> {
         guard !roots.isEmpty else { return [] }
-        var children: [pid_t: [pid_t]] = [:]
+        if let found = walk(from: roots, children: children(of:)) { return found }
+        var table: [pid_t: [pid_t]] = [:]
         for pid in allPids() {
-            if let entry = entry(of: pid) { children[entry.parent, default: []].append(pid) }
+            if let entry = entry(of: pid) { table[entry.parent, default: []].append(pid) }
         }
+        return walk(from: roots) { table[$0] ?? [] } ?? []
+    }
+
+    /// Everything below `roots` by `children`; `nil` as soon as `children` says `nil`.
+    private static func walk(from roots: Set<pid_t>, children: (pid_t) -> [pid_t]?) -> Set<pid_t>? {
         var found = Set<pid_t>()
         var pending = Array(roots)
         while let pid = pending.popLast() {
-            for child in children[pid] ?? [] where !roots.contains(child) && found.insert(child).inserted {
+            guard let children = children(pid) else { return nil }
+            for child in children where !roots.contains(child) && found.insert(child).inserted {
                 pending.append(child)
             }
         }
         return found
+    }
+
+    /// The children of every thread of `pid`, from `/proc/PID/task/TID/children`: a few
+    /// files per process of the family instead of every process's `stat` (the walk comes
+    /// before a kill's signal). `[]` when `pid` is gone; `nil` when the kernel has no such
+    /// files (built without `CONFIG_PROC_CHILDREN`): then every process's parent is read.
+    static func children(of pid: pid_t) -> [pid_t]? {
+        guard let tasks = opendir("/proc/\(pid)/task") else { return [] }
+        defer { closedir(tasks) }
+        var children: [pid_t] = []
+        while let entry = readdir(tasks) {
+            guard let thread = pid_t(name(of: entry)) else { continue }
+            let task = "/proc/\(pid)/task/\(thread)"
+            do throws(ProcessError) {
+                let listed = try readKernelFile(task + "/children").split { $0 == " " || $0 == "\n" }
+                children += listed.compactMap { pid_t($0) }
+            } catch {
+                // A thread that exited meanwhile has no directory left; one still there
+                // without the file means the kernel lists no children.
+                if access(task, F_OK) == 0 { return nil }
+            }
+        }
+        return children
     }
 
     /// The state and parent of one process, from `/proc/PID/stat`.
@@ -54,9 +84,12 @@ public enum ProcessTree {
         defer { closedir(directory) }
         var pids: [pid_t] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if let pid = pid_t(name) { pids.append(pid) }
+            if let pid = pid_t(name(of: entry)) { pids.append(pid) }
         }
         return pids
+    }
+
+    private static func name(of entry: UnsafeMutablePointer<dirent>) -> String {
+        withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
     }
 }

@@ -103,6 +103,14 @@ package final class MemoryPressure {
         monitor.followDaemonUsage()
     }
 
+    /// Whether a kill may be near: an episode is under way, or the tree's working set,
+    /// read now, is at or past `pressure.warn`. `false` without `memory_budget`.
+    package var isNearLow: Bool {
+        guard detection.isIdle else { return true }
+        guard let warn = monitor.watermarks?.thresholds.warnBytes, let reading = WorkingSet.read(tree) else { return false }
+        return reading.workingSet >= warn
+    }
+
     /// Hook for every launch: watches an extension's `memory_high`.
     package func launched(_ process: SupervisedProcess) {
         warnings.launched(process)

@@ -77,6 +77,11 @@ package final class PressureMonitor {
     /// The thresholds move only when the cache changed by more than this.
     static let thresholdSlack: UInt64 = 1 << 20
 
+    /// v2: the throttle moves only when the daemon's own usage changed by more than this.
+    /// Each 0.1 MiB it is off delays or advances the notification at `low` by a millisecond
+    /// of a fast grower (bench/README.md, oom); moving it is one write.
+    static let throttleSlack: UInt64 = 256 << 10
+
     /// v1: how far usage may drop back under a threshold the kernel saw it cross: each CPU
     /// charges a group up to 64 pages ahead (the kernel's `MEMCG_CHARGE_BATCH`) and hands
     /// them back when another group charges there.
@@ -203,13 +208,13 @@ package final class PressureMonitor {
     }
 
     /// v2: moves the throttle with the daemon's own usage once that changed by more than
-    /// ``thresholdSlack``; called after an episode and after a burst. Not while
-    /// `supervised` holds more than the new throttle: a `memory.high` written below a
-    /// group's usage makes the writer reclaim, and the daemon must not stall.
+    /// ``throttleSlack``; called after an episode, at each extension's `ready` and after a
+    /// burst. Not while `supervised` holds more than the new throttle: a `memory.high`
+    /// written below a group's usage makes the writer reclaim, and the daemon must not stall.
     func followDaemonUsage() {
         guard let throttle, let lowBytes = watermarks?.thresholds.lowBytes, let supervised = tree.supervised,
             let daemon = daemonUsage(),
-            (daemon > throttle.daemon ? daemon - throttle.daemon : throttle.daemon - daemon) > Self.thresholdSlack,
+            (daemon > throttle.daemon ? daemon - throttle.daemon : throttle.daemon - daemon) > Self.throttleSlack,
             let usage = try? supervised.memoryUsage(), usage < Self.throttleBytes(low: lowBytes, daemon: daemon)
         else { return }
         setThrottle(at: lowBytes)

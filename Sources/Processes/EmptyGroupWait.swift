@@ -6,9 +6,11 @@ import LinuxProcess
 /// Waits, through the event loop, until a killed cgroup (a pressure victim's, a run's
 /// being removed) has no thread left or a deadline passes, as lmkd waits for its kill
 /// (`is_waiting_for_kill`): on a pidfd of each of the group's processes (readable when it
-/// has exited), on `cgroup.events` (v2), and by re-reading the group's threads on a short
+/// has exited), on `cgroup.events` (v2), and by re-reading the group's threads on a
 /// timer, since an exiting thread of a process that left the listing has no pidfd to wait
-/// on. Never blocks.
+/// on: every millisecond on v1; on v2, where `populated 0` announces that thread too,
+/// every 10 ms only in case a notification is missed, so as not to compete with the
+/// victim's exit for a CPU. Never blocks.
 package final class EmptyGroupWait {
     private let group: ControlGroup
     private let onEnd: (_ emptied: Bool, _ at: MonotonicInstant) -> Void
@@ -21,8 +23,10 @@ package final class EmptyGroupWait {
     /// Whether `onEnd` ran (or the wait was cancelled); `onEnd` may run within `init`.
     package private(set) var isOver = false
 
-    /// How often the group's threads are read again while it is populated.
+    /// How often the group's threads are read again while it is populated, without and
+    /// with a watch of `cgroup.events`.
     static let rereadInterval: Duration = .milliseconds(1)
+    static let watchedRereadInterval: Duration = .milliseconds(10)
 
     /// Starts waiting for `group`; `onEnd` runs once, on the loop, with whether the group
     /// emptied and when. When it is empty already, `onEnd` runs before this returns.
@@ -50,9 +54,10 @@ package final class EmptyGroupWait {
         {
             population = (watch, source)
         }
-        reread = loop.addTimer(after: Self.rereadInterval) { [unowned self] in
+        let interval = population == nil ? Self.rereadInterval : Self.watchedRereadInterval
+        reread = loop.addTimer(after: interval) { [unowned self] in
             guard !self.check() else { return }
-            self.reread?.reschedule(at: .current() + Self.rereadInterval)
+            self.reread?.reschedule(at: .current() + interval)
         }
         self.deadline = loop.addTimer(at: deadline) { [unowned self] in self.end(emptied: false) }
     }

@@ -61,7 +61,7 @@ public final class Daemon: ControlledDaemon {
     /// Where output lines go for `output = "journal"` or `"both"`.
     private let journal: JournalWriting
     /// After a burst the daemon's own usage has settled: the v2 throttle follows it.
-    private lazy var burstRelease = BurstRelease(loop: loop) { [unowned self] in
+    private lazy var burstRelease = BurstRelease(loop: loop, isPutOff: { [unowned self] in self.pressure.isNearLow }) { [unowned self] in
         self.giveBackBurstMemory()
         self.pressure.followDaemonUsage()
     }
@@ -148,7 +148,9 @@ public final class Daemon: ControlledDaemon {
         }
         supervisor.onExtensionMessage = { [unowned self] process, message in
             self.extensions.received(message, from: process.name)
-            if case .ready = message { self.burstRelease.worked() }
+            guard case .ready = message else { return }
+            self.burstRelease.worked()
+            self.pressure.followDaemonUsage()  // A launch moves the daemon's own usage.
         }
         supervisor.onDeferredLaunchFailed = { [unowned self] process, error in
             if process.kind == .extension { self.extensions.launchFailed(process.name, because: "launch failed: \(error)") }

@@ -28,4 +28,36 @@ import Testing
         #expect(after >= BurstRelease.quietPeriod - .milliseconds(1), "released \(after) after the last ready")
         #expect(after < BurstRelease.quietPeriod + .seconds(2), "released \(after) after the last ready")
     }
+
+    /// Near `low` the release waits (the next kill would fault the code back in), a quiet
+    /// period at a time, and comes once memory is no longer near it.
+    @Test func aReleaseNearLowWaitsUntilMemoryIsNoLongerNearIt() throws {
+        let loop = try EventLoop()
+        var releases: [MonotonicInstant] = []
+        var nearLow = true
+        var asked = 0
+        let release = BurstRelease(
+            loop: loop,
+            isPutOff: {
+                asked += 1
+                return nearLow
+            }
+        ) { releases.append(.current()) }
+        release.worked()
+        let start = MonotonicInstant.current()
+        var farFromLow: MonotonicInstant?
+        let relieved = loop.addTimer(after: .milliseconds(2500)) {
+            #expect(releases.isEmpty, "released near low")
+            nearLow = false
+            farFromLow = .current()
+        }
+        let end = loop.addTimer(after: .seconds(6)) { loop.exit() }
+        _ = try loop.run()
+        _ = (relieved, end)
+        #expect(asked >= 2, "asked once per quiet period: \(asked)")
+        try #require(releases.count == 1, "\(releases.count) releases")
+        let since = try #require(farFromLow)
+        #expect(releases[0] >= since, "released \(releases[0].since(start)) after the burst")
+        #expect(releases[0].since(since) < BurstRelease.quietPeriod + .seconds(2))
+    }
 }

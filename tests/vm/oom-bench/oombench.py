@@ -106,6 +106,27 @@ def cpu_seconds(pid):
         return None
 
 
+def faults(pid):
+    """The process's (minor, major) page faults so far; major ones read from the disk (the
+    phase starts from dropped caches: code run for the first time faults in that way)."""
+    try:
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        return int(fields[7]), int(fields[9])      # minflt, majflt
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def throttle_at_go(cgroup):
+    """extensiond on v2: its throttle (supervised/memory.high) and what the tree holds
+    outside supervised/ (which the throttle allows for), MiB; None for the other tools."""
+    try:
+        high = int(open(cgroup + "/supervised/memory.high").read())
+        outside = read_int(cgroup + "/memory.current") - read_int(cgroup + "/supervised/memory.current")
+    except (OSError, ValueError):
+        return None
+    return high / MIB, outside / MIB
+
+
 def gone(pid):
     """The process has exited (a zombie not yet reaped by its parent counts as gone)."""
     try:
@@ -490,6 +511,8 @@ def main():
             kmsg = Kmsg()
             ooms0 = vm_oom_kills()
             start_usage = tool.tree()
+            faults0 = faults(tool_pid)
+            throttle = throttle_at_go(tool.cgroup)
             t_go = time.monotonic_ns()
             open(GO, "w").close()
             crossing = relief = grower_exit = at_crossing = None
@@ -514,6 +537,8 @@ def main():
                     print(sh("oomctl", check=False))
                 tool.stop("grower", episode)
             time.sleep(2)        # later kills count too
+            faults1 = faults(tool_pid)
+            tool_faults = [b - a for a, b in zip(faults0, faults1)] if faults0 and faults1 else None
             died = [n for n, fd in fds.items() if not alive(fd) and n not in dead_before]
             kernel_pids, kernel_lines = kmsg.killed()
             os.close(kmsg.fd)
@@ -535,6 +560,8 @@ def main():
                 "at_crossing_mib": at_crossing,
                 "died": died, "by_kernel": by_kernel, "kernel_oom_kills": kernel_kills,
                 "surplus": [n for n in died if n != "grower"],
+                "tool_faults": tool_faults,
+                "throttle_mib": throttle,
             }
             episodes.append(record)
             print(f"{label} episode {episode}: died {died or '-'} (kernel: {by_kernel or '-'}, oom_kill +{kernel_kills}), "
@@ -542,6 +569,8 @@ def main():
                   f"crossing->relief {record['relief_ms'] if record['relief_ms'] is None else round(record['relief_ms'], 1)} ms"
                   f"{'' if record['crossed'] else ' (no sample crossed)'}"
                   f"{'' if at_crossing is None else ', at the crossing ' + ', '.join(f'{k} {v:.1f}' for k, v in at_crossing.items()) + ' MiB'}"
+                  f"{'' if tool_faults is None else f', tool page faults {tool_faults[0]} minor, {tool_faults[1]} major'}"
+                  f"{'' if throttle is None else f', at the start throttle {throttle[0]:.1f} MiB, outside it {throttle[1]:.1f} MiB'}"
                   f"{'' if record['relieved'] else ' UNRELIEVED (the driver killed the grower)'}", flush=True)
             for line in kernel_lines:
                 print(f"    kernel: {line}")
@@ -557,6 +586,8 @@ def main():
                 wait_for(lambda: gone(pids[name]), 30, f"{name} gone")
         cpu1, pid1_cpu1 = cpu_seconds(tool_pid), cpu_seconds(1)
         records = tool.kill_records() if isinstance(tool, Extensiond) else []
+        if isinstance(tool, Extensiond):       # the throttle where the episodes left it
+            print(sh("supervisorctl", "pressure", check=False))
         # In kill order: a kill whose cgroup took over 100 ms to empty is recorded late.
         for r in sorted(records, key=lambda r: r.get("signalUs", 0)):
             print(f"    extensiond kill {r.get('name')}: trigger->decision {r.get('decisionUs', 0) - r.get('triggerUs', 0)} us, "
