@@ -152,16 +152,44 @@ public struct CgroupTree: Sendable {
     /// The group of `id` in `kind`'s subtree, created if it does not exist
     /// (``ControlGroup/isNew`` says whether its run directories were, and
     /// ``ControlGroup/reusesKept`` whether the others were there from an earlier run).
-    public func group(_ kind: CgroupKind, id: String) throws(CgroupError) -> ControlGroup {
+    /// `keptExist`: the caller knows the others are there (kept, or made ahead), and only
+    /// the run directories are made (a `mkdir` that fails with EEXIST still walks and locks).
+    public func group(_ kind: CgroupKind, id: String, keptExist: Bool = false) throws(CgroupError) -> ControlGroup {
         try Self.validate(id)
         let name = "\(name(of: kind))/\(id)"
         let run = backend.runDirectories(of: name)
-        var (runMade, keptMade) = (true, true)
+        var (runMade, keptMade) = (true, !keptExist)
         for directory in backend.directories(of: name) {
-            let made = try CgroupFiles.makeDirectory(backend.anchored(directory))
-            if run.contains(directory) { runMade = runMade && made } else { keptMade = keptMade && made }
+            if run.contains(directory) {
+                let made = try CgroupFiles.makeDirectory(backend.anchored(directory))
+                runMade = runMade && made
+            } else if !keptExist {
+                let made = try CgroupFiles.makeDirectory(backend.anchored(directory))
+                keptMade = keptMade && made
+            }
         }
         return ControlGroup(name: name, backend: backend, isNew: runMade, reusesKept: !keptMade)
+    }
+
+    /// The directories of `id`'s group that outlive its runs (v1: pids, freezer, cpu,
+    /// cpuacct; none on v2), made ahead of its first run with `limits` in them; its run
+    /// directories (memory) are left for the run. Returns whether they were all made
+    /// now and hold `limits`: `false` when there are none, or when some were there already
+    /// (their limits are not known, and the run writes them all).
+    public func makeKeptDirectories(_ kind: CgroupKind, id: String, limits: CgroupLimits) throws(CgroupError) -> Bool {
+        try Self.validate(id)
+        let name = "\(name(of: kind))/\(id)"
+        let run = backend.runDirectories(of: name)
+        let kept = backend.directories(of: name).filter { !run.contains($0) }
+        var allMade = !kept.isEmpty
+        for directory in kept {
+            if !(try CgroupFiles.makeDirectory(backend.anchored(directory))) { allMade = false }
+        }
+        guard allMade else { return false }
+        var keptLimits = limits
+        (keptLimits.memoryMax, keptLimits.memoryHigh, keptLimits.memoryLow) = (nil, nil, nil)
+        try ControlGroup(name: name, backend: backend, isNew: true).apply(keptLimits)
+        return true
     }
 
     /// The group of `id` in `kind`'s subtree, as it is (nothing made).

@@ -82,6 +82,7 @@ extension ProcessSupervisor {
     /// from the configuration, or the daemon stops), once nothing runs in them.
     package func removeKeptGroup(of process: SupervisedProcess) {
         guard !process.isAlive, !isLaunching(process), keptLimits.removeValue(forKey: process.name) != nil else { return }
+        keptAhead.remove(process.name)
         let group = tree.existingGroup(Self.cgroupKind(process.kind), id: process.name)
         guard group.hasKeptDirectories else { return }
         removals.remove(group, of: process.name)

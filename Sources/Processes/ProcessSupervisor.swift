@@ -56,6 +56,9 @@ package final class ProcessSupervisor {
     var waitingForSpawner: [WaitingLaunch] = []
     /// The limits each process's kept cgroup directories hold (v1: pids, cpu), by process.
     var keptLimits: [String: CgroupLimits] = [:]
+    /// Processes whose kept directories were made ahead (``makeKeptGroupAhead(_:)``) and
+    /// not run in since: their freezer group is thawed (no run froze it).
+    var keptAhead: Set<String> = []
     /// Called when a launch that waited for its volumes failed (its caller had returned).
     package var onDeferredLaunchFailed: ((SupervisedProcess, LaunchError) -> Void)?
 
@@ -146,7 +149,7 @@ package final class ProcessSupervisor {
             .merging(definition.launch.environment) { _, configured in configured }
         let group: ControlGroup
         do throws(CgroupError) {
-            group = try tree.group(Self.cgroupKind(definition.kind), id: process.name)
+            group = try tree.group(Self.cgroupKind(definition.kind), id: process.name, keptExist: keptLimits[process.name] != nil)
         } catch {
             throw .cgroup(error)
         }
@@ -155,7 +158,8 @@ package final class ProcessSupervisor {
         let limits = definition.limits.cgroupLimits
         do throws(CgroupError) {
             // A kept freezer group may have been left frozen by a run given up.
-            if group.reusesKept && group.canFreeze { try group.thaw() }
+            let madeAhead = keptAhead.remove(process.name) != nil
+            if group.reusesKept && group.canFreeze && !madeAhead { try group.thaw() }
             try group.apply(limits, kept: keptLimits[process.name])
         } catch {
             discard(group, of: process)

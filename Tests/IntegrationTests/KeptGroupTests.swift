@@ -5,7 +5,8 @@ import Testing
 
 /// On cgroup v1 a process's pids, freezer and cpu groups are kept between its runs, so
 /// that a relaunch makes one group (memory) instead of five (docs/ARCHITECTURE.md, "The
-/// cgroup tree"); a stop by hand, a removal and the daemon's stop remove them.
+/// cgroup tree"), and an extension's are made ahead of its first launch; a stop by hand,
+/// a removal and the daemon's stop remove them.
 @Suite struct KeptGroupTests {
     static func config(_ widget: String, pidsMax: Int, extensions: [String] = ["w"]) -> String {
         var text = """
@@ -76,6 +77,70 @@ import Testing
         // A stop by hand leaves nothing.
         #expect(try daemon.control(.stop(NameSelection(["w"]))).ok)
         #expect(eventually { Self.kept(daemon, "w").isEmpty && !FileManager.default.fileExists(atPath: memory) }, "\(Self.kept(daemon, "w"))")
+        #expect(daemon.stop() == 0)
+    }
+
+    static func contents(_ path: String) -> String? { try? String(contentsOfFile: path, encoding: .utf8) }
+
+    @Test func anExtensionsKeptGroupsAreMadeAheadOfItsFirstLaunch() throws {
+        let daemon = try TestDaemon()
+        let pids = try #require(daemon.sandbox.pidsDirectory, "no v1 pids hierarchy")
+        let widget = try ScriptedExtension.command(.answer, in: daemon.directory)
+        try daemon.writeConfig(Self.config(widget, pidsMax: 32, extensions: ["w", "v"]))
+        try daemon.start()
+        let memory = daemon.sandbox.memoryDirectory + "/extensions/"
+
+        // Before any launch: every kept directory, empty, with the definition's limits; no memory group.
+        for name in ["w", "v"] {
+            #expect(eventually { Self.kept(daemon, name).count == daemon.sandbox.otherDirectories.count }, "\(Self.kept(daemon, name))")
+            #expect(Self.kept(daemon, name).allSatisfy { Self.members($0).isEmpty })
+            #expect(!FileManager.default.fileExists(atPath: memory + name))
+        }
+        #expect(Self.contents(pids + "/extensions/w/pids.max") == "32\n")
+        if let cpu = daemon.sandbox.cpuDirectory {
+            // The extensions' default `cpu_max = "50%"` and `cpu_weight = 50`.
+            #expect(Self.contents(cpu + "/extensions/w/cpu.cfs_quota_us") == "50000\n")
+            #expect(Self.contents(cpu + "/extensions/w/cpu.shares") == "512\n")
+        }
+
+        // The first launch joins them and makes its memory group.
+        let pid = try Self.launch(daemon, "w")
+        #expect(Self.kept(daemon, "w").allSatisfy { Self.members($0) == ["\(pid)"] }, "\(Self.kept(daemon, "w").map(Self.members))")
+        #expect(Self.members(memory + "w") == ["\(pid)"])
+
+        // `v`, never launched, removed from the configuration: its groups go.
+        try daemon.writeConfig(Self.config(widget, pidsMax: 32, extensions: ["w"]))
+        #expect(try daemon.control(.reload).ok)
+        #expect(eventually { Self.kept(daemon, "v").isEmpty }, "\(Self.kept(daemon, "v"))")
+        #expect(daemon.stop() == 0)
+        for directory in [daemon.sandbox.memoryDirectory] + daemon.sandbox.otherDirectories {
+            #expect(!FileManager.default.fileExists(atPath: directory + "/extensions"), "left: \(directory)/extensions")
+        }
+    }
+
+    @Test func aKeptGroupRemovedFromOutsideFailsOneLaunchAndIsMadeAgain() throws {
+        let daemon = try TestDaemon()
+        let pids = try #require(daemon.sandbox.pidsDirectory, "no v1 pids hierarchy") + "/extensions/w"
+        let widget = try ScriptedExtension.command(.answer, in: daemon.directory)
+        try daemon.writeConfig(Self.config(widget, pidsMax: 32))
+        try daemon.start()
+        #expect(eventually { FileManager.default.fileExists(atPath: pids) })
+        #expect(rmdir(pids) == 0, "errno \(errno)")
+
+        // The daemon has the group on record and does not make it: the child's join fails.
+        let failed = try daemon.control(.start(NameSelection(["w"])))
+        if failed.ok {
+            // It waited for its volume (answered `started`): the failure shows in status.
+            #expect(
+                try eventually(timeout: 10) {
+                    try daemon.control(.status(NameSelection(["w"]))).status?.first?.error?.contains(pids) == true
+                })
+        } else {
+            #expect((failed.error ?? "").contains(pids), "\(failed)")
+        }
+        let pid = try Self.launch(daemon, "w")
+        #expect(Self.members(pids) == ["\(pid)"])
+        #expect(Self.contents(pids + "/pids.max") == "32\n")
         #expect(daemon.stop() == 0)
     }
 
