@@ -27,10 +27,12 @@ final class SupervisedExtensions: ExtensionProcesses {
         guard let process = registry[id] else { return .notRunning }
         if supervisor.isLaunching(process) { return .starting }
         guard let run = process.run else { return .notRunning }
-        if process.state == .starting { return .starting }
+        // Read once: each read of another module's class property is an exclusivity check.
+        let state = process.state
+        if state == .starting { return .starting }
         if run.stopReason != nil { return .stopping }
         // Idle or running without a channel cannot be reached: as good as not ready yet.
-        switch process.state {
+        switch state {
         case .idle, .running, .suspended: return run.channel != nil ? .ready : .starting
         default: return .starting
         }
