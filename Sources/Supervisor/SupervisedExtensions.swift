@@ -27,12 +27,10 @@ final class SupervisedExtensions: ExtensionProcesses {
         guard let process = registry[id] else { return .notRunning }
         if supervisor.isLaunching(process) { return .starting }
         guard let run = process.run else { return .notRunning }
-        // Read once: each read of another module's class property is an exclusivity check.
-        let state = process.state
-        if state == .starting { return .starting }
+        if process.state == .starting { return .starting }
         if run.stopReason != nil { return .stopping }
         // Idle or running without a channel cannot be reached: as good as not ready yet.
-        switch state {
+        switch process.state {
         case .idle, .running, .suspended: return run.channel != nil ? .ready : .starting
         default: return .starting
         }
