@@ -37,7 +37,7 @@ package final class SnapshotLineCache {
             self.shape = shape
             return line
         }
-        return shape == self.shape ? withNewDigits(snapshot) : reshaped(snapshot)
+        return shape == self.shape ? withNewDigits(snapshot) : reshaped(snapshot, shape)
     }
 
     /// The line of the same layout (a cached pull's): new digits of `id` and `ageMs`.
@@ -53,23 +53,38 @@ package final class SnapshotLineCache {
         return spliced
     }
 
-    /// The line with every per-answer field written anew.
-    private func reshaped(_ snapshot: SupervisorToHost.Snapshot) -> [UInt8] {
+    /// The line with every per-answer field written anew; kept with its layout, as the
+    /// answers that follow (cached pulls after a revalidation) are most likely of its shape.
+    private func reshaped(_ snapshot: SupervisorToHost.Snapshot, _ shape: Shape) -> [UInt8] {
         var spliced: [UInt8] = []
         spliced.reserveCapacity(line.count + 48)
         spliced.append(contentsOf: line[..<layout.id.lowerBound])
+        let idStart = spliced.count
+        var idDigits: Range<Int>?
         if let id = snapshot.id {
             Self.append(",\"id\":", to: &spliced)
+            let digitsStart = spliced.count
             JSONText.appendDecimal(id.rawValue, to: &spliced)
+            idDigits = digitsStart..<spliced.count
         }
+        let idField = idStart..<spliced.count
         spliced.append(contentsOf: line[layout.id.upperBound..<layout.resultValue.lowerBound])
+        let resultStart = spliced.count
         JSONText.appendString(snapshot.result.rawValue, to: &spliced)
+        let resultValue = resultStart..<spliced.count
         spliced.append(contentsOf: line[layout.resultValue.upperBound..<layout.ageDigits.lowerBound])
+        let ageStart = spliced.count
         JSONText.appendDecimal(snapshot.ageMs, to: &spliced)
+        let ageDigits = ageStart..<spliced.count
         spliced.append(contentsOf: line[layout.ageDigits.upperBound..<layout.flags.lowerBound])
+        let flagsStart = spliced.count
         Self.append(snapshot.stale ? ",\"stale\":true" : ",\"stale\":false", to: &spliced)
         if snapshot.expired { Self.append(",\"expired\":true", to: &spliced) }
+        let flags = flagsStart..<spliced.count
         spliced.append(contentsOf: line[layout.flags.upperBound...])
+        line = spliced
+        layout = .init(id: idField, idDigits: idDigits, resultValue: resultValue, ageDigits: ageDigits, flags: flags)
+        self.shape = shape
         return spliced
     }
 
