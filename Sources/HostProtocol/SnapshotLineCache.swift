@@ -31,7 +31,7 @@ package final class SnapshotLineCache {
         key.stale = false
         key.expired = false
         let shape = Shape(hasID: snapshot.id != nil, result: snapshot.result, stale: snapshot.stale, expired: snapshot.expired)
-        guard let fields, key == fields else {
+        guard let fields, key == fields, Self.sameStringBytes(key, fields) else {
             (line, layout) = snapshot.encodedLineAndPerPullFields()
             fields = key
             self.shape = shape
@@ -86,6 +86,11 @@ package final class SnapshotLineCache {
         layout = .init(id: idField, idDigits: idDigits, resultValue: resultValue, ageDigits: ageDigits, flags: flags)
         self.shape = shape
         return spliced
+    }
+
+    /// `==` holds strings equal by their canonical forms; a line holds their bytes.
+    private static func sameStringBytes(_ a: SupervisorToHost.Snapshot, _ b: SupervisorToHost.Snapshot) -> Bool {
+        sameBytes(a.extensionID, b.extensionID) && sameBytes(a.error, b.error) && sameBytes(a.instance, b.instance)
     }
 
     private static func append(_ text: StaticString, to bytes: inout [UInt8]) {

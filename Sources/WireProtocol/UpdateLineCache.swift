@@ -32,9 +32,4 @@ package final class UpdateLineCache {
             && a.modeChanged == b.modeChanged && a.colorScheme == b.colorScheme && a.scale?.bitPattern == b.scale?.bitPattern
             && sameBytes(a.instance, b.instance) && sameBytes(a.locale, b.locale)
     }
-
-    private static func sameBytes(_ a: String?, _ b: String?) -> Bool {
-        guard let a, let b else { return a == nil && b == nil }
-        return a.utf8.elementsEqual(b.utf8)
-    }
 }

@@ -41,4 +41,24 @@ import Testing
         }
         #expect(reused > 1000)
     }
+
+    /// Strings equal to Swift (one canonical form) but spelled in other bytes are written
+    /// as they are: a host is told the error and instance the daemon has now.
+    @Test func canonicallyEqualStringsAreWrittenWithTheirOwnBytes() throws {
+        var random = SeededRandom(seed: 7)
+        let (composed, decomposed) = ("caf\u{E9}", "cafe\u{301}")
+        #expect(composed == decomposed)
+        for field in 0..<3 {
+            let cache = SnapshotLineCache()
+            var snapshot = LineWriterTests.randomSnapshot(&random)
+            for text in [composed, decomposed, composed] {
+                switch field {
+                case 0: snapshot.error = text
+                case 1: snapshot.instance = text
+                default: snapshot.extensionID = text
+                }
+                #expect(cache.line(for: snapshot) == SupervisorToHost.snapshot(snapshot).encodedLine())
+            }
+        }
+    }
 }
