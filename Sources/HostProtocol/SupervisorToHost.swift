@@ -192,26 +192,28 @@ public enum SupervisorToHost: Hashable, Sendable {
 
         /// The whole `snapshot` line, written directly around the pre-encoded snapshot:
         /// the daemon's hot path for cached pulls.
-        func encodedLine() -> [UInt8] { encodedLineAndPerPullDigits().line }
+        func encodedLine() -> [UInt8] { encodedLineAndPerPullFields().line }
 
-        /// The line, and where in it the digits of `id` (if any) and of `ageMs` are: the
-        /// fields that differ between two pulls of one unchanged snapshot (``SnapshotLineCache``).
-        func encodedLineAndPerPullDigits() -> (line: [UInt8], id: Range<Int>?, ageMs: Range<Int>) {
+        /// The line, and where in it are the fields that differ between two answers of one
+        /// unchanged snapshot (``SnapshotLineCache``).
+        func encodedLineAndPerPullFields() -> (line: [UInt8], layout: PerPullFields) {
             var line = JSONLineWriter(capacity: 160 + extensionID.utf8.count + (snapshot?.bytes.count ?? 4))
             line.beginMessage(type: "snapshot")
-            var idDigits: Range<Int>?
-            if let id {
-                line.field("id", integer: id.rawValue)
-                idDigits = line.count - JSONText.decimalDigitCount(id.rawValue)..<line.count
-            }
+            let idStart = line.count
+            if let id { line.field("id", integer: id.rawValue) }
+            let idField = idStart..<line.count
+            let idDigits = id.map { line.count - JSONText.decimalDigitCount($0.rawValue)..<line.count }
             line.field("extension", string: extensionID)
             line.field("result", string: result.rawValue)
+            let resultValue = line.count - result.rawValue.utf8.count - 2..<line.count
             if let snapshot { line.field("snapshot", json: snapshot.bytes) } else { line.nullField("snapshot") }
             line.field("version", integer: version)
             line.field("ageMs", integer: ageMs)
             let ageDigits = line.count - JSONText.decimalDigitCount(ageMs)..<line.count
+            let flagsStart = line.count
             line.field("stale", bool: stale)
             if expired { line.field("expired", bool: true) }
+            let flags = flagsStart..<line.count
             if let error { line.field("error", string: error) }
             if let mode { line.field("mode", string: mode.rawValue) }
             if let preferredSize {
@@ -222,7 +224,18 @@ public enum SupervisorToHost: Hashable, Sendable {
             }
             if let date { line.field("date", string: RFC3339.string(from: date)) }
             if let instance { line.field("instance", string: instance) }
-            return (line.endMessage(), idDigits, ageDigits)
+            return (line.endMessage(), PerPullFields(id: idField, idDigits: idDigits, resultValue: resultValue, ageDigits: ageDigits, flags: flags))
+        }
+
+        /// Where a line's per-answer fields are: `,"id":…` (empty where it would go when
+        /// absent) and its digits, the quoted `result`, the digits of `ageMs`, and
+        /// `,"stale":…` with `,"expired":true` if set.
+        struct PerPullFields {
+            var id: Range<Int>
+            var idDigits: Range<Int>?
+            var resultValue: Range<Int>
+            var ageDigits: Range<Int>
+            var flags: Range<Int>
         }
     }
 

@@ -28,7 +28,7 @@ extension HostServer {
                         ? nil
                         : { [weak self, weak host] outcome in
                             guard let host, outcome.result != .newData || !host.subscriptions.contains(extensionID) else { return }
-                            self?.answerLater(host, .snapshot(outcome.snapshot(id: nil, extensionID: extensionID)))
+                            self?.answer(host, line: outcome.answerLine(id: nil, extensionID: extensionID), atOnce: true)
                         }
                     return PullWaiters(revalidated: revalidated) { [weak self, weak host] outcome in
                         self?.answer(host, line: outcome.answerLine(id: id, extensionID: extensionID), atOnce: true)

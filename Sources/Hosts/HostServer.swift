@@ -371,8 +371,9 @@ extension HostToSupervisor {
 }
 
 extension PullOutcome {
-    /// The line answering pull `id`: the slot's last one with new digits when it can be.
-    func answerLine(id: RequestID, extensionID: String) -> [UInt8] {
+    /// The line answering pull `id` (a push without it): the slot's last one with new
+    /// per-answer fields when it can be.
+    func answerLine(id: RequestID?, extensionID: String) -> [UInt8] {
         let snapshot = snapshot(id: id, extensionID: extensionID)
         return answerLines?.line(for: snapshot) ?? SupervisorToHost.snapshot(snapshot).encodedLine()
     }

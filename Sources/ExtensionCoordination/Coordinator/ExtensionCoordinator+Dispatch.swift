@@ -7,10 +7,10 @@ import WireProtocol
 /// `start_timeout`, one request at a time, the idle exit.
 extension ExtensionCoordinator {
     /// Sends the next queued request if the extension is ready and free; launches it
-    /// if it is not running.
-    func dispatch(_ record: ExtensionRecord) {
+    /// if it is not running. `phase` is the run's phase when the caller just asked for it.
+    func dispatch(_ record: ExtensionRecord, phase: ExtensionPhase? = nil) {
         guard !record.queue.isEmpty, record.outstanding == nil else { return }
-        switch processes.phase(of: record.id) {
+        switch phase ?? processes.phase(of: record.id) {
         case .notRunning:
             do {
                 try processes.launch(record.id)
