@@ -95,6 +95,9 @@ public struct ControlGroup: Sendable, CustomStringConvertible {
     /// for callers that keep it open (see `CounterFile`).
     public var memoryUsagePath: String { backend.memoryFile(.usage, of: name) }
 
+    /// The file ``memoryHigh()`` reads, for callers that keep it open.
+    public var memoryHighPath: String { backend.memoryFile(.softLimit, of: name) }
+
     /// Memory charged to the group now, descendants included.
     public func memoryUsage() throws(CgroupError) -> UInt64 {
         try CgroupFiles.readNumber(backend.memoryFile(.usage, of: name))

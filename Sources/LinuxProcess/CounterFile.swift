@@ -2,9 +2,9 @@
 import Glibc
 #endif
 
-/// A kernel file of numbers (`/proc/PID/statm`, a cgroup's `memory.current`) kept open
-/// and re-read with `pread`: reading many of them for every `status` would otherwise
-/// spend most of its time in path lookups.
+/// A kernel file (`/proc/PID/statm`, a cgroup's `memory.current` or `memory.stat`) kept
+/// open and re-read with `pread`: reading many of them for every `status`, or a few on the
+/// pressure path, would otherwise spend most of its time in path lookups and opens.
 public final class CounterFile {
     public let path: String
     private let fd: Int32
@@ -32,5 +32,21 @@ public final class CounterFile {
         }
         guard let value else { throw .malformed(path: path, expected: "a number at field \(index + 1)") }
         return value
+    }
+
+    /// The whole file as it reads now. One `pread` for a file that fits in a chunk: a
+    /// generated file (`memory.stat`) is generated anew by each read that does not follow
+    /// the last, so a short read ends it.
+    public func contents() throws(ProcessError) -> [UInt8] {
+        let chunk = 16 << 10
+        var bytes: [UInt8] = []
+        while true {
+            let start = bytes.count
+            bytes += repeatElement(0, count: chunk)
+            let count = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + start, chunk, off_t(start)) }
+            guard count >= 0 else { throw .systemCall("read", subject: path, errno: errno) }
+            bytes.removeLast(chunk - count)
+            if count < chunk { return bytes }
+        }
     }
 }

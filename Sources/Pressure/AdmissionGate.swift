@@ -11,7 +11,7 @@ import Processes
 /// own reading: the pressure monitor's thresholds, re-checks and episodes are not touched.
 package final class AdmissionGate {
     let loop: EventLoop
-    private let tree: CgroupTree
+    private let workingSet: WorkingSetReader
     let registry: ProcessRegistry
     var admission = MemoryAdmission(thresholds: nil)
     private var nextReading: EventSource?
@@ -25,9 +25,9 @@ package final class AdmissionGate {
     /// The widgets whose schedules are subject to admission.
     package var widgets: () -> [String] = { [] }
 
-    init(loop: EventLoop, tree: CgroupTree, registry: ProcessRegistry) {
+    init(loop: EventLoop, workingSet: WorkingSetReader, registry: ProcessRegistry) {
         self.loop = loop
-        self.tree = tree
+        self.workingSet = workingSet
         self.registry = registry
     }
 
@@ -62,7 +62,7 @@ package final class AdmissionGate {
     }
 
     func readTree() {
-        guard let reading = WorkingSet.read(tree) else {
+        guard let reading = workingSet.read() else {
             nextReading = nil
             return
         }

@@ -18,6 +18,8 @@ import Processes
 /// tree crosses `pressure.warn`.
 package final class MemoryPressure {
     private let tree: CgroupTree
+    /// The tree's readings, through its files kept open.
+    private let workingSet: WorkingSetReader
     private let monitor: PressureMonitor
     private let responder: PressureResponder
     private let warnings: MemoryWarnings
@@ -33,12 +35,13 @@ package final class MemoryPressure {
         events: EventLog, lastUsed: @escaping (SupervisedProcess) -> MonotonicInstant?
     ) {
         self.tree = tree
+        workingSet = WorkingSetReader(tree: tree)
         monitor = PressureMonitor(loop: loop, tree: tree, rootThrottle: rootThrottle, events: events)
         warnings = MemoryWarnings(loop: loop, events: events)
         responder = PressureResponder(
-            loop: loop, registry: registry, supervisor: supervisor, events: events, tree: tree, warnings: warnings,
+            loop: loop, registry: registry, supervisor: supervisor, events: events, tree: tree, workingSet: workingSet, warnings: warnings,
             lastUsed: lastUsed)
-        admission = AdmissionGate(loop: loop, tree: tree, registry: registry)
+        admission = AdmissionGate(loop: loop, workingSet: workingSet, registry: registry)
         monitor.onTrigger = { [unowned self] notified in
             // A throttle seen during an episode may be its victim's memory, not yet uncharged.
             var trigger = notified
@@ -74,7 +77,7 @@ package final class MemoryPressure {
                     self.execute(self.detection.handle(.thresholdsMoved(moved)))
                 }
             case .readTree:
-                execute(detection.handle(.reading(WorkingSet.read(tree))))
+                execute(detection.handle(.reading(workingSet.read())))
             case .armRecheck:
                 monitor.armRecheck()
             }
@@ -107,7 +110,7 @@ package final class MemoryPressure {
     /// read now, is at or past `pressure.warn`. `false` without `memory_budget`.
     package var isNearLow: Bool {
         guard detection.isIdle else { return true }
-        guard let warn = monitor.watermarks?.thresholds.warnBytes, let reading = WorkingSet.read(tree) else { return false }
+        guard let warn = monitor.watermarks?.thresholds.warnBytes, let reading = workingSet.read() else { return false }
         return reading.workingSet >= warn
     }
 
@@ -130,7 +133,7 @@ package final class MemoryPressure {
     }
 
     package func report() -> PressureReport {
-        let usage = WorkingSet.read(tree)?.workingSet ?? 0
+        let usage = workingSet.read()?.workingSet ?? 0
         let watermarks = monitor.watermarks
         var psi: [String: Double] = [:]
         for (scope, path) in stallFiles {

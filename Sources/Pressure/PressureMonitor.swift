@@ -3,6 +3,7 @@ import DaemonSupport
 import EventLoop
 import ExtensiondConfig
 import ExtensiondPolicy
+import LinuxProcess
 import Processes
 
 #if canImport(Glibc)
@@ -52,6 +53,9 @@ package final class PressureMonitor {
     private let registrations: BlockingWorker?
     /// v2: the tree's `high` plus `max` events at the last `memory.events` notification.
     private var throttleEvents: UInt64?
+    /// v2: `supervised`'s `memory.events`, kept open: it is read at each notification, on
+    /// the way to the episode's first reading (``WorkingSetReader`` says why).
+    private var eventsFile: CounterFile?
 
     /// What is armed, for `supervisorctl pressure`.
     var mechanisms: [String] {
@@ -145,7 +149,8 @@ package final class PressureMonitor {
                 try watch(root.pressureLevel(Self.reclaimLevel), .reclaim, "v1 memory.pressure_level \(Self.reclaimLevel.rawValue) eventfd")
             case .v2:
                 setThrottle(at: thresholds.lowBytes)
-                throttleEvents = Self.throttleEvents(of: eventsGroup)
+                eventsFile = try? CounterFile(path: eventsGroup.description + "/memory.events")
+                throttleEvents = throttleEventCount()
                 try watch(eventsGroup.oomEvents(), .memoryEvents, "v2 memory.events watch of supervised (the tree less the daemon)")
             }
         } catch {
@@ -350,16 +355,18 @@ package final class PressureMonitor {
 extension PressureMonitor {
     /// Whether `supervised`'s `high` or `max` events grew since the last call (or the arming).
     fileprivate func throttledSinceLastEvents() -> Bool {
-        let now = Self.throttleEvents(of: eventsGroup)
+        let now = throttleEventCount()
         defer { throttleEvents = now ?? throttleEvents }
         guard let now, let before = throttleEvents else { return false }
         return now > before
     }
 
-    /// `high` plus `max` of the group's `memory.events`; `nil` when unreadable.
-    fileprivate static func throttleEvents(of group: ControlGroup) -> UInt64? {
-        guard let events = try? group.memoryEvents() else { return nil }
-        return (events.high ?? 0).saturatingAdd(events.max ?? 0)
+    /// `high` plus `max` of `supervised`'s `memory.events`; `nil` when unreadable.
+    fileprivate func throttleEventCount() -> UInt64? {
+        guard let text = try? eventsFile?.contents() else { return nil }
+        let counts = WorkingSet.values(of: ["high", "max"], inStat: String(decoding: text, as: UTF8.self))
+        guard counts.contains(where: { $0 != nil }) else { return nil }
+        return (counts[0] ?? 0).saturatingAdd(counts[1] ?? 0)
     }
 }
 

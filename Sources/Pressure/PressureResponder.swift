@@ -21,6 +21,7 @@ final class PressureResponder {
     private let supervisor: ProcessSupervisor
     private let events: EventLog
     private let tree: CgroupTree
+    private let workingSet: WorkingSetReader
     private let warnings: MemoryWarnings
     /// Whether the tree was past `pressure.warn` at the last reading, across episodes.
     private var warning = PressureWarning()
@@ -58,8 +59,8 @@ final class PressureResponder {
     private let lastUsed: (SupervisedProcess) -> MonotonicInstant?
 
     init(
-        loop: EventLoop, registry: ProcessRegistry, supervisor: ProcessSupervisor, events: EventLog, tree: CgroupTree, warnings: MemoryWarnings,
-        lastUsed: @escaping (SupervisedProcess) -> MonotonicInstant?
+        loop: EventLoop, registry: ProcessRegistry, supervisor: ProcessSupervisor, events: EventLog, tree: CgroupTree, workingSet: WorkingSetReader,
+        warnings: MemoryWarnings, lastUsed: @escaping (SupervisedProcess) -> MonotonicInstant?
     ) {
         self.loop = loop
         self.registry = registry
@@ -67,6 +68,7 @@ final class PressureResponder {
         self.supervisor = supervisor
         self.events = events
         self.tree = tree
+        self.workingSet = workingSet
         self.lastUsed = lastUsed
     }
 
@@ -167,7 +169,7 @@ final class PressureResponder {
     }
 
     private func treeUsage(_ watermarks: PressureWatermarks?) -> UInt64? {
-        guard let reading = WorkingSet.read(tree) else { return nil }
+        guard let reading = workingSet.read() else { return nil }
         lastReading = reading
         if let low = watermarks?.thresholds.lowBytes, reading.workingSet < low { lastBelowLow = .current() }
         observeReading()

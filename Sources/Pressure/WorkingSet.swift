@@ -1,5 +1,4 @@
 import Cgroup
-import DaemonSupport
 import ExtensiondPolicy
 import Glibc
 
@@ -12,35 +11,13 @@ import Glibc
 /// What stays counted is anonymous memory, shared memory (tmpfs, which cannot be dropped),
 /// mapped files (the code and mapped data of running processes) and kernel memory.
 ///
-/// On v2, while the `supervised` group's usage is at or past its `memory.high` (the daemon's
-/// throttle where the tree reaches `low`), the tree's usage counts whole: the kernel
-/// reclaims there before it lets usage through, so the cache it has not dropped is cache it
-/// cannot drop fast enough, and meanwhile it stalls whoever allocates. Without this, a
-/// growing extension was held at the throttle, its working set that cache below `low`, for
-/// up to 1.1 s before it became a victim (bench/README.md, "oom").
 /// Cache that is reclaimable but hot makes tasks stall instead, which is what the
 /// `pressure.psi` trigger is for. The active/inactive lists are no guide here: cgroup
 /// reclaim parks dirty pages on the active list until their writeback ends.
+/// ``WorkingSetReader`` reads it (and says when, on v2, the usage counts whole).
 enum WorkingSet {
     /// A reading of a group's memory.
     typealias Reading = MemoryReading
-
-    /// The usage and working set of the tree's root (the plain usage when `memory.stat`
-    /// cannot be read); `nil` when even the usage cannot be read.
-    ///
-    /// The usage is read on both sides of `memory.stat` and the lower one counts: cache the
-    /// kernel drops between the two files would otherwise count as working set (a host's
-    /// file writes at the tree's hard limit made an idle extension a victim).
-    static func read(_ tree: CgroupTree) -> Reading? {
-        let root = tree.root
-        guard let usage = try? root.memoryUsage() else { return nil }
-        // At the throttle the usage counts whole: `memory.stat` (the dearest file) is not read.
-        guard !(tree.supervised.map(isAtThrottle) ?? false) else { return Reading(usage: usage, workingSet: usage) }
-        guard let stat = FileSystem.read(root.description + "/memory.stat").map({ String(decoding: $0, as: UTF8.self) }) else {
-            return Reading(usage: usage, workingSet: usage)
-        }
-        return reading(usage: usage, stat: stat, usageAfter: (try? root.memoryUsage()) ?? usage, version: root.version)
-    }
 
     /// The reading from the usage read before `memory.stat`, its text, and the usage read after.
     static func reading(usage: UInt64, stat: some StringProtocol, usageAfter: UInt64, version: CgroupVersion) -> Reading {
@@ -58,14 +35,7 @@ enum WorkingSet {
         return usage > unmappedCache ? usage - unmappedCache : 0
     }
 
-    /// Whether `group`'s usage is at or past its `memory.high` (`false` without one, or
-    /// when either cannot be read).
-    private static func isAtThrottle(_ group: ControlGroup) -> Bool {
-        guard let high = try? group.memoryHigh(), let usage = try? group.memoryUsage() else { return false }
-        return usage >= high
-    }
-
-    /// The values of `keys` in a `memory.stat` text (`key value` lines; `nil`: no such line,
+    /// The values of `keys` in a `memory.stat` or `memory.events` text (`key value` lines; `nil`: no such line,
     /// or no number), found in its bytes: the other forty-odd lines are not made into
     /// strings, which cost milliseconds per reading on the pressure path in the emulated VM.
     static func values(of keys: [String], inStat text: some StringProtocol) -> [UInt64?] {

@@ -34,18 +34,44 @@ import Testing
     /// controller. Before `supervised`, the root's own `memory.high` decided; it no longer may.
     @Test func aV2ReadingWhileSupervisedIsAtItsThrottleIsTheUsage() throws {
         let fake = try FakeCgroupTree()
-        let tree = CgroupTree(unifiedRoot: fake.root)
+        let reader = WorkingSetReader(tree: CgroupTree(unifiedRoot: fake.root))
         fake.write("anon 400\nfile 500\nshmem 100\nfile_mapped 50\n", to: "memory.stat")
         fake.write("1000\n", to: "memory.current")
         fake.write("1000\n", to: "memory.high")
         fake.write("900\n", to: "supervised/memory.current")
-        #expect(WorkingSet.read(tree)?.workingSet == 650)
+        #expect(reader.read()?.workingSet == 650)
         fake.write("900\n", to: "supervised/memory.high")
-        #expect(WorkingSet.read(tree)?.workingSet == 1000)
+        #expect(reader.read()?.workingSet == 1000)
         fake.write("901\n", to: "supervised/memory.high")
-        #expect(WorkingSet.read(tree)?.workingSet == 650)
+        #expect(reader.read()?.workingSet == 650)
         fake.write("max\n", to: "supervised/memory.high")
-        #expect(WorkingSet.read(tree)?.workingSet == 650)
+        #expect(reader.read()?.workingSet == 650)
+    }
+
+    /// The reader keeps the tree's files open and re-reads them (`pread`): each reading is of
+    /// the files as they are then, a file it could not open is opened at a later reading, and
+    /// a `memory.stat` longer than a read chunk is read whole. Against a fake v2 tree, these
+    /// machines having no v2 memory controller; the fake rewrites files in place, as the
+    /// kernel regenerates them.
+    @Test func keptOpenFilesReadWhatTheyHoldNow() throws {
+        let fake = try FakeCgroupTree()
+        let reader = WorkingSetReader(tree: CgroupTree(unifiedRoot: fake.root))
+        #expect(reader.read() == nil)  // no usage file yet
+        fake.write("1000\n", to: "memory.current")
+        fake.write("900\n", to: "supervised/memory.current")
+        #expect(reader.read() == WorkingSet.Reading(usage: 1000, workingSet: 1000))  // no memory.stat yet
+        fake.write("file 300\nshmem 0\nfile_mapped 0\n", to: "memory.stat")
+        #expect(reader.read() == WorkingSet.Reading(usage: 1000, workingSet: 700))
+        fake.write("2000\n", to: "memory.current")
+        fake.write("file 100\n", to: "memory.stat")
+        #expect(reader.read() == WorkingSet.Reading(usage: 2000, workingSet: 1900))
+        fake.write("900\n", to: "supervised/memory.high")
+        #expect(reader.read() == WorkingSet.Reading(usage: 2000, workingSet: 2000))
+        fake.write("max\n", to: "supervised/memory.high")
+        // Lines past the first 16 KiB chunk are read too.
+        let padding = (0..<2000).map { "pad\($0) 1\n" }.joined()
+        fake.write(padding + "file 500\n", to: "memory.stat")
+        #expect(reader.read() == WorkingSet.Reading(usage: 2000, workingSet: 1500))
     }
 
     /// The usage is read before and after `memory.stat`: cache the kernel drops in between
