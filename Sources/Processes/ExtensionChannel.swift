@@ -15,8 +15,6 @@ package final class ExtensionChannel {
 
     private var connection: Connection?
     private var framer = LineFramer()
-    /// Updates differ from the run's last one in their `id` only, as a rule.
-    private let updateLines = UpdateLineCache()
     private let onMessage: (ExtensionToSupervisor) -> Void
     private let onViolation: (ProtocolError) -> Void
     private let onEndOfFile: () -> Void
@@ -49,12 +47,7 @@ package final class ExtensionChannel {
     var isOpen: Bool { connection != nil }
 
     package func send(_ message: SupervisorToExtension) {
-        guard let connection else { return }
-        if case .update(let update) = message {
-            connection.send(updateLines.line(for: update))
-        } else {
-            connection.send(message.encodedLine())
-        }
+        connection?.send(message.encodedLine())
     }
 
     package func close() {

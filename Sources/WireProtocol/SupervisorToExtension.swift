@@ -84,15 +84,11 @@ public enum SupervisorToExtension: Hashable, Sendable {
         }
 
         /// The whole `update` line, the same JSON as the general encoder's (keys sorted).
-        func encodedLine() -> [UInt8] { encodedLineAndIDDigits().line }
-
-        /// The line, and where in it the digits of `id` are (``UpdateLineCache``).
-        func encodedLineAndIDDigits() -> (line: [UInt8], id: Range<Int>) {
+        func encodedLine() -> [UInt8] {
             var line = JSONLineWriter(capacity: 128 + (instance?.utf8.count ?? 0))
             line.beginObject()
             if let colorScheme { line.field("colorScheme", string: colorScheme.rawValue) }
             line.field("id", integer: id.rawValue)
-            let idDigits = line.count - JSONText.decimalDigitCount(id.rawValue)..<line.count
             if let instance { line.field("instance", string: instance) }
             if let locale { line.field("locale", string: locale) }
             line.beginObject("maxSize")
@@ -104,7 +100,7 @@ public enum SupervisorToExtension: Hashable, Sendable {
             line.field("reason", string: wireReason)
             if let scale { line.field("scale", json: JSONValue.number(scale).encoded().bytes) }
             line.field("type", string: "update")
-            return (line.endMessage(), idDigits)
+            return line.endMessage()
         }
     }
 
