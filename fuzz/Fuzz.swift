@@ -46,7 +46,7 @@ struct Fuzz {
             let began = ContinuousClock.now
             campaigns.deadline = began + (end - began) / (chosen.count - index)
             target.resetRSSRange()
-            let killsBefore = try target.killCount()
+            let killsBefore = try target.killCounts()
             var result: CampaignResult =
                 switch name {
                 case "host": try campaigns.host(budget: budget)
@@ -54,7 +54,8 @@ struct Fuzz {
                 case "extension": try campaigns.extensionChannel(budget: budget)
                 default: try campaigns.config(budget: budget)
                 }
-            result.kills = try target.killCount() - killsBefore
+            // Per process, so that the config campaign's removals do not count as negative kills.
+            result.kills = try target.killCounts().reduce(0) { $0 + max(0, $1.value - (killsBefore[$1.key] ?? 0)) }
             result.rss = target.rssRange
             total += result.messages
             let seconds = Double((ContinuousClock.now - began).components.attoseconds) / 1e18 + Double((ContinuousClock.now - began).components.seconds)

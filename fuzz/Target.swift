@@ -115,11 +115,12 @@ final class Target {
         return try ControlCodec.decode(ControlResponse.self, from: reply[..<newline])
     }
 
-    /// Kills of every process so far, all reasons (`stats`).
-    func killCount() throws -> Int {
+    /// Kills so far of each process the config has now, all reasons (`stats`); a process
+    /// a reload removed takes its count with it.
+    func killCounts() throws -> [String: Int] {
         let stats = try answer(.stats(NameSelection()), timeout: 10)
         guard let processes = stats.stats?.processes else { throw FuzzFailure("stats failed: \(stats.error ?? "no report")") }
-        return processes.reduce(0) { $0 + $1.kills.values.reduce(0, +) }
+        return Dictionary(processes.map { ($0.name, $0.kills.values.reduce(0, +)) }, uniquingKeysWith: +)
     }
 
     /// Stops the daemon; throws unless it exits 0 and leaves no process and no group of a

@@ -280,6 +280,14 @@ package final class ProcessSupervisor {
     /// was sent.
     @discardableResult
     func killEverything(of run: ProcessRun, process: SupervisedProcess, mainReaped: Bool) -> MonotonicInstant {
+        // Nothing to walk for a run that cannot leave its group: the main process is
+        // signalled before any file is read (under pressure those reads can wait).
+        guard run.process.mayLeaveItsGroup else {
+            if !mainReaped { _ = try? run.process.descriptor.send(signal: SIGKILL) }
+            let signalled = MonotonicInstant.current()
+            killGroup(of: run, process: process)
+            return signalled
+        }
         let members = Set((try? run.group.processes()) ?? [])
         let roots = mainReaped ? members : members.union([run.pid])
         // Walking /proc costs about a millisecond on the pressure path: only for runs that can leave.
@@ -298,11 +306,7 @@ package final class ProcessSupervisor {
 
         if !mainReaped { _ = try? run.process.descriptor.send(signal: SIGKILL) }
         let signalled = MonotonicInstant.current()
-        do {
-            try run.group.kill()
-        } catch {
-            events.record(.error, process.name, "kill \(run.group): \(error)")
-        }
+        killGroup(of: run, process: process)
         for descriptor in outsiders {
             _ = try? descriptor.send(signal: SIGKILL)
         }
@@ -313,6 +317,14 @@ package final class ProcessSupervisor {
                 "pid \(pids) had left \(run.group): killed through pidfd")
         }
         return signalled
+    }
+
+    private func killGroup(of run: ProcessRun, process: SupervisedProcess) {
+        do {
+            try run.group.kill()
+        } catch {
+            events.record(.error, process.name, "kill \(run.group): \(error)")
+        }
     }
 
     /// How long a run may take to be reaped after SIGKILL before it is given up.
