@@ -23,7 +23,6 @@
 #include <sys/mman.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -321,10 +320,6 @@ run_child(const struct ext_spawn_request *request, int report_fd, pid_t parent, 
     if (request->seccomp_program != NULL
         && syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, request->seccomp_program) != 0)
         report_failure(report_fd, EXT_SPAWN_STEP_SECCOMP, 0);
-
-    /* The set-up ran at the spawning thread's nice, the program runs at its own. */
-    if (request->set_nice && syscall(SYS_setpriority, PRIO_PROCESS, 0, request->nice) != 0)
-        report_failure(report_fd, EXT_SPAWN_STEP_NICE, request->nice);
 
     execve(request->path, request->argv, request->envp);
     report_failure(report_fd, EXT_SPAWN_STEP_EXEC, 0);

@@ -35,7 +35,6 @@ public struct SpawnError: Error, CustomStringConvertible, Equatable, Sendable {
         case noNewPrivileges = "set no_new_privs of"
         case landlock = "enter the Landlock sandbox in"
         case seccomp = "install the seccomp filter in"
-        case nice = "set the nice value of"
         case exec = "exec"
     }
 

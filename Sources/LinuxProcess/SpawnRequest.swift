@@ -55,9 +55,6 @@ public struct SpawnRequest: Sendable, Equatable {
     /// wherever it went, when it dies. Inside, its pid is 1 and it ignores signals
     /// it has no handler for, SIGKILL aside.
     public var pidNamespaceWhenRoot: Bool
-    /// The child's nice value from its `execve` on; its set-up before runs at the nice of
-    /// the spawning thread. `nil` keeps that nice. Raising needs no privilege.
-    public var nice: Int32?
 
     /// Creates a request; every option defaults to "inherit" or "none".
     public init(
@@ -74,8 +71,7 @@ public struct SpawnRequest: Sendable, Equatable {
         standardError: Int32? = nil,
         supplementaryGroups: [UInt32] = [],
         sandbox: SpawnSandbox? = nil,
-        pidNamespaceWhenRoot: Bool = false,
-        nice: Int32? = nil
+        pidNamespaceWhenRoot: Bool = false
     ) {
         self.executable = executable
         self.arguments = arguments
@@ -91,6 +87,5 @@ public struct SpawnRequest: Sendable, Equatable {
         self.supplementaryGroups = supplementaryGroups
         self.sandbox = sandbox
         self.pidNamespaceWhenRoot = pidNamespaceWhenRoot
-        self.nice = nice
     }
 }

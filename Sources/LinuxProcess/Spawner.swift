@@ -73,8 +73,6 @@ public enum Spawner {
         cRequest.isolate_network = request.sandbox?.isolateNetwork == true ? 1 : 0
         cRequest.landlock_ruleset_fd = request.sandbox?.fileSystem?.fileDescriptor ?? -1
         cRequest.seccomp_program = seccompProgram
-        cRequest.set_nice = request.nice == nil ? 0 : 1
-        cRequest.nice = request.nice ?? 0
 
         var result = ext_spawn_result()
         let groups = credentials?.groups ?? []
@@ -135,7 +133,6 @@ public enum Spawner {
             case EXT_SPAWN_STEP_NO_NEW_PRIVS: (.noNewPrivileges, child)
             case EXT_SPAWN_STEP_LANDLOCK: (.landlock, "\(child) (ABI \(request.sandbox?.fileSystem?.abi ?? 0))")
             case EXT_SPAWN_STEP_SECCOMP: (.seccomp, child)
-            case EXT_SPAWN_STEP_NICE: (.nice, "\(child) (\(result.detail))")
             default: (.exec, child)
             }
         return SpawnError(subject.0, subject.1, errno: result.error)

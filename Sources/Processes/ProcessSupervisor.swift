@@ -50,10 +50,6 @@ package final class ProcessSupervisor {
     /// Runs the spawns, one at a time, beside the loop (`nil`: no thread could be had; on
     /// the loop then). Its thread is the parent of every child: see ``spawn(_:for:)``.
     let spawner: BlockingWorker?
-    /// The nice value children take at `execve` (``SpawnRequest/nice``): 0 when the daemon
-    /// runs below it, its set-up before having run at the spawner thread's, the daemon's
-    /// (``takeTheLoopsNice()``); `nil`: the spawner's.
-    let childNice: Int32?
     /// Launches whose spawn is under way on ``spawner``, by process.
     var spawning: [String: PendingLaunch] = [:]
     /// Launches waiting for a place on ``spawner``, in order (see ``spawnsAhead``).
@@ -76,7 +72,6 @@ package final class ProcessSupervisor {
         removals = GroupRemovals(loop: loop, events: events)
         releases = try? BlockingWorker(loop: loop)
         spawner = try? BlockingWorker(loop: loop)
-        childNice = Self.takeTheLoopsNice(spawner)
         var environment = Self.inheritedEnvironment()
         environment[ExtensionEnvironment.hostSocketVariable] = hostSocket
         baseEnvironment = environment
@@ -212,8 +207,7 @@ package final class ProcessSupervisor {
             supplementaryGroups: isolated.supplementaryGroups,
             sandbox: isolated.sandbox,
             // A root extension can leave its cgroup: its PID namespace still ends it all.
-            pidNamespaceWhenRoot: isExtension,
-            nice: childNice
+            pidNamespaceWhenRoot: isExtension
         )
         let pending = PendingLaunch(
             group: group, taskFiles: taskFiles, stdout: stdout, stderr: stderr, channel: channel, launchedAt: MonotonicInstant.current())
@@ -381,21 +375,6 @@ package final class ProcessSupervisor {
         case .app: .apps
         case .extension: .extensions
         }
-    }
-
-    /// The spawner's thread takes the nice of the loop's when that is below 0: every launch
-    /// waits for its child's set-up on that thread, and at nice 0 the child waited for a CPU
-    /// behind the loop and the extensions started before it (bench/README.md, "The launch
-    /// floor, seventh pass"). A thread starts at nice 0 (the daemon resets its children's
-    /// nice at fork), and nice is per thread. Returns the nice the children are given at
-    /// `execve`: 0 when the daemon runs below it, else `nil` (they keep the spawner's).
-    private static func takeTheLoopsNice(_ spawner: BlockingWorker?) -> Int32? {
-        errno = 0
-        let nice = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
-        guard errno == 0, nice < 0 else { return nil }
-        // Refused (no CAP_SYS_NICE) it stays at 0, which the children's 0 does not lower.
-        spawner?.run({ setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice) }, then: { _ in })
-        return 0
     }
 
     /// Children get the daemon's environment without what systemd meant for the daemon.

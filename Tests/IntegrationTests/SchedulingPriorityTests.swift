@@ -6,8 +6,7 @@ import Testing
 
 /// The daemon answers memory pressure ahead of the processes it supervises (issue 8,
 /// item 9: a kill within 100 ms of a crossing on a busy CPU): it runs at nice -10, and
-/// what it starts runs at the default nice 0, not at the daemon's; the spawner's thread,
-/// which waits for each child's set-up, runs at the daemon's.
+/// what it starts runs at the default nice 0, not at the daemon's.
 @Suite struct SchedulingPriorityTests {
     @Test func theDaemonRunsAtNiceMinus10AndWhatItStartsAtNice0() throws {
         let daemon = try TestDaemon(
@@ -25,19 +24,11 @@ import Testing
             })
         #expect(nice(of: daemonPid) == -10)
         #expect(nice(of: try #require(host)) == 0)
-        // The host's parent, the spawner's thread: at the daemon's nice.
-        let threads = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemonPid)/task").compactMap(Int32.init)
-        let spawner = threads.first { thread in
-            (try? String(contentsOfFile: "/proc/\(daemonPid)/task/\(thread)/children", encoding: .utf8))?.split(separator: " ")
-                .contains("\(host ?? 0)") == true
-        }
-        #expect(nice(of: try #require(spawner, "no thread of \(threads) is the host's parent"), in: daemonPid) == -10)
     }
 
-    /// Field 19 of /proc/PID/stat (of thread `pid` of `process`).
-    private func nice(of pid: pid_t, in process: pid_t? = nil) -> Int? {
-        let path = process.map { "/proc/\($0)/task/\(pid)/stat" } ?? "/proc/\(pid)/stat"
-        guard let stat = try? String(contentsOfFile: path, encoding: .utf8),
+    /// Field 19 of /proc/PID/stat.
+    private func nice(of pid: pid_t) -> Int? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
             let end = stat.lastIndex(of: ")")
         else { return nil }
         let fields = stat[stat.index(end, offsetBy: 2)...].split(separator: " ")

@@ -43,7 +43,6 @@ enum ext_spawn_step {
     EXT_SPAWN_STEP_LANDLOCK,        /* child: landlock_restrict_self */
     EXT_SPAWN_STEP_SECCOMP,         /* child: installing the seccomp filter */
     EXT_SPAWN_STEP_SLOTS,           /* parent: the child's descriptors into the low slots */
-    EXT_SPAWN_STEP_NICE,            /* child: its nice value before execve */
 };
 
 /* What to start and how. Every pointer stays owned by the caller. */
@@ -72,8 +71,6 @@ struct ext_spawn_request {
     int no_new_privs;                      /* nonzero: PR_SET_NO_NEW_PRIVS */
     int landlock_ruleset_fd;               /* from ext_landlock_ruleset, or -1 */
     const void *seccomp_program;           /* from ext_seccomp_deny_list, or NULL; needs no_new_privs */
-    int set_nice;                          /* nonzero: the child takes `nice` right before execve */
-    int nice;
 };
 
 /* The child, or the step that failed. */
