@@ -48,7 +48,7 @@ int ext_write_file(const char *path, const char *data, size_t length)
     return ext_write_file_at(AT_FDCWD, path, data, length);
 }
 
-int ext_write_file_at(int directory, const char *path, const char *data, size_t length)
+int ext_open_control_file_at(int directory, const char *path)
 {
     int fd = openat(directory, path, O_WRONLY | O_CLOEXEC);
     if (fd < 0)
@@ -63,21 +63,34 @@ int ext_write_file_at(int directory, const char *path, const char *data, size_t 
         errno = error;
         return -1;
     }
+    return fd;
+}
+
+int ext_write_open_file(int fd, const char *data, size_t length)
+{
     ssize_t written;
     do {
         written = write(fd, data, length);
     } while (written < 0 && errno == EINTR);
-    int error = errno;
-    close(fd);
-    if (written < 0) {
-        errno = error;
+    if (written < 0)
         return -1;
-    }
     if ((size_t)written != length) {
         errno = EIO;
         return -1;
     }
     return 0;
+}
+
+int ext_write_file_at(int directory, const char *path, const char *data, size_t length)
+{
+    int fd = ext_open_control_file_at(directory, path);
+    if (fd < 0)
+        return -1;
+    int status = ext_write_open_file(fd, data, length);
+    int error = errno;
+    close(fd);
+    errno = error;
+    return status;
 }
 
 int ext_open_directory_path(const char *path)

@@ -248,10 +248,11 @@ static pid_t parent_pid(const struct ext_spawn_request *request)
     return ppid;
 }
 
-/* v1: the child joins its groups, each `tasks` file opened from the daemon's open directory
-   above it (a walk of two components instead of the whole path). It runs first, while the
-   descriptor table is still the daemon's, where those directories are (the daemon closes
-   them only when no spawn is under way), and each file is closed again at once. */
+/* v1: the child joins its groups, each `tasks` file already open for writing (the daemon's loop
+   opened them while the previous child was being set up) or opened from the daemon's open
+   directory above it (a walk of two components instead of the whole path) and closed again
+   at once. It runs first, while the descriptor table is still the daemon's, where those
+   descriptors are (the daemon closes them only when no spawn that uses them is under way). */
 static void join_cgroups(const struct ext_spawn_request *request, int report_fd)
 {
     if (request->cgroup_task_files == NULL)
@@ -261,8 +262,14 @@ static void join_cgroups(const struct ext_spawn_request *request, int report_fd)
        thread group's move (`cgroup.procs`), whose write side waits for an RCU grace
        period (bench/README.md, "The launch floor, again"). */
     for (int index = 0; request->cgroup_task_files[index] != NULL; index++) {
-        int directory = request->cgroup_task_directories != NULL ? request->cgroup_task_directories[index] : AT_FDCWD;
-        if (write_decimal(directory, request->cgroup_task_files[index], 0) != 0)
+        int status;
+        if (request->cgroup_task_fds != NULL) {
+            status = ext_write_open_file(request->cgroup_task_fds[index], "0", 1);
+        } else {
+            int directory = request->cgroup_task_directories != NULL ? request->cgroup_task_directories[index] : AT_FDCWD;
+            status = write_decimal(directory, request->cgroup_task_files[index], 0);
+        }
+        if (status != 0)
             report_failure(report_fd, EXT_SPAWN_STEP_CGROUP, index);
     }
 }

@@ -18,6 +18,9 @@ public struct SpawnRequest: Sendable, Equatable {
         /// files (one per hierarchy, e.g. memory and pids) before exec. Their directories
         /// must stay open until ``Spawner/spawn(_:)`` returns.
         case joinBeforeExec(taskFiles: [AnchoredPath])
+        /// The same, each file already open for writing (``OpenTaskFiles``, which keeps the
+        /// descriptors open until ``Spawner/spawn(_:)`` returns): the child only writes.
+        case joinOpened(taskFiles: [AnchoredPath], descriptors: [Int32])
     }
 
     /// A path, or a bare name searched in the request's `PATH` (or the default path).

@@ -36,6 +36,7 @@ public enum Spawner {
 
         var taskFiles: CStringList?
         var taskDirectories: [Int32] = []
+        var taskDescriptors: [Int32] = []
         var cgroupDirectory: Int32 = -1
         defer { if cgroupDirectory >= 0 { close(cgroupDirectory) } }
         switch request.cgroup {
@@ -47,6 +48,9 @@ public enum Spawner {
         case .joinBeforeExec(let files):
             taskFiles = try CStringList(files.map(\.relativePath), what: "cgroup tasks path")
             taskDirectories = files.map(\.directory)
+        case .joinOpened(let files, let descriptors):
+            taskFiles = try CStringList(files.map(\.relativePath), what: "cgroup tasks path")
+            taskDescriptors = descriptors
         }
 
         var cRequest = ext_spawn_request()
@@ -77,7 +81,10 @@ public enum Spawner {
             cRequest.group_count = buffer.count
             return taskDirectories.withUnsafeBufferPointer { directories in
                 cRequest.cgroup_task_directories = directories.isEmpty ? nil : directories.baseAddress
-                return ext_spawn(&cRequest, &result)
+                return taskDescriptors.withUnsafeBufferPointer { descriptors in
+                    cRequest.cgroup_task_fds = descriptors.isEmpty ? nil : descriptors.baseAddress
+                    return ext_spawn(&cRequest, &result)
+                }
             }
         }
         // Keep the strings alive until the child has exec'ed.
@@ -137,7 +144,11 @@ public enum Spawner {
     }
 
     private static func taskFile(_ placement: SpawnRequest.CgroupPlacement, index: Int) -> String {
-        if case .joinBeforeExec(let files) = placement, files.indices.contains(index) { return files[index].path }
-        return "#\(index)"
+        switch placement {
+        case .joinBeforeExec(let files) where files.indices.contains(index), .joinOpened(let files, _) where files.indices.contains(index):
+            files[index].path
+        default:
+            "#\(index)"
+        }
     }
 }

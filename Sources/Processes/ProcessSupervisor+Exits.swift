@@ -64,14 +64,17 @@ extension ProcessSupervisor {
     }
 
     /// Ends `run`: whatever is left in its group is killed, its output taken in, its
-    /// watches dropped and its group removed once empty: all of it after a stop by hand,
-    /// for the daemon's stop or a removal, else its run directories only (v1: memory),
-    /// the others being kept for the next run.
+    /// watches dropped and its group removed once empty: all of it for the daemon's stop,
+    /// a removal or a host's or app's stop by hand, else its run directories only (v1:
+    /// memory), the others being kept for the next run. An extension stopped by hand keeps
+    /// them as it had them before its first launch (``makeKeptGroupAhead(_:)``): its
+    /// relaunch made all five groups, a third more of the loop's time than a first launch
+    /// (bench/README.md, "The launch floor, seventh pass").
     func retire(_ run: ProcessRun, of process: SupervisedProcess, mainReaped: Bool) {
         killEverything(of: run, process: process, mainReaped: mainReaped)
         run.cancelWatches()
         process.run = nil
-        let keeps = ![.manual, .shutdown, .removed].contains(run.stopReason)
+        let keeps = ![.shutdown, .removed].contains(run.stopReason) && (run.stopReason != .manual || process.kind == .extension)
         if !keeps { keptLimits[process.name] = nil }
         // Killed processes usually go at once; they may need a while longer (never waited
         // for on the loop), and the group is removed when they have.

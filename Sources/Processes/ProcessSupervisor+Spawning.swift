@@ -9,6 +9,8 @@ import Sockets
 /// was asked of the process meanwhile (its state is `starting`, without a run or a pid).
 final class PendingLaunch {
     let group: ControlGroup
+    /// The group's `tasks` files, open for the child: closed once the spawn is back.
+    var taskFiles: OpenTaskFiles?
     /// The child's ends are closed, and ours taken over, once the spawn is back: until
     /// then the spawner may still be placing them.
     var stdout: ChildEnds?
@@ -23,8 +25,12 @@ final class PendingLaunch {
     /// stop is done, and these hear how. Nil: none.
     var startsAfterTheStops: [(LaunchError?) -> Void]?
 
-    init(group: ControlGroup, stdout: consuming ChildEnds, stderr: consuming ChildEnds, channel: consuming ChildEnds?, launchedAt: MonotonicInstant) {
+    init(
+        group: ControlGroup, taskFiles: consuming OpenTaskFiles, stdout: consuming ChildEnds, stderr: consuming ChildEnds,
+        channel: consuming ChildEnds?, launchedAt: MonotonicInstant
+    ) {
         self.group = group
+        self.taskFiles = consume taskFiles
         self.stdout = consume stdout
         self.stderr = consume stderr
         self.channel = consume channel
@@ -141,6 +147,7 @@ extension ProcessSupervisor {
             failure = .spawn(error)
         }
         // The child's ends, and ours when they were not taken over.
+        pending.taskFiles = nil
         pending.stdout = nil
         pending.stderr = nil
         pending.channel = nil

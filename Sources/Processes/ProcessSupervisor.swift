@@ -166,6 +166,13 @@ package final class ProcessSupervisor {
             throw .cgroup(error)
         }
         keptLimits[process.name] = limits
+        let taskFiles: OpenTaskFiles
+        do throws(SpawnError) {
+            taskFiles = try OpenTaskFiles(group.spawnPlacement)
+        } catch {
+            discard(group, of: process)
+            throw .spawn(error)
+        }
         // Two pipes: stdout and stderr are logged apart. The ends close themselves on every
         // way out; only what a connection takes over stays open.
         let isExtension = definition.kind == .extension
@@ -191,7 +198,7 @@ package final class ProcessSupervisor {
             workingDirectory: definition.launch.workingDirectory,
             user: isolated.user,
             group: isolated.group,
-            cgroup: group.spawnPlacement,
+            cgroup: taskFiles.placement,
             // The kernel's own OOM killer must also take an extension before a host.
             oomScoreAdjustment: isExtension ? OOMScore.extensions : OOMScore.hostsAndApps,
             extensionSocket: extensionSocket,
@@ -202,7 +209,8 @@ package final class ProcessSupervisor {
             // A root extension can leave its cgroup: its PID namespace still ends it all.
             pidNamespaceWhenRoot: isExtension
         )
-        let pending = PendingLaunch(group: group, stdout: stdout, stderr: stderr, channel: channel, launchedAt: MonotonicInstant.current())
+        let pending = PendingLaunch(
+            group: group, taskFiles: taskFiles, stdout: stdout, stderr: stderr, channel: channel, launchedAt: MonotonicInstant.current())
         if let outcome { pending.onSpawned.append(outcome) }
         spawning[process.name] = pending
         process.state = .starting

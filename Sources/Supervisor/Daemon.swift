@@ -74,6 +74,7 @@ public final class Daemon: ControlledDaemon {
         echoOutput: Bool = false, systemdService: Bool = false, journal: JournalWriting = SystemdJournal()
     ) throws(SupervisorError) {
         Self.raiseFileLimit()
+        Self.reserveDescriptorTable(for: configuration)
         Self.raiseSchedulingPriority(logger: logger)
         let settings = configuration.supervisor
         let diskWork: BlockingWorker
@@ -403,6 +404,7 @@ public final class Daemon: ControlledDaemon {
         var changes = registry.changes(to: next)
         changes.waitingForRestart = waitingForRestart
         configuration = next
+        Self.reserveDescriptorTable(for: next)
         supervisor.isolation.apply(next)
         settleRemovedApps()
         do {

@@ -113,4 +113,18 @@ import WireProtocol
         #expect(failures > 0)
         #expect(try daemon.control(.start(NameSelection(["starved"]))).ok)
     }
+
+    /// The descriptor table is grown at start for every configured process running at once
+    /// (8 descriptors each): grown later, while a thread or a spawned child shares it, each
+    /// doubling waits for an RCU grace period.
+    @Test func theDescriptorTableHoldsEveryConfiguredProcessFromTheStart() throws {
+        let extensions = (0..<300).map { "\n\n[extensions.e\($0)]\napp = \"a\"\npoint = \"widget\"\ncommand = [\"/bin/true\"]" }
+        let daemon = try TestDaemon(config: "[apps.a]\ncommand = [\"/bin/sleep\", \"1000\"]" + extensions.joined())
+        try daemon.start()
+        let pid = try #require(daemon.process?.pid)
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let size = status.split(separator: "\n").first { $0.hasPrefix("FDSize:") }.flatMap { Int($0.split(separator: "\t").last ?? "") }
+        #expect(try #require(size) >= 64 + 8 * 301)
+        #expect(daemon.stop() == 0)
+    }
 }

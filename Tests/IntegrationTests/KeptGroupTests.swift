@@ -5,8 +5,8 @@ import Testing
 
 /// On cgroup v1 a process's pids, freezer and cpu groups are kept between its runs, so
 /// that a relaunch makes one group (memory) instead of five (docs/ARCHITECTURE.md, "The
-/// cgroup tree"), and an extension's are made ahead of its first launch; a stop by hand,
-/// a removal and the daemon's stop remove them.
+/// cgroup tree"), and an extension's are made ahead of its first launch and kept when it is
+/// stopped by hand; a removal and the daemon's stop remove them.
 @Suite struct KeptGroupTests {
     static func config(_ widget: String, pidsMax: Int, extensions: [String] = ["w"]) -> String {
         var text = """
@@ -74,10 +74,19 @@ import Testing
             #expect((try? String(contentsOfFile: freezer + "/extensions/w/freezer.state", encoding: .utf8)) == "THAWED\n")
         }
 
-        // A stop by hand leaves nothing.
+        // A stop by hand keeps them, empty, as before the first launch; the next launch
+        // joins them and makes its memory group.
         #expect(try daemon.control(.stop(NameSelection(["w"]))).ok)
-        #expect(eventually { Self.kept(daemon, "w").isEmpty && !FileManager.default.fileExists(atPath: memory) }, "\(Self.kept(daemon, "w"))")
+        #expect(eventually { !FileManager.default.fileExists(atPath: memory) }, "the memory group goes with its run")
+        #expect(Self.kept(daemon, "w").count == daemon.sandbox.otherDirectories.count, "kept: \(Self.kept(daemon, "w"))")
+        #expect(Self.kept(daemon, "w").allSatisfy { Self.members($0).isEmpty })
+        let third = try Self.launch(daemon, "w")
+        #expect(Self.kept(daemon, "w").allSatisfy { Self.members($0) == ["\(third)"] }, "\(Self.kept(daemon, "w").map(Self.members))")
+        #expect(Self.members(memory) == ["\(third)"])
         #expect(daemon.stop() == 0)
+        for directory in [daemon.sandbox.memoryDirectory] + daemon.sandbox.otherDirectories {
+            #expect(!FileManager.default.fileExists(atPath: directory + "/extensions/w"), "left: \(directory)/extensions/w")
+        }
     }
 
     static func contents(_ path: String) -> String? { try? String(contentsOfFile: path, encoding: .utf8) }

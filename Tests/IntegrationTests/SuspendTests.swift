@@ -85,8 +85,11 @@ import Testing
         #expect(try bed.status("w")?.state == "stopped")
         let stopped = try bed.control(.events(LogRequest(lines: 500))).events?.filter { $0.kind == .exit && $0.name == "w" } ?? []
         #expect(stopped.count == 1 && stopped.first?.message.contains("exited with status 0") == true, "took terminate: \(stopped)")
+        // Its freezer group is kept for the next launch (as before its first), empty and thawed.
         let freezer = try #require(bed.daemon.sandbox.freezerDirectory)
-        #expect(eventually { !FileManager.default.fileExists(atPath: freezer + "/extensions/w") }, "its freezer group is removed")
+        let kept = freezer + "/extensions/w"
+        #expect(eventually { (try? String(contentsOfFile: kept + "/cgroup.procs", encoding: .utf8)) == "" }, "its freezer group is emptied")
+        #expect((try? String(contentsOfFile: kept + "/freezer.state", encoding: .utf8)) == "THAWED\n")
 
         // Started and suspended again, then removed from the configuration with its app.
         #expect(try bed.daemon.supervisorctl(["start", "w"]).exitCode == 0)

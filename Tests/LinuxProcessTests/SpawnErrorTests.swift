@@ -64,6 +64,14 @@ import Glibc
         #expect(error.description == "join cgroup /nonexistent/tasks: No such file or directory")
     }
 
+    /// Opened ahead by the loop, a missing tasks file fails the join the same way.
+    @Test func missingTasksFileOpenedAhead() throws {
+        let error = try #require(throws: SpawnError.self) {
+            _ = try OpenTaskFiles(.joinBeforeExec(taskFiles: [AnchoredPath("/nonexistent/tasks")]))
+        }
+        #expect(error.description == "join cgroup /nonexistent/tasks: No such file or directory")
+    }
+
     /// A tasks file walked from an open directory is named whole in the error.
     @Test func missingTasksFileBelowAnOpenDirectory() throws {
         let directory = open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC)

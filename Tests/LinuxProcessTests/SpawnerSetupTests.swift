@@ -66,6 +66,34 @@ import Glibc
         #expect(afterName.count > 3 && afterName[3] == "\(pid)")
     }
 
+    /// With its v1 `tasks` files opened ahead (as the daemon's loop does) the child joins its
+    /// groups without opening them and keeps none of those descriptors.
+    @Test func childJoinsTasksFilesOpenedAhead() throws {
+        let sandbox = try CgroupSandbox()
+        let tree = CgroupTree(memoryRoot: sandbox.memoryDirectory, pidsRoot: sandbox.pidsDirectory)
+        try tree.prepare()
+        let group = try tree.group(.extensions, id: "opened")
+        let taskFiles = try OpenTaskFiles(group.spawnPlacement)
+        guard case .joinOpened(_, let descriptors) = taskFiles.placement else {
+            Issue.record("v1 placement opened: \(taskFiles.placement)")
+            return
+        }
+        #expect(descriptors.count == (sandbox.pidsDirectory == nil ? 1 : 2))
+        let child = try Spawner.spawn(SpawnRequest(executable: "/bin/sleep", arguments: ["30"], cgroup: taskFiles.placement))
+        defer {
+            try? child.descriptor.send(signal: SIGKILL)
+            _ = try? child.descriptor.waitForExit()
+        }
+        let memberships = try CgroupMembership.read(pid: child.pid)
+        let memoryPath = try #require(memberships.first { $0.controllers.contains("memory") }).path
+        #expect("/sys/fs/cgroup/memory\(memoryPath)" == "\(sandbox.memoryDirectory)/extensions/opened")
+        if let pidsDirectory = sandbox.pidsDirectory {
+            let pidsPath = try #require(memberships.first { $0.controllers.contains("pids") }).path
+            #expect("/sys/fs/cgroup/pids\(pidsPath)" == "\(pidsDirectory)/extensions/opened")
+        }
+        #expect(eventually { directoryEntries("/proc/\(child.pid)/fd") == ["0", "1", "2"] }, "\(directoryEntries("/proc/\(child.pid)/fd"))")
+    }
+
     /// The child shares the parent's descriptor table only until its first step: with
     /// thousands of descriptors open in the parent it still gets fds 0–3 alone, and the
     /// parent's descriptors are what they were (same files, same numbers).

@@ -54,6 +54,7 @@ struct ext_spawn_request {
     int cgroup_directory_fd;               /* v2 cgroup directory for CLONE_INTO_CGROUP, or -1 */
     const char *const *cgroup_task_files; /* v1 `tasks` files the child joins, NULL-terminated, or NULL */
     const int *cgroup_task_directories;    /* per task file: the open directory it is relative to, or AT_FDCWD */
+    const int *cgroup_task_fds;            /* per task file: already open for writing (the child only writes), or NULL */
     int set_oom_score_adj;                 /* nonzero: write oom_score_adj */
     int oom_score_adj;
     int set_credentials;                   /* nonzero: setgroups, setgid, setuid */
@@ -157,6 +158,10 @@ char *ext_read_file(const char *path, size_t *length);
 int ext_write_file(const char *path, const char *data, size_t length);
 /* The same with `path` walked from the open directory `directory` (or AT_FDCWD). */
 int ext_write_file_at(int directory, const char *path, const char *data, size_t length);
+/* Its two halves: the file opened for writing (a regular file with content truncated), the
+   descriptor or -1 with errno; and one write(2) of `data` to it, 0 or -1 with errno. */
+int ext_open_control_file_at(int directory, const char *path);
+int ext_write_open_file(int fd, const char *data, size_t length);
 
 /* A directory opened only to walk paths from (O_PATH, CLOEXEC): the descriptor, or -1 with errno. */
 int ext_open_directory_path(const char *path);
