@@ -17,7 +17,7 @@ public struct EventRecord: Codable, Sendable, Equatable {
         set { killBox = newValue.map(KillBox.init) }
     }
     /// Out of line: the daemon keeps 1,000 events, and a `KillRecord` inline would make
-    /// each about 240 bytes instead of 80 (bench/README.md, "daemon memory, again").
+    /// each about 240 bytes instead of 80 (bench/README.md, "The daemon's memory, again").
     private var killBox: KillBox?
 
     public init(
