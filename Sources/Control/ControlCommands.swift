@@ -58,14 +58,14 @@ package final class ControlCommands {
         case .status(let selection):
             selecting(selection, session) { processes in
                 let now = loop.now
-                session.reply(
-                    ControlResponse(
-                        status: processes.map { process in
-                            var status = process.status(now: now)
-                            if let record = extensions.records[process.name] { record.annotate(&status, now: now) }
-                            if let error = defaultsStorageError(of: process) { status.error = (status.error.map { $0 + "; " } ?? "") + error }
-                            return status
-                        }))
+                var answer = StatusAnswer(expectedEntries: processes.count)
+                for process in processes {
+                    var status = process.status(now: now)
+                    if let record = extensions.records[process.name] { record.annotate(&status, now: now) }
+                    if let error = defaultsStorageError(of: process) { status.error = (status.error.map { $0 + "; " } ?? "") + error }
+                    answer.append(status)
+                }
+                session.reply(line: answer.finish())
             }
         case .stats(let selection):
             selecting(selection, session) { processes in

@@ -127,6 +127,14 @@ package final class ControlSession {
         connection?.closeWhenFlushed()
     }
 
+    /// Sends an answer already written as its line (``StatusAnswer``) and closes. Written
+    /// at once: held, the line would be copied into the connection's queue (some 70 KiB for
+    /// 200 entries) only to be written when the callbacks end.
+    func reply(line: [UInt8]) {
+        connection?.send(line, atOnce: true)
+        connection?.closeWhenFlushed()
+    }
+
     /// Sends one response of a stream and keeps the connection open.
     func stream(_ response: ControlResponse) {
         connection?.send(ControlCodec.answerLine(response))

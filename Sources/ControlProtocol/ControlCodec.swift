@@ -12,7 +12,11 @@ public enum ControlCodec {
     /// `response` as one line, or an error answer when the line would exceed
     /// ``ControlLimits/answerBytes``: a client is never left without an answer.
     public static func answerLine(_ response: ControlResponse) -> [UInt8] {
-        let bytes = line(response)
+        bounded(line(response))
+    }
+
+    /// `bytes`, an answer's line, or the error answer when it exceeds ``ControlLimits/answerBytes``.
+    static func bounded(_ bytes: [UInt8]) -> [UInt8] {
         guard bytes.count > ControlLimits.answerBytes else { return bytes }
         return line(
             ControlResponse.failure(

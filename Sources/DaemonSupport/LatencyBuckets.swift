@@ -8,7 +8,8 @@ package struct LatencyBuckets {
     /// and above the previous one.
     package init() {}
 
-    private var counts = [UInt64](repeating: 0, count: LatencyDistribution.bucketBounds.count)
+    /// Empty until the first duration: most extensions' pull figures never get one.
+    private var counts: [UInt64] = []
     private var sumMicroseconds: UInt64 = 0
     package private(set) var count: UInt64 = 0
     package private(set) var maxMicroseconds: UInt64 = 0
@@ -17,6 +18,7 @@ package struct LatencyBuckets {
         let micros = UInt64(max(0, duration.wholeMicroseconds))
         maxMicroseconds = max(maxMicroseconds, micros)
         let seconds = Double(micros) / 1_000_000
+        if counts.isEmpty { counts = Array(repeating: 0, count: LatencyDistribution.bucketBounds.count) }
         if let index = LatencyDistribution.bucketBounds.firstIndex(where: { seconds <= $0 }) { counts[index] += 1 }
         sumMicroseconds += micros
         count += 1
@@ -37,9 +39,9 @@ package struct LatencyBuckets {
     package var exposition: HistogramValue {
         var cumulative: UInt64 = 0
         return HistogramValue(
-            buckets: zip(LatencyDistribution.bucketBounds, counts).map { bound, inBucket in
-                cumulative += inBucket
-                return .init(upperBound: bound, cumulativeCount: cumulative)
+            buckets: LatencyDistribution.bucketBounds.indices.map { index in
+                cumulative += counts.isEmpty ? 0 : counts[index]
+                return .init(upperBound: LatencyDistribution.bucketBounds[index], cumulativeCount: cumulative)
             },
             sum: Double(sumMicroseconds) / 1_000_000,
             count: count

@@ -23,8 +23,11 @@ public final class Connection {
     /// Called when everything queued has been written (the peer caught up).
     public var onDrained: (() -> Void)?
 
-    /// Shared read buffer: the loop is single-threaded, one read at a time.
-    nonisolated(unsafe) private static var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    /// Shared read buffer: the loop is single-threaded, one read at a time. Left
+    /// uninitialised, so that only the pages reads have filled are resident: most reads
+    /// (requests, an extension's lines) are a few hundred bytes, and zeroing made all 64 KiB
+    /// resident for the daemon's life.
+    nonisolated(unsafe) private static let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
 
     /// Takes ownership of `fd` (made non-blocking). `onClose` runs once, when the
     /// peer hangs up, on an error, or after ``close()``. A wake-up reads at most
@@ -252,7 +255,7 @@ public final class Connection {
             let wanted = min(left, Connection.readBuffer.count)
             let count: Int
             do {
-                count = try systemCall("read fd \(fd)") { Connection.readBuffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, wanted) } }
+                count = try systemCall("read fd \(fd)") { Glibc.read(fd, Connection.readBuffer.baseAddress, wanted) }
             } catch  where error.errno == EAGAIN {
                 return
             } catch {
@@ -261,7 +264,7 @@ public final class Connection {
             guard count > 0 else { return close() }
             reads += 1
             left -= count
-            Connection.readBuffer.withUnsafeBytes { onData(self, UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+            onData(self, UnsafeRawBufferPointer(rebasing: Connection.readBuffer[..<count]))
             if count < wanted { return }
         }
     }

@@ -31,8 +31,9 @@ package final class ModeSlot {
     var wallOffsetMs: Int64
     /// A host's `execute` on this card, sent in place of the slot's next update.
     var execution: PendingExecution?
-    /// Its last answer line, shared by the hosts that pull it.
-    let answerLines = SnapshotLineCache()
+    /// Its last answer line, shared by the hosts that pull it; made at the first pull, as
+    /// most configured modes are never shown.
+    lazy var answerLines = SnapshotLineCache()
     /// Pulls waiting for the engine's answer.
     var pendingPulls: [PullToken: (PullOutcome) -> Void] = [:]
     /// Pulls that may be answered from an expired snapshot, and what to tell their host

@@ -260,52 +260,147 @@ public enum ExtensionPoint: String, Sendable, Equatable, CaseIterable {
 }
 
 /// `[extensions.ID]`: a plug-in process launched on demand.
+///
+/// Its copies share one storage of its fields, replaced when a field is set: the daemon
+/// holds each spec three times (the configuration, the process's definition, the
+/// extension's record), and the fields take about 580 bytes (bench/README.md, "The
+/// daemon's memory, again").
 public struct ExtensionSpec: Sendable, Equatable, Identifiable {
     /// The config table name; also the cgroup and file name.
-    public var id: String
+    public var id: String {
+        get { storage.fields.id }
+        set { fields.id = newValue }
+    }
     /// The id of the owning app.
-    public var app: String
+    public var app: String {
+        get { storage.fields.app }
+        set { fields.app = newValue }
+    }
     /// The extension point it implements.
-    public var point: ExtensionPoint
+    public var point: ExtensionPoint {
+        get { storage.fields.point }
+        set { fields.point = newValue }
+    }
     /// How the process is started.
-    public var launch: LaunchSpec
+    public var launch: LaunchSpec {
+        get { storage.fields.launch }
+        set { fields.launch = newValue }
+    }
     /// Its cgroup limits.
-    public var limits = ResourceLimits.extensionDefaults
+    public var limits: ResourceLimits {
+        get { storage.fields.limits }
+        set { fields.limits = newValue }
+    }
     /// The size of its data directory.
-    public var diskMax = ByteSize(32 << 20)
+    public var diskMax: ByteSize {
+        get { storage.fields.diskMax }
+        set { fields.diskMax = newValue }
+    }
     /// Lower is killed first within a band.
-    public var priority: Int = 0
+    public var priority: Int {
+        get { storage.fields.priority }
+        set { fields.priority = newValue }
+    }
     /// The initial activation state; the persisted state wins once it exists.
-    public var enabled: Bool = true
+    public var enabled: Bool {
+        get { storage.fields.enabled }
+        set { fields.enabled = newValue }
+    }
     /// Unused this long, the extension is asked to terminate.
-    public var idleExit: Duration = .seconds(30)
+    public var idleExit: Duration {
+        get { storage.fields.idleExit }
+        set { fields.idleExit = newValue }
+    }
     /// Unused this long, the extension is frozen (the cgroup freezer) until its next
     /// request; zero turns suspension off. Only below ``idleExit`` does it apply.
-    public var suspendAfter: Duration = .seconds(10)
+    public var suspendAfter: Duration {
+        get { storage.fields.suspendAfter }
+        set { fields.suspendAfter = newValue }
+    }
     /// How long after launch `ready` must arrive.
-    public var startTimeout: Duration = .seconds(5)
+    public var startTimeout: Duration {
+        get { storage.fields.startTimeout }
+        set { fields.startTimeout = newValue }
+    }
     /// Grace period between `terminate`/SIGTERM and SIGKILL.
-    public var stopTimeout: Duration = .seconds(2)
+    public var stopTimeout: Duration {
+        get { storage.fields.stopTimeout }
+        set { fields.stopTimeout = newValue }
+    }
     /// Throttling and scheduled refreshes.
-    public var refresh: RefreshSettings = .init()
+    public var refresh: RefreshSettings {
+        get { storage.fields.refresh }
+        set { fields.refresh = newValue }
+    }
     /// Action/share points: the maximum number of items accepted per type.
-    public var activation: [String: Int] = [:]
+    public var activation: [String: Int] {
+        get { storage.fields.activation }
+        set { fields.activation = newValue }
+    }
     /// Widgets: the display modes hosts may pull, each with its own snapshot (all by default).
-    public var modes: [WidgetMode] = WidgetMode.allCases
+    public var modes: [WidgetMode] {
+        get { storage.fields.modes }
+        set { fields.modes = newValue }
+    }
     /// Widgets: the file of the Adaptive Card template their snapshots are the data of
     /// (absolute, resolved against the declaring file's directory).
-    public var cardTemplate: String?
+    public var cardTemplate: String? {
+        get { storage.fields.cardTemplate }
+        set { fields.cardTemplate = newValue }
+    }
     /// Its sandbox: on unless turned off.
-    public var sandbox = SandboxSettings(enabled: true)
+    public var sandbox: SandboxSettings {
+        get { storage.fields.sandbox }
+        set { fields.sandbox = newValue }
+    }
     /// Its name, description, preview and instance settings, for a gallery.
-    public var gallery = WidgetGallery()
+    public var gallery: WidgetGallery {
+        get { storage.fields.gallery }
+        set { fields.gallery = newValue }
+    }
 
     /// An entry with the built-in defaults for everything but identity and launch.
     public init(id: String, app: String, point: ExtensionPoint, launch: LaunchSpec) {
-        self.id = id
-        self.app = app
-        self.point = point
-        self.launch = launch
+        storage = Storage(Fields(id: id, app: app, point: point, launch: launch))
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
+    }
+
+    private var storage: Storage
+
+    /// Setting one field makes a new storage: specs change only when a config is read.
+    private var fields: Fields {
+        get { storage.fields }
+        set { storage = Storage(newValue) }
+    }
+
+    private final class Storage: Sendable {
+        let fields: Fields
+
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    private struct Fields: Sendable, Equatable {
+        var id: String
+        var app: String
+        var point: ExtensionPoint
+        var launch: LaunchSpec
+        var limits = ResourceLimits.extensionDefaults
+        var diskMax = ByteSize(32 << 20)
+        var priority: Int = 0
+        var enabled: Bool = true
+        var idleExit: Duration = .seconds(30)
+        var suspendAfter: Duration = .seconds(10)
+        var startTimeout: Duration = .seconds(5)
+        var stopTimeout: Duration = .seconds(2)
+        var refresh: RefreshSettings = .init()
+        var activation: [String: Int] = [:]
+        var modes: [WidgetMode] = WidgetMode.allCases
+        var cardTemplate: String?
+        var sandbox = SandboxSettings(enabled: true)
+        var gallery = WidgetGallery()
     }
 }
 

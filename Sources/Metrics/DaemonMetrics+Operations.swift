@@ -35,9 +35,9 @@ extension DaemonMetrics {
             exits.add(labels, Double(counts[.exit] ?? 0))
             restarts.add(labels, Double(counts[.restart] ?? 0))
             if process.kind == .extension {
-                for (level, count) in process.statistics.memoryWarnings.sorted(by: { $0.key < $1.key }) {
-                    warnings.add(labels + [("level", level)], Double(count))
-                }
+                let sent = process.statistics.memoryWarnings
+                warnings.add(labels + [("level", "high")], Double(sent.high))
+                warnings.add(labels + [("level", "warn")], Double(sent.warn))
             }
             if let budget = extensions.records[process.name]?.budget { capacity.add(labels, Double(budget.burst)) }
         }

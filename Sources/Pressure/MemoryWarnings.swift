@@ -74,7 +74,7 @@ final class MemoryWarnings {
         for process in processes where process.kind == .extension && (process.state == .idle || process.state == .running) {
             guard let run = process.run, let channel = run.channel else { continue }
             channel.send(.memoryWarning(.init(current: workingSet, high: watermark, level: .warn)))
-            process.statistics.memoryWarnings["warn", default: 0] += 1
+            process.statistics.memoryWarnings.warn += 1
             warned.append((process.name, run, (try? run.group.memoryUsage()) ?? 0))
         }
         let holdings = warned.map { "\($0.name) \($0.before >> 20)M" }.joined(separator: ", ")
@@ -108,7 +108,7 @@ final class MemoryWarnings {
         }
         if crossed && !watch.warned {
             watch.run.channel?.send(.memoryWarning(.init(current: usage, high: watch.high)))
-            process.statistics.memoryWarnings["high", default: 0] += 1
+            process.statistics.memoryWarnings.high += 1
             events.record(.memoryWarning, process.name, "memory \(usage >> 20)M crossed memory_high \(watch.high >> 20)M")
         }
         watch.warned = usage >= watch.high

@@ -90,8 +90,8 @@ package struct ProcessStatistics {
     /// The highest cgroup usage of ended runs.
     package var peakMemoryBytes: UInt64 = 0
     package var kills: [StopReason: Int] = [:]
-    /// `memoryWarning` messages sent, by level (`high`, `warn`).
-    package var memoryWarnings = ["high": 0, "warn": 0]
+    /// `memoryWarning` messages sent, by level.
+    package var memoryWarnings = MemoryWarningCounts()
     /// Times an extension was suspended.
     package var suspensions = 0
 
@@ -105,4 +105,13 @@ package struct ProcessStatistics {
         peakRSSBytes = max(peakRSSBytes, bytes ?? 0)
     }
 }
+/// `memoryWarning` messages sent to one extension, by level: two counters, not a
+/// dictionary (a heap allocation per configured process).
+package struct MemoryWarningCounts {
+    /// Its own `memory_high` crossed.
+    package var high = 0
+    /// The tree's `pressure.warn` crossed.
+    package var warn = 0
+}
+
 extension SupervisedProcess: IsolatedProcess {}

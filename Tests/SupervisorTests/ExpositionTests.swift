@@ -44,6 +44,16 @@ import Testing
         #expect(text.contains("x_seconds_bucket{name=\"w\",le=\"+Inf\"} 6\nx_seconds_sum{name=\"w\"} 200.407\nx_seconds_count{name=\"w\"} 6\n"))
     }
 
+    /// Buckets allocate their counts at the first duration; before it they expose every bound.
+    @Test func emptyBucketsExposeEveryBoundAtZero() {
+        let empty = LatencyBuckets()
+        var one = LatencyBuckets()
+        one.record(.seconds(1))
+        #expect(empty.exposition.buckets.map(\.upperBound) == one.exposition.buckets.map(\.upperBound))
+        #expect(empty.exposition.buckets.count == 17 && empty.exposition.buckets.allSatisfy { $0.cumulativeCount == 0 })
+        #expect(empty.percentile(99) == 0 && empty.count == 0)
+    }
+
     @Test func theHdrHistogramGivesTheSameBucketsWithinItsPrecision() {
         var distribution = LatencyDistribution()
         var buckets = LatencyBuckets()

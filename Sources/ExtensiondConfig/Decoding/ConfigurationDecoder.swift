@@ -85,13 +85,18 @@ struct ConfigurationDecoder {
             diagnostics.report(node.mismatch("a table of entries such as [\(node.origin.keyPath).ID]"))
             return []
         }
-        return table.sorted { $0.key < $1.key }.compactMap { id, entry in
+        // Sized once: the specs stay for the daemon's life, and an array grown by doubling
+        // keeps up to twice their size.
+        var specs: [Spec] = []
+        specs.reserveCapacity(table.count)
+        for (id, entry) in table.sorted(by: { $0.key < $1.key }) {
             if let problem = Identifier.problem(with: id, kind: kind) {
                 diagnostics.report(entry.origin.error(problem))
-                return nil
+            } else if let spec = decode(id, entry) {
+                specs.append(spec)
             }
-            return decode(id, entry)
         }
+        return specs
     }
 
     // MARK: Entries
