@@ -191,3 +191,11 @@ let package = Package(
 for target in package.targets where target.type == .regular || target.type == .executable {
     target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Xfrontend", "-function-sections"], .when(configuration: .release))]
 }
+
+/// The daemon's rooms that run per request are built for release without the run-time
+/// exclusivity checks (`swift_beginAccess`): about an eighth of an update's instructions.
+/// Debug builds, which the tests run, keep them; so do the targets of the libraries others
+/// link (docs/ARCHITECTURE.md, "Exclusivity").
+for target in package.targets where ["EventLoop", "Processes", "ExtensionCoordination", "Hosts", "Supervisor"].contains(target.name) {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+}

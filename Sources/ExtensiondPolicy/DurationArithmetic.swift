@@ -30,10 +30,11 @@ extension UInt64 {
 }
 
 extension Duration {
-    /// Whole nanoseconds, truncated toward zero and clamped to `Int64`.
+    /// Whole nanoseconds, truncated toward zero and clamped to `Int64`. One 128-bit
+    /// division: `components` costs two and a multiplication, about 190 instructions,
+    /// several times per update.
     var saturatingNanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds.saturatingMultiply(1_000_000_000).saturatingAdd(attoseconds / 1_000_000_000)
+        Int64(clamping: attoseconds / 1_000_000_000)
     }
 
     /// Whole nanoseconds, never negative: how the policies read configured lengths.
