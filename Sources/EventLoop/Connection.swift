@@ -23,12 +23,6 @@ public final class Connection {
     /// Called when everything queued has been written (the peer caught up).
     public var onDrained: (() -> Void)?
 
-    /// Shared read buffer: the loop is single-threaded, one read at a time. Left
-    /// uninitialised, so that only the pages reads have filled are resident: most reads
-    /// (requests, an extension's lines) are a few hundred bytes, and zeroing made all 64 KiB
-    /// resident for the daemon's life.
-    nonisolated(unsafe) private static let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
-
     /// Takes ownership of `fd` (made non-blocking). `onClose` runs once, when the
     /// peer hangs up, on an error, or after ``close()``. A wake-up reads at most
     /// `maxBytesPerWakeup` (a peer whose every byte costs work gets a smaller slice).
@@ -53,6 +47,7 @@ public final class Connection {
     /// Writes what it held (as ``close()``), and cancels the source before the descriptor closes.
     deinit {
         writeHeldBytesBeforeClosing()
+        forgetPeekedBytes()
         source?.cancel()
     }
 
@@ -208,6 +203,7 @@ public final class Connection {
     public func close() {
         guard let source else { return }
         writeHeldBytesBeforeClosing()
+        forgetPeekedBytes()
         source.cancel()
         self.source = nil
         onClose(self)
@@ -248,14 +244,56 @@ public final class Connection {
     /// while more is waiting.
     private static let readsPerWakeup = 4
 
+    /// Read by peeking while the loop runs its callbacks, and taken from the socket only once
+    /// the wake-up's writes are out: for a socket whose peer waits in a blocking `read` for
+    /// the answer. Taking the bytes frees the peer's send buffer, and the kernel wakes the
+    /// peer for it; taken at once, that wake-up for nothing lands in the middle of the work
+    /// (on this machine it often preempts the loop) instead of beside the answer's.
+    public var takesReadBytesAfterWrites = false
+
+    /// Bytes delivered by a peek and still in the socket.
+    private var peekedByteCount = 0
+
+    /// Takes the peeked bytes from the socket: at the end of the loop's wake-up, and before
+    /// any other read (nothing is delivered twice).
+    func takePeekedBytes() {
+        var left = peekedByteCount
+        peekedByteCount = 0
+        while left > 0 {
+            let count: Int
+            do {
+                count = try systemCall("read fd \(fd)") { Glibc.read(fd, loop.readBuffer.baseAddress, left) }
+            } catch {
+                return close()
+            }
+            guard count > 0 else { return close() }
+            left -= count
+        }
+    }
+
+    private func forgetPeekedBytes() {
+        guard peekedByteCount > 0 else { return }
+        peekedByteCount = 0
+        loop.stopTakingPeekedBytes(of: self)
+    }
+
     private func readAvailable(maxReads: Int, maxBytes: Int = .max) {
+        if peekedByteCount > 0 {
+            loop.stopTakingPeekedBytes(of: self)
+            takePeekedBytes()
+        }
         var reads = 0
         var left = maxBytes
         while isOpen, reads < maxReads, left > 0 {
-            let wanted = min(left, Connection.readBuffer.count)
+            let wanted = min(left, loop.readBuffer.count)
+            let peeks = reads == 0 && takesReadBytesAfterWrites && loop.isDispatching
             let count: Int
             do {
-                count = try systemCall("read fd \(fd)") { Glibc.read(fd, Connection.readBuffer.baseAddress, wanted) }
+                count = try systemCall("read fd \(fd)") {
+                    peeks
+                        ? Glibc.recv(fd, loop.readBuffer.baseAddress, wanted, Int32(MSG_PEEK | MSG_DONTWAIT))
+                        : Glibc.read(fd, loop.readBuffer.baseAddress, wanted)
+                }
             } catch  where error.errno == EAGAIN {
                 return
             } catch {
@@ -264,7 +302,16 @@ public final class Connection {
             guard count > 0 else { return close() }
             reads += 1
             left -= count
-            onData(self, UnsafeRawBufferPointer(rebasing: Connection.readBuffer[..<count]))
+            if peeks {
+                peekedByteCount = count
+                loop.takePeekedBytesAfterWrites(of: self)
+                onData(self, UnsafeRawBufferPointer(rebasing: loop.readBuffer[..<count]))
+                guard count == wanted, isOpen else { return }
+                loop.stopTakingPeekedBytes(of: self)
+                takePeekedBytes()
+                continue
+            }
+            onData(self, UnsafeRawBufferPointer(rebasing: loop.readBuffer[..<count]))
             if count < wanted { return }
         }
     }

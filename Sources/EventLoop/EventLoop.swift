@@ -45,7 +45,15 @@ public final class EventLoop {
     /// The connections holding bytes, in the order of their first send of the iteration;
     /// unretained: a connection leaves the list when it writes, closes or is freed.
     private var holdingConnections: [Unmanaged<Connection>] = []
+    /// Connections whose callbacks were given peeked bytes this wake-up.
+    private var peekingConnections: [Unmanaged<Connection>] = []
     private let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: EventLoop.batchSize)
+    /// What its connections read goes here, one read at a time (a read's bytes are handed
+    /// to a callback, which copies what it keeps). One per loop: loops on other threads
+    /// (tests run many at once) must not share it. Left uninitialised, so that only the
+    /// pages reads have filled are resident: most reads (requests, an extension's lines) are
+    /// a few hundred bytes, and zeroing made all 64 KiB resident for the daemon's life.
+    let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
 
     private static let batchSize = 64
     private static let timerToken: UInt64 = 0
@@ -68,6 +76,7 @@ public final class EventLoop {
 
     deinit {
         events.deallocate()
+        readBuffer.deallocate()
     }
 
     /// Traps (in debug builds; free in release builds) unless called on the loop's thread.
@@ -111,6 +120,25 @@ public final class EventLoop {
         dispatchBatch(count: Int(count), highPriority: false)
         isDispatching = false
         writeHeldBytes()
+        takePeekedBytes()
+    }
+
+    /// Takes from each socket the bytes its callbacks were given by a peek.
+    private func takePeekedBytes() {
+        while let connection = peekingConnections.popLast() {
+            connection.takeUnretainedValue().takePeekedBytes()
+        }
+    }
+
+    /// Puts `connection` in the list whose peeked bytes are taken after the held writes.
+    func takePeekedBytesAfterWrites(of connection: Connection) {
+        peekingConnections.append(.passUnretained(connection))
+    }
+
+    /// Takes `connection` out of that list (it took its bytes, closed or is being freed).
+    func stopTakingPeekedBytes(of connection: Connection) {
+        let unmanaged = Unmanaged.passUnretained(connection).toOpaque()
+        peekingConnections.removeAll { $0.toOpaque() == unmanaged }
     }
 
     /// Writes what each connection held, one `send` each, in the order they began holding.

@@ -42,6 +42,9 @@ package final class ExtensionChannel {
         // An update or terminate starts the extension's work: held, it would wait for
         // the rest of the wake-up (a pull's answer) for nothing.
         connection?.writesAtOnce = true
+        // The extension waits for its next message in a blocking read, which taking its
+        // result would wake for nothing before the result's push is out.
+        connection?.takesReadBytesAfterWrites = true
     }
 
     var isOpen: Bool { connection != nil }
