@@ -290,41 +290,39 @@ package final class ProcessSupervisor {
     func killEverything(of run: ProcessRun, process: SupervisedProcess, mainReaped: Bool) -> MonotonicInstant {
         // Nothing to walk for a run that cannot leave its group: the main process is
         // signalled before any file is read (under pressure those reads can wait).
-        guard run.process.mayLeaveItsGroup else {
-            if !mainReaped { _ = try? run.process.descriptor.send(signal: SIGKILL) }
-            let signalled = MonotonicInstant.current()
-            killGroup(of: run, process: process)
-            return signalled
-        }
-        let members = Set((try? run.group.processes()) ?? [])
-        let roots = mainReaped ? members : members.union([run.pid])
-        // Walking /proc costs about a millisecond on the pressure path: only for runs that can leave.
-        var escaped = run.process.mayLeaveItsGroup ? ProcessTree.descendants(of: roots).subtracting(members) : []
-        if !mainReaped, !members.contains(run.pid), ProcessTree.entry(of: run.pid)?.isRunning == true { escaped.insert(run.pid) }
-
-        // Pidfds first, while the parent links still hold: once the main process dies its
-        // children are reparented, and a pid checked later could be a new process's.
-        let family = roots.union(escaped)
-        let outsiders = escaped.subtracting([run.pid]).sorted().compactMap { pid -> ProcessDescriptor? in
-            guard let descriptor = try? ProcessDescriptor.open(pid: pid),
-                let parent = ProcessTree.entry(of: pid)?.parent, family.contains(parent)
-            else { return nil }
-            return descriptor
-        }
-
+        let strays = run.process.mayLeaveItsGroup ? strays(of: run, mainReaped: mainReaped) : (pids: [], descriptors: [])
         if !mainReaped { _ = try? run.process.descriptor.send(signal: SIGKILL) }
         let signalled = MonotonicInstant.current()
         killGroup(of: run, process: process)
-        for descriptor in outsiders {
+        for descriptor in strays.descriptors {
             _ = try? descriptor.send(signal: SIGKILL)
         }
-        if !escaped.isEmpty {
-            let pids = escaped.sorted().map { $0 == run.pid ? "\($0) (the main process)" : "\($0)" }.joined(separator: ", ")
+        if !strays.pids.isEmpty {
+            let pids = strays.pids.sorted().map { $0 == run.pid ? "\($0) (the main process)" : "\($0)" }.joined(separator: ", ")
             events.record(
                 .kill, process.name, reason: (run.stopReason ?? .exited).rawValue,
                 "pid \(pids) had left \(run.group): killed through pidfd")
         }
         return signalled
+    }
+
+    /// The run's processes outside its group (the main process among them when it left),
+    /// and pidfds of those but the main process that still descend from the run. Taken
+    /// before any signal, while the parent links hold: once the main process dies its
+    /// children are reparented, and a pid checked later could be a new process's.
+    private func strays(of run: ProcessRun, mainReaped: Bool) -> (pids: Set<pid_t>, descriptors: [ProcessDescriptor]) {
+        let members = Set((try? run.group.processes()) ?? [])
+        let roots = mainReaped ? members : members.union([run.pid])
+        var escaped = ProcessTree.descendants(of: roots).subtracting(members)
+        if !mainReaped, !members.contains(run.pid), ProcessTree.entry(of: run.pid)?.isRunning == true { escaped.insert(run.pid) }
+        let family = roots.union(escaped)
+        let descriptors = escaped.subtracting([run.pid]).sorted().compactMap { pid -> ProcessDescriptor? in
+            guard let descriptor = try? ProcessDescriptor.open(pid: pid),
+                let parent = ProcessTree.entry(of: pid)?.parent, family.contains(parent)
+            else { return nil }
+            return descriptor
+        }
+        return (escaped, descriptors)
     }
 
     private func killGroup(of run: ProcessRun, process: SupervisedProcess) {
