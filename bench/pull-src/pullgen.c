@@ -201,6 +201,9 @@ typedef struct {
     const char *extension;
     uint64_t measure_from, measure_until;
     unsigned long long answers, not_cached, errors, stray_ids;
+    /* Every answer to a pull of ours, the warm-up's and the drain's too: the daemon's work
+       while the generator runs, for counts taken over the whole run (bench/pull --instructions). */
+    unsigned long long all_answers;
     Samples latency;
 } CachedRun;
 
@@ -229,6 +232,7 @@ static int take_answer(CachedRun *run, Connection *connection, char *line, uint6
         return 0;
     }
     connection->outstanding--;
+    run->all_answers++;
     if (received >= run->measure_from && received < run->measure_until) {
         run->answers++;
         if (!strstr(line, "\"result\":\"cached\"")) run->not_cached++;
@@ -310,8 +314,8 @@ static int run_cached(int argc, char **argv) {
     }
 
     double measured = (double)(run.measure_until - run.measure_from) / 1e9;
-    printf("mode=cached connections=%d window=%d seconds=%.2f answers=%llu rate=%.0f", connections, window,
-           measured, run.answers, (double)run.answers / measured);
+    printf("mode=cached connections=%d window=%d seconds=%.2f answers=%llu all_answers=%llu rate=%.0f", connections,
+           window, measured, run.answers, run.all_answers, (double)run.answers / measured);
     print_percentiles("latency", &run.latency);
     printf(" not_cached=%llu errors=%llu stray=%llu", run.not_cached, run.errors, run.stray_ids);
     if (daemon_cpu_from >= 0 && daemon_cpu_until >= 0)
