@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Splits a byte stream into lines: feed it what `read(2)` returned, then take the
 /// complete lines out.
 ///
@@ -69,7 +75,7 @@ public struct LineFramer: Sendable {
     /// The next complete, non-blank line without its newline (and without a trailing
     /// `\r`), or `nil` when no complete line is buffered.
     public mutating func nextLine() throws(ProtocolError) -> ArraySlice<UInt8>? {
-        while let newline = buffer[scanned...].firstIndex(of: UInt8(ascii: "\n")) {
+        while let newline = firstNewline(from: scanned) {
             var line = buffer[start..<newline]
             start = newline + 1
             scanned = start
@@ -93,6 +99,17 @@ public struct LineFramer: Sendable {
         scanned -= start
         unfinishedStart -= start
         start = 0
+    }
+
+    /// The first newline at or after `from`, found by `memchr`: every byte received is
+    /// searched here once, and the generic search compared them one at a time.
+    private func firstNewline(from: Int) -> Int? {
+        buffer.withUnsafeBufferPointer { bytes in
+            guard from < bytes.count, let base = bytes.baseAddress,
+                let found = memchr(base + from, Int32(UInt8(ascii: "\n")), bytes.count - from)
+            else { return nil }
+            return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+        }
     }
 
     private static func isBlank(_ byte: UInt8) -> Bool {
