@@ -16,8 +16,8 @@ public struct EventRecord: Codable, Sendable, Equatable {
         get { killBox?.record }
         set { killBox = newValue.map(KillBox.init) }
     }
-    /// Out of line: the daemon keeps 1,000 events, and a `KillRecord` inline would make
-    /// each about 240 bytes instead of 80 (bench/README.md, "The daemon's memory, again").
+    /// Out of line: the daemon keeps 1,000 events, few of them kills, and a `KillRecord`
+    /// inline would triple each (bench/README.md, "The daemon's memory, again").
     private var killBox: KillBox?
 
     public init(

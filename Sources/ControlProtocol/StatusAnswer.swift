@@ -2,8 +2,8 @@ import JSON
 
 /// The line of a `status` answer, written entry by entry into one buffer: the bytes of
 /// `ControlCodec.answerLine(ControlResponse(status: entries))`, without the tree of
-/// objects the generic encoder builds first (200 entries left about 0.4 MiB of heap
-/// pages behind, and faulted in the encoder's code after an idle second; bench/README.md).
+/// objects the generic encoder builds first, whose heap pages stayed behind
+/// (bench/README.md, "The daemon's memory, again").
 public struct StatusAnswer {
     private var bytes: [UInt8]
     private var isFirst = true

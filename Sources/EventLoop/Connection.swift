@@ -247,8 +247,8 @@ public final class Connection {
     /// Read by peeking while the loop runs its callbacks, and taken from the socket only once
     /// the wake-up's writes are out: for a socket whose peer waits in a blocking `read` for
     /// the answer. Taking the bytes frees the peer's send buffer, and the kernel wakes the
-    /// peer for it; taken at once, that wake-up for nothing lands in the middle of the work
-    /// (on this machine it often preempts the loop) instead of beside the answer's.
+    /// peer for it; taken at once, that wake-up for nothing lands in the middle of the work,
+    /// where it can preempt the loop, instead of beside the answer's.
     public var takesReadBytesAfterWrites = false
 
     /// Bytes delivered by a peek and still in the socket.
@@ -304,12 +304,13 @@ public final class Connection {
             left -= count
             if peeks {
                 peekedByteCount = count
-                loop.takePeekedBytesAfterWrites(of: self)
-                onData(self, UnsafeRawBufferPointer(rebasing: loop.readBuffer[..<count]))
-                guard count == wanted, isOpen else { return }
-                loop.stopTakingPeekedBytes(of: self)
+                guard count == wanted else {
+                    loop.takePeekedBytesAfterWrites(of: self)
+                    return onData(self, UnsafeRawBufferPointer(rebasing: loop.readBuffer[..<count]))
+                }
+                // More waits (a flood): taken now, the same bytes read again into the buffer.
                 takePeekedBytes()
-                continue
+                guard isOpen else { return }
             }
             onData(self, UnsafeRawBufferPointer(rebasing: loop.readBuffer[..<count]))
             if count < wanted { return }

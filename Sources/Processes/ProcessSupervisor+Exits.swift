@@ -67,9 +67,9 @@ extension ProcessSupervisor {
     /// watches dropped and its group removed once empty: all of it for the daemon's stop,
     /// a removal or a host's or app's stop by hand, else its run directories only (v1:
     /// memory), the others being kept for the next run. An extension stopped by hand keeps
-    /// them as it had them before its first launch (``makeKeptGroupAhead(_:)``): its
-    /// relaunch made all five groups, a third more of the loop's time than a first launch
-    /// (bench/README.md, "The launch floor, seventh pass").
+    /// them as it had them before its first launch (``makeKeptGroupAhead(_:)``): else its
+    /// relaunch makes all five groups again (bench/README.md, "The launch floor, seventh
+    /// pass").
     func retire(_ run: ProcessRun, of process: SupervisedProcess, mainReaped: Bool) {
         killEverything(of: run, process: process, mainReaped: mainReaped)
         run.cancelWatches()

@@ -42,9 +42,9 @@ extension Daemon {
     /// Grows the descriptor table to hold every configured process running at once. The
     /// kernel grows it by doubling when a descriptor past its end is opened, and while
     /// another thread or a spawned child shares it, each growth first waits for an RCU
-    /// grace period: three of them, 10–30 ms each, fell inside the first launch of 200
-    /// extensions (bench/README.md, "The launch floor, seventh pass"). At the start no
-    /// other thread exists yet; after a reload that adds processes, one wait at most.
+    /// grace period, which fell inside the first launch of 200 extensions (bench/README.md,
+    /// "The launch floor, seventh pass"). At the start no other thread exists yet; after a
+    /// reload that adds processes, one wait at most.
     static func reserveDescriptorTable(for configuration: Configuration) {
         let processes = configuration.hosts.count + configuration.apps.count + configuration.extensions.count
         var limit = rlimit()
