@@ -38,6 +38,7 @@ extension HostServer {
     /// first (the user turned dark mode on) refreshes what they show now.
     func noteEnvironment(_ environment: RenderEnvironment, of ids: some Sequence<String>) {
         guard !environment.isEmpty else { return }
-        for id in Set(ids) { extensions.environmentChanged(environment, of: id) }
+        // A repeated id changes nothing the second time: no set is made to skip it.
+        for id in ids { extensions.environmentChanged(environment, of: id) }
     }
 }

@@ -193,42 +193,14 @@ extension JSONScanner {
     /// digits (exact as a `Double`, written without an exponent) as it is, any other
     /// through `Double`, as the tree holds it.
     private mutating func canonicalNumber(into output: inout [UInt8]) -> Bool {
-        let start = position
-        _ = skip(UInt8(ascii: "-"))
-        let digitsStart = position
-        if skip(UInt8(ascii: "0")) {
-            if let byte = next, Self.isDigit(byte) { return false }
-        } else {
-            guard skipDigits() else { return false }
-        }
-        var isWhole = position - digitsStart <= 15
-        if skip(UInt8(ascii: ".")) {
-            guard skipDigits() else { return false }
-            isWhole = false
-        }
-        if skip(UInt8(ascii: "e")) || skip(UInt8(ascii: "E")) {
-            _ = skip(UInt8(ascii: "+")) || skip(UInt8(ascii: "-"))
-            guard skipDigits() else { return false }
-            isWhole = false
-        }
-        let text = bytes(from: start)
-        if isWhole {
-            output.append(contentsOf: text)
+        guard let number = numberText() else { return false }
+        if number.isWhole {
+            output.append(contentsOf: number.text)
             return true
         }
-        guard let value = Double(String(decoding: text, as: UTF8.self)), let written = JSONText.number(value) else { return false }
+        guard let value = Double(String(decoding: number.text, as: UTF8.self)), let written = JSONText.number(value) else { return false }
         output.append(contentsOf: written.utf8)
         return true
-    }
-
-    private mutating func skipDigits() -> Bool {
-        let start = position
-        while let byte = next, Self.isDigit(byte) { advance(by: 1) }
-        return position > start
-    }
-
-    private static func isDigit(_ byte: UInt8) -> Bool {
-        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
     }
 }
 

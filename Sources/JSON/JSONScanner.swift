@@ -25,7 +25,12 @@ package struct JSONScanner {
     @inlinable
     package mutating func object(_ member: (_ key: JSONScannedKey, _ scanner: inout JSONScanner) -> Bool) -> Bool {
         guard consume(UInt8(ascii: "{")) else { return false }
-        if consume(UInt8(ascii: "}")) { return true }
+        return consume(UInt8(ascii: "}")) || members(member)
+    }
+
+    /// Reads the rest of an object from its next member on: `"key": value, ... }`.
+    @inlinable
+    package mutating func members(_ member: (_ key: JSONScannedKey, _ scanner: inout JSONScanner) -> Bool) -> Bool {
         repeat {
             guard let key = rawString().map(JSONScannedKey.init(bytes:)), consume(UInt8(ascii: ":")) else { return false }
             skipWhitespace()
@@ -79,6 +84,56 @@ package struct JSONScanner {
             }
         }
         return value
+    }
+
+    /// `true` or `false`.
+    @inlinable
+    package mutating func boolean() -> Bool? {
+        skipWhitespace()
+        if literal("true") { return true }
+        if literal("false") { return false }
+        return nil
+    }
+
+    /// A number as the parser takes it, `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`,
+    /// in place; `isWhole` when it is a whole number of at most 15 digits (exact as a
+    /// `Double`, written without an exponent).
+    package mutating func numberText() -> (text: UnsafeBufferPointer<UInt8>, isWhole: Bool)? {
+        skipWhitespace()
+        let start = position
+        _ = skip(UInt8(ascii: "-"))
+        let digitsStart = position
+        if skip(UInt8(ascii: "0")) {
+            if let byte = next, Self.isDigit(byte) { return nil }
+        } else {
+            guard skipDigits() else { return nil }
+        }
+        var isWhole = position - digitsStart <= 15
+        if skip(UInt8(ascii: ".")) {
+            guard skipDigits() else { return nil }
+            isWhole = false
+        }
+        if skip(UInt8(ascii: "e")) || skip(UInt8(ascii: "E")) {
+            _ = skip(UInt8(ascii: "+")) || skip(UInt8(ascii: "-"))
+            guard skipDigits() else { return nil }
+            isWhole = false
+        }
+        return (bytes(from: start), isWhole)
+    }
+
+    /// A number as a finite `Double`, converted as the parser's tree converts it.
+    package mutating func double() -> Double? {
+        numberText().flatMap { Double(String(decoding: $0.text, as: UTF8.self)) }.flatMap { $0.isFinite ? $0 : nil }
+    }
+
+    private mutating func skipDigits() -> Bool {
+        let start = position
+        while let byte = next, Self.isDigit(byte) { advance(by: 1) }
+        return position > start
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool {
+        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
     }
 
     /// Steps over `null` if it is next.

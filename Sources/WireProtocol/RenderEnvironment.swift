@@ -25,6 +25,24 @@ public struct RenderEnvironment: Hashable, Sendable {
         self.scale = scale
     }
 
+    /// `bytes` as a locale tag: 1 to ``maxLocaleBytes`` ASCII letters, digits, `-` and `_`;
+    /// `nil` for anything else.
+    @inlinable
+    package static func localeTag(_ bytes: some Collection<UInt8>) -> String? {
+        guard (1...maxLocaleBytes).contains(bytes.count), bytes.allSatisfy(isLocaleByte) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    @usableFromInline
+    static func isLocaleByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "-"), UInt8(ascii: "_"):
+            true
+        default: false
+        }
+    }
+
     /// Whether the host said nothing.
     public var isEmpty: Bool { colorScheme == nil && locale == nil && scale == nil }
 
@@ -39,14 +57,7 @@ extension KeyedDecodingContainer {
     /// only, at most ``RenderEnvironment/maxLocaleBytes``; `scale` in ``RenderEnvironment/scales``.
     package func decodeRenderEnvironment(colorScheme: Key, locale: Key, scale: Key) throws -> RenderEnvironment {
         let tag = try decodeBoundedStringIfPresent(forKey: locale, maxBytes: RenderEnvironment.maxLocaleBytes)
-        if let tag,
-            tag.isEmpty
-                || !tag.utf8.allSatisfy({
-                    $0 < 0x80
-                        && ($0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || Character(Unicode.Scalar($0)).isLetter
-                            || Character(Unicode.Scalar($0)).isNumber)
-                })
-        {
+        if let tag, RenderEnvironment.localeTag(tag.utf8) == nil {
             throw DecodingError.dataCorruptedError(forKey: locale, in: self, debugDescription: "not a locale tag (letters, digits, '-')")
         }
         let factor = try decodeIfPresent(Double.self, forKey: scale)
