@@ -14,13 +14,15 @@
  *     of an extension launches it.
  *
  *   pullgen update SOCKET EXTENSION EXTENSION_BINARY COUNT GAP_US [DAEMON_PID]
- *     Update round trips, side by side: alternately one pull through the daemon that
- *     makes it call the extension (the extension must answer `newData` with the
- *     timestamps of bench/pull-src/trivial_ext.c, and its snapshot must be fresh for
- *     less than GAP_US) and one `update` sent straight to a second copy of the
- *     extension over a socketpair, with GAP_US of sleep before each. Reports the round
- *     trip, the time inside the extension, and the difference (the time added outside
- *     it) for both paths, and the daemon's CPU time per update.
+ *     Update round trips, side by side, in turn: a waiting pull (`"wait":true`, answered
+ *     with the update's snapshot) and a plain pull (answered at once with the expired
+ *     snapshot, the update's pushed after) through the daemon, each making it call the
+ *     extension (which must answer `newData` with the timestamps of
+ *     bench/pull-src/trivial_ext.c, its snapshot fresh for less than GAP_US), and one
+ *     `update` sent straight to a second copy of the extension over a socketpair, with
+ *     GAP_US of sleep before each. Reports the round trip, the time inside the
+ *     extension, and the difference (the time added outside it) for each path, and the
+ *     daemon's CPU time per update.
  *
  * Output: `key=value` fields, one line per measurement, for bench/pull to read.
  */
@@ -49,6 +51,9 @@
 static const char pull_format[] =
     "{\"type\":\"pull\",\"id\":%llu,\"extension\":\"%s\",\"mode\":\"compact\","
     "\"maxSize\":{\"width\":320,\"height\":120}}\n";
+static const char waiting_pull_format[] =
+    "{\"type\":\"pull\",\"id\":%llu,\"extension\":\"%s\",\"mode\":\"compact\","
+    "\"maxSize\":{\"width\":320,\"height\":120},\"wait\":true}\n";
 
 static void die(const char *what) {
     fprintf(stderr, "pullgen: %s: %s\n", what, errno ? strerror(errno) : "failed");
@@ -423,7 +428,7 @@ static int run_update(int argc, char **argv) {
     uint64_t received = 0;
     if (!strstr(read_line(&direct, &received), "\"ready\"")) die("the direct extension did not say ready");
 
-    RoundTrips through_daemon = { .name = "daemon" }, straight = { .name = "direct" };
+    RoundTrips waiting = { .name = "waiting" }, revalidating = { .name = "revalidating" }, straight = { .name = "direct" };
     unsigned long long cached = 0, failed = 0, revalidated = 0;
     pid_t daemon_pid = argc > 7 ? (pid_t)atoi(argv[7]) : 0;
     double daemon_cpu_from = -1;
@@ -437,31 +442,33 @@ static int run_update(int argc, char **argv) {
             switches = process_switches(daemon_pid, &voluntary_from, &involuntary_from);
             schedstat = process_schedstat(daemon_pid, &run_from, &wait_from);
         }
-        sleep_us(gap);
-        int length = snprintf(request, sizeof request, pull_format, (unsigned long long)i, extension);
-        uint64_t sent = now_ns();
-        write_all(daemon.fd, request, (size_t)length);
-        char *line;
-        do line = read_line(&daemon, &received); while (!strstr(line, "\"id\":"));  /* skip pushes */
-        if (strstr(line, "\"expired\":true")) {
-            /* Stale-while-revalidate: the expired snapshot is the answer, the update's
-               outcome follows as a push (no id): that push ends the round trip. */
-            revalidated++;
-            do line = read_line(&daemon, &received); while (strstr(line, "\"id\":"));
+        for (int waits = 1; waits >= 0; waits--) {
+            sleep_us(gap);
+            int length = snprintf(request, sizeof request, waits ? waiting_pull_format : pull_format, (unsigned long long)i, extension);
+            uint64_t sent = now_ns();
+            write_all(daemon.fd, request, (size_t)length);
+            char *line;
+            do line = read_line(&daemon, &received); while (!strstr(line, "\"id\":"));  /* skip pushes */
+            if (strstr(line, "\"expired\":true")) {
+                /* Stale-while-revalidate: the expired snapshot is the answer, the update's
+                   outcome follows as a push (no id): that push ends the round trip. */
+                revalidated++;
+                do line = read_line(&daemon, &received); while (strstr(line, "\"id\":"));
+            }
+            if (strstr(line, "\"result\":\"cached\"")) cached++;
+            else if (!strstr(line, "\"result\":\"newData\"")) {
+                fprintf(stderr, "pullgen: unexpected answer: %s\n", line);
+                failed++;
+            } else if (i >= warmup) record(waits ? &waiting : &revalidating, line, sent, received);
         }
-        if (strstr(line, "\"result\":\"cached\"")) cached++;
-        else if (!strstr(line, "\"result\":\"newData\"")) {
-            fprintf(stderr, "pullgen: unexpected answer: %s\n", line);
-            failed++;
-        } else if (i >= warmup) record(&through_daemon, line, sent, received);
 
         sleep_us(gap);
-        length = snprintf(request, sizeof request,
+        int length = snprintf(request, sizeof request,
             "{\"type\":\"update\",\"id\":%ld,\"mode\":\"compact\",\"maxSize\":{\"width\":320,\"height\":120},"
             "\"reason\":\"pull\"}\n", i + 1);
-        sent = now_ns();
+        uint64_t sent = now_ns();
         write_all(direct.fd, request, (size_t)length);
-        line = read_line(&direct, &received);
+        char *line = read_line(&direct, &received);
         if (i >= warmup) record(&straight, line, sent, received);
     }
     double daemon_cpu_until = process_cpu_seconds(daemon_pid);
@@ -471,17 +478,19 @@ static int run_update(int argc, char **argv) {
     close(direct.fd);
     waitpid(child, NULL, 0);
 
-    print_round_trips(&through_daemon);
+    print_round_trips(&waiting);
+    print_round_trips(&revalidating);
     print_round_trips(&straight);
+    double updates = 2.0 * (double)count;
     printf("mode=update_check cached=%llu failed=%llu revalidated=%llu", cached, failed, revalidated);
     if (daemon_cpu_from >= 0 && daemon_cpu_until >= 0)
-        printf(" daemon_cpu_us_per_update=%.1f", (daemon_cpu_until - daemon_cpu_from) * 1e6 / (double)count);
+        printf(" daemon_cpu_us_per_update=%.1f", (daemon_cpu_until - daemon_cpu_from) * 1e6 / updates);
     if (schedstat)
         printf(" daemon_run_us_per_update=%.1f daemon_wait_us_per_update=%.1f",
-               (double)(run_until - run_from) / 1e3 / (double)count, (double)(wait_until - wait_from) / 1e3 / (double)count);
+               (double)(run_until - run_from) / 1e3 / updates, (double)(wait_until - wait_from) / 1e3 / updates);
     if (switches)
         printf(" daemon_voluntary_switches_per_update=%.2f daemon_involuntary_switches_per_update=%.2f",
-               (double)(voluntary_until - voluntary_from) / (double)count, (double)(involuntary_until - involuntary_from) / (double)count);
+               (double)(voluntary_until - voluntary_from) / updates, (double)(involuntary_until - involuntary_from) / updates);
     printf("\n");
     return failed ? 1 : 0;
 }
