@@ -53,20 +53,11 @@ extension JSONScanner {
             case "type" where !isPull:
                 isPull = scanner.rawString().map { "pull" ~= JSONScannedKey(bytes: $0) } ?? false
                 return isPull
-            case "id" where id == nil:
-                id = scanner.requestID()
-                return id != nil
-            case "extension" where extensionID == nil:
-                extensionID = scanner.plainString()
-                return extensionID != nil
-            case "mode" where mode == nil:
-                mode = scanner.rawString().flatMap { DisplayMode(written: JSONScannedKey(bytes: $0)) }
-                return mode != nil
-            case "maxSize" where maxSize == nil:
-                maxSize = scanner.size()
-                return maxSize != nil
-            default:
-                return optional.read(key, &scanner)
+            case "id": return once(&id) { scanner.requestID() }
+            case "extension": return once(&extensionID) { scanner.plainString() }
+            case "mode": return once(&mode) { scanner.rawString().flatMap { DisplayMode(written: JSONScannedKey(bytes: $0)) } }
+            case "maxSize": return once(&maxSize) { scanner.size() }
+            default: return optional.read(key, &scanner)
             }
         }
         guard complete, isAtEnd(), isPull, let id, let extensionID, let mode, let maxSize else { return nil }
@@ -83,26 +74,13 @@ private struct OptionalPullFields {
     /// cannot take.
     mutating func read(_ key: JSONScannedKey, _ scanner: inout JSONScanner) -> Bool {
         switch key {
-        case "wait" where wait == nil:
-            wait = scanner.boolean()
-            return wait != nil
-        case "instance" where instance == nil:
-            instance = scanner.identifier()
-            return instance != nil
-        case "place" where place == nil:
-            place = scanner.identifier()
-            return place != nil
-        case "colorScheme" where colorScheme == nil:
-            colorScheme = scanner.rawString().flatMap { ColorScheme(written: JSONScannedKey(bytes: $0)) }
-            return colorScheme != nil
-        case "locale" where locale == nil:
-            locale = scanner.rawString().flatMap(RenderEnvironment.localeTag(_:))
-            return locale != nil
-        case "scale" where scale == nil:
-            scale = scanner.double().flatMap { RenderEnvironment.scales.contains($0) ? $0 : nil }
-            return scale != nil
-        default:
-            return false
+        case "wait": once(&wait) { scanner.boolean() }
+        case "instance": once(&instance) { scanner.identifier() }
+        case "place": once(&place) { scanner.identifier() }
+        case "colorScheme": once(&colorScheme) { scanner.rawString().flatMap { ColorScheme(written: JSONScannedKey(bytes: $0)) } }
+        case "locale": once(&locale) { scanner.rawString().flatMap(RenderEnvironment.localeTag(_:)) }
+        case "scale": once(&scale) { scanner.double().flatMap { RenderEnvironment.scales.contains($0) ? $0 : nil } }
+        default: false
         }
     }
 
@@ -111,6 +89,14 @@ private struct OptionalPullFields {
             id: id, extensionID: extensionID, mode: mode, maxSize: maxSize, wait: wait, instance: instance, place: place,
             environment: RenderEnvironment(colorScheme: colorScheme, locale: locale, scale: scale))
     }
+}
+
+/// Reads a field's value into `slot`: `false` when the field came before (a repeated key
+/// declines the line) or its value cannot be taken.
+private func once<Value>(_ slot: inout Value?, _ read: () -> Value?) -> Bool {
+    guard slot == nil, let value = read() else { return false }
+    slot = value
+    return true
 }
 
 extension JSONScanner {
