@@ -56,6 +56,9 @@ final class Peer {
                 read()
                 guard wait(for: POLLOUT, timeout: timeout) else { return false }
             } else {
+                // The daemon may have answered what it had and closed before the rest was
+                // sent (a line feed mutated into a request's first bytes): read that answer.
+                read()
                 close()
                 return false
             }
