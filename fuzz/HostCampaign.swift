@@ -62,9 +62,16 @@ extension Campaigns {
             // Sometimes an instance, of a few names or of ever new ones (past the limit of 64).
             if mutator.chance(0.3) {
                 members.append(("instance", .string(mutator.chance(0.5) ? "city\(mutator.int(0...3))" : "i\(id)")))
-                members.append(("params", .object([("city", .string("x\(mutator.int(0...9))"))])))
+                if mutator.chance(0.5) { members.append(("params", .object([("city", .string("x\(mutator.int(0...9))"))]))) }
             }
             if mutator.chance(0.2) { members.append(("place", .string(mutator.pick(["fuzz", "nowhere"])))) }
+            // What the Today view adds, and a waiting pull: the fast path's optional fields.
+            if mutator.chance(0.2) { members.append(("wait", .bool(mutator.chance(0.5)))) }
+            if mutator.chance(0.3) {
+                members.append(("colorScheme", .string(mutator.pick(["light", "dark", "dim"]))))
+                members.append(("locale", .string(mutator.pick(["en-GB", "zh_CN", "e n", ""]))))
+                members.append(("scale", .number(mutator.pick(["1", "2.625", "0.25", "16", "16.5", "0", "1e400"]))))
+            }
             return .object(members)
         case 3: return .object([("type", .string("subscribe")), ("id", .int(id)), ("extensions", .array([.string("fuzz.echo")]))])
         case 6:
