@@ -98,7 +98,7 @@ package struct JSONScanner {
     /// A number as the parser takes it, `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`,
     /// in place; `isWhole` when it is a whole number of at most 15 digits (exact as a
     /// `Double`, written without an exponent).
-    package mutating func numberText() -> (text: UnsafeBufferPointer<UInt8>, isWhole: Bool)? {
+    mutating func numberText() -> (text: UnsafeBufferPointer<UInt8>, isWhole: Bool)? {
         skipWhitespace()
         let start = position
         _ = skip(UInt8(ascii: "-"))
