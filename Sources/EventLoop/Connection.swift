@@ -257,17 +257,19 @@ public final class Connection {
     /// Takes the peeked bytes from the socket: at the end of the loop's wake-up, and before
     /// any other read (nothing is delivered twice).
     func takePeekedBytes() {
-        var left = peekedByteCount
+        let peeked = peekedByteCount
         peekedByteCount = 0
-        while left > 0 {
+        // Into the buffer where the peek put them: a flood's callback reads them from there.
+        var taken = 0
+        while taken < peeked {
             let count: Int
             do {
-                count = try systemCall("read fd \(fd)") { Glibc.read(fd, loop.readBuffer.baseAddress, left) }
+                count = try systemCall("read fd \(fd)") { Glibc.read(fd, loop.readBuffer.baseAddress! + taken, peeked - taken) }
             } catch {
                 return close()
             }
             guard count > 0 else { return close() }
-            left -= count
+            taken += count
         }
     }
 
