@@ -75,22 +75,27 @@ public final class Connection {
     /// wakes, and a burst of answers costs one `send`. Outside the callbacks it is written
     /// at once, and so is it with `atOnce` (after what this connection held): for the
     /// answer a peer has been waiting for, which the rest of the callbacks' work would
-    /// only delay. Bytes keep their order; ``close()`` writes what was held first.
+    /// only delay; once the kernel has taken all of it, the loop lets that peer run first
+    /// (``EventLoop/yieldToAnsweredPeer()``). Bytes keep their order; ``close()`` writes
+    /// what was held first.
     public func send(_ bytes: some Collection<UInt8>, atOnce: Bool = false) {
         loop.assertInEventLoop()
         guard isOpen else { return }
-        let atOnce = atOnce || writesAtOnce
-        if queuedByteCount == 0 && (atOnce || !loop.isDispatching) {
+        let writesNow = atOnce || writesAtOnce
+        if queuedByteCount == 0 && (writesNow || !loop.isDispatching) {
             // Written straight away; only what the kernel refused is queued.
             let written = bytes.withContiguousStorageIfAvailable { write($0) } ?? Array(bytes).withUnsafeBufferPointer { write($0) }
             guard let written else { return close() }
-            if written == bytes.count { return }
+            if written == bytes.count { return atOnce ? loop.yieldToAnsweredPeer() : () }
             outbox.append(contentsOf: bytes.dropFirst(written))
         } else {
             // A copy from contiguous storage, not element by element (the send is generic).
             if bytes.withContiguousStorageIfAvailable({ outbox.append(contentsOf: $0) }) == nil { outbox.append(contentsOf: bytes) }
             if !isAwaitingWritable {
-                return atOnce || queuedByteCount >= Self.compactionBytes ? writeQueued() : holdUntilTheCallbacksEnd()
+                guard writesNow || queuedByteCount >= Self.compactionBytes else { return holdUntilTheCallbacksEnd() }
+                writeQueued()
+                if atOnce && isOpen && queuedByteCount == 0 { loop.yieldToAnsweredPeer() }
+                return
             }
         }
         if queuedByteCount > maxQueued { return close() }

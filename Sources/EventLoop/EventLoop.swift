@@ -47,6 +47,10 @@ public final class EventLoop {
     private var holdingConnections: [Unmanaged<Connection>] = []
     /// Connections whose callbacks were given peeked bytes this wake-up.
     private var peekingConnections: [Unmanaged<Connection>] = []
+    /// Whether this wake-up has yielded its CPU to a peer it answered.
+    private var hasYieldedToAnsweredPeer = false
+    /// The `sched_yield` calls made for answered peers, one per wake-up at most.
+    package private(set) var yieldsToAnsweredPeers = 0
     private let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: EventLoop.batchSize)
     /// What its connections read goes here, one read at a time (a read's bytes are handed
     /// to a callback, which copies what it keeps). One per loop: loops on other threads
@@ -115,12 +119,25 @@ public final class EventLoop {
         let now = MonotonicInstant.current().microseconds
         cachedNow = now
         isDispatching = true
+        hasYieldedToAnsweredPeer = false
         fireTimers(dueBy: now)
         dispatchBatch(count: Int(count), highPriority: true)
         dispatchBatch(count: Int(count), highPriority: false)
         isDispatching = false
         writeHeldBytes()
         takePeekedBytes()
+    }
+
+    /// A callback has just written a peer the answer it waited for: the loop lets the peer
+    /// run before the rest of the wake-up, once per wake-up. The kernel wakes a socket's
+    /// reader on the writer's CPU as if the writer slept next (or, when that CPU is the only
+    /// one awake, by choice); the loop has bookkeeping left, and the peer would wait for all
+    /// of it. With nothing else runnable on this CPU, `sched_yield` returns at once.
+    func yieldToAnsweredPeer() {
+        guard isDispatching, !hasYieldedToAnsweredPeer else { return }
+        hasYieldedToAnsweredPeer = true
+        yieldsToAnsweredPeers += 1
+        sched_yield()
     }
 
     /// Takes from each socket the bytes its callbacks were given by a peek.
