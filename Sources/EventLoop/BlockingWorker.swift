@@ -16,9 +16,13 @@ public final class BlockingWorker {
     /// Completions of the jobs given and not yet completed, by job.
     private var completions: [UInt64: (any Sendable) -> Void] = [:]
 
-    public init(loop: EventLoop) throws(SystemError) {
+    /// With `keepsLoopPriority` the thread runs at the nice value of the loop's thread when
+    /// it starts, which `SCHED_RESET_ON_FORK` (the daemon's, so that what it launches runs at
+    /// nice 0) would otherwise reset to 0: for work on the kill path, which must not queue
+    /// behind the processes it frees memory for.
+    public init(loop: EventLoop, keepsLoopPriority: Bool = false) throws(SystemError) {
         self.loop = loop
-        shared = Shared(wakeup: try FileDescriptor("eventfd") { ext_eventfd() })
+        shared = Shared(wakeup: try FileDescriptor("eventfd") { ext_eventfd() }, keepsStarterPriority: keepsLoopPriority)
         source = try loop.addIO(fd: shared.wakeup.rawValue, events: .readable) { [unowned self] _ in completeFinished() }
     }
 
@@ -67,14 +71,19 @@ public final class BlockingWorker {
         }
 
         let wakeup: FileDescriptor
+        private let keepsStarterPriority: Bool
+        /// The nice value of the thread that started this one, when it is to be kept; set
+        /// before the thread is created.
+        private var starterNice: Int32?
         private let queues = Mutex(Queues())
         private let jobsWaiting = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
         private var thread = pthread_t()
         /// A job writes a few files: a small stack is plenty.
         private static let stackBytes = 256 << 10
 
-        init(wakeup: consuming FileDescriptor) {
+        init(wakeup: consuming FileDescriptor, keepsStarterPriority: Bool) {
             self.wakeup = wakeup
+            self.keepsStarterPriority = keepsStarterPriority
             sem_init(jobsWaiting, 0, 0)
         }
 
@@ -86,6 +95,7 @@ public final class BlockingWorker {
         /// Starts the thread with every signal blocked: the loop reads them from its
         /// signalfd, which only sees a signal no other thread takes.
         func start() {
+            if keepsStarterPriority { starterNice = Self.threadNice() }
             var all = sigset_t()
             var previous = sigset_t()
             sigfillset(&all)
@@ -123,7 +133,15 @@ public final class BlockingWorker {
             }
         }
 
+        /// The calling thread's nice value (Linux keeps one per thread).
+        static func threadNice() -> Int32 { getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) }
+
         private func serve() {
+            // A negative value needs CAP_SYS_NICE, which a daemon that took one has; without
+            // it the thread keeps nice 0.
+            if let starterNice, Self.threadNice() != starterNice {
+                _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, starterNice)
+            }
             while true {
                 while sem_wait(jobsWaiting) != 0 && errno == EINTR {}
                 let next = queues.withLock { queues in

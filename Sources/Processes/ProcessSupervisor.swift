@@ -42,7 +42,8 @@ package final class ProcessSupervisor {
     private let givenUp: GivenUpRuns
     /// Groups of ended runs, removed once empty.
     package let removals: GroupRemovals
-    /// Runs `process_mrelease` off the loop (`nil`: no thread could be had; on the loop then).
+    /// Runs `process_mrelease` off the loop, at the loop's nice, as lmkd's reaper runs at
+    /// lmkd's (`nil`: no thread could be had; on the loop then).
     let releases: BlockingWorker?
     /// Launches waiting for a volume of their process to be made and mounted beside the
     /// loop, by process, with the run's extra arguments.
@@ -70,7 +71,7 @@ package final class ProcessSupervisor {
         self.isolation = isolation
         givenUp = GivenUpRuns(loop: loop, events: events)
         removals = GroupRemovals(loop: loop, events: events)
-        releases = try? BlockingWorker(loop: loop)
+        releases = try? BlockingWorker(loop: loop, keepsLoopPriority: true)
         spawner = try? BlockingWorker(loop: loop)
         var environment = Self.inheritedEnvironment()
         environment[ExtensionEnvironment.hostSocketVariable] = hostSocket
