@@ -61,6 +61,11 @@ int ext_eventfd(void)
     return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 }
 
+pid_t ext_gettid(void)
+{
+    return (pid_t)syscall(SYS_gettid);
+}
+
 int ext_pipe_cloexec(int ends[2])
 {
     return pipe2(ends, O_CLOEXEC);

@@ -16,14 +16,21 @@ public final class BlockingWorker {
     /// Completions of the jobs given and not yet completed, by job.
     private var completions: [UInt64: (any Sendable) -> Void] = [:]
 
-    /// With `keepsLoopPriority` the thread runs at the nice value of the loop's thread when
-    /// it starts, which `SCHED_RESET_ON_FORK` (the daemon's, so that what it launches runs at
-    /// nice 0) would otherwise reset to 0: for work on the kill path, which must not queue
-    /// behind the processes it frees memory for.
+    /// With `keepsLoopPriority`, for work on the kill path that must not queue behind the
+    /// processes it frees memory for, the thread keeps the loop thread's nice, which
+    /// `SCHED_RESET_ON_FORK` (the daemon's, so that what it launches runs at nice 0) would
+    /// reset to 0: it starts at once, so that one made before the daemon sets that flag
+    /// inherits the loop's nice (which needs no privilege), and before each job it takes the
+    /// loop thread's nice as it is then (which needs CAP_SYS_NICE to go lower). Made on the
+    /// loop's thread.
     public init(loop: EventLoop, keepsLoopPriority: Bool = false) throws(SystemError) {
         self.loop = loop
-        shared = Shared(wakeup: try FileDescriptor("eventfd") { ext_eventfd() }, keepsStarterPriority: keepsLoopPriority)
+        shared = Shared(wakeup: try FileDescriptor("eventfd") { ext_eventfd() }, loopThread: keepsLoopPriority ? ext_gettid() : nil)
         source = try loop.addIO(fd: shared.wakeup.rawValue, events: .readable) { [unowned self] _ in completeFinished() }
+        if keepsLoopPriority {
+            started = true
+            shared.start()
+        }
     }
 
     deinit {
@@ -71,19 +78,17 @@ public final class BlockingWorker {
         }
 
         let wakeup: FileDescriptor
-        private let keepsStarterPriority: Bool
-        /// The nice value of the thread that started this one, when it is to be kept; set
-        /// before the thread is created.
-        private var starterNice: Int32?
+        /// The loop's thread, whose nice this one keeps (`nil`: its own).
+        private let loopThread: pid_t?
         private let queues = Mutex(Queues())
         private let jobsWaiting = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
         private var thread = pthread_t()
         /// A job writes a few files: a small stack is plenty.
         private static let stackBytes = 256 << 10
 
-        init(wakeup: consuming FileDescriptor, keepsStarterPriority: Bool) {
+        init(wakeup: consuming FileDescriptor, loopThread: pid_t?) {
             self.wakeup = wakeup
-            self.keepsStarterPriority = keepsStarterPriority
+            self.loopThread = loopThread
             sem_init(jobsWaiting, 0, 0)
         }
 
@@ -95,7 +100,6 @@ public final class BlockingWorker {
         /// Starts the thread with every signal blocked: the loop reads them from its
         /// signalfd, which only sees a signal no other thread takes.
         func start() {
-            if keepsStarterPriority { starterNice = Self.threadNice() }
             var all = sigset_t()
             var previous = sigset_t()
             sigfillset(&all)
@@ -133,21 +137,25 @@ public final class BlockingWorker {
             }
         }
 
-        /// The calling thread's nice value (Linux keeps one per thread).
-        static func threadNice() -> Int32 { getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) }
+        /// Takes the loop thread's nice, when this thread keeps it and it differs. Refused
+        /// without CAP_SYS_NICE when lower: the thread keeps what it has.
+        private func followLoopPriority() {
+            guard let loopThread else { return }
+            let which = __priority_which_t(PRIO_PROCESS.rawValue)
+            errno = 0
+            let loopNice = getpriority(which, id_t(loopThread))
+            guard errno == 0, loopNice != getpriority(which, 0) else { return }
+            _ = setpriority(which, 0, loopNice)
+        }
 
         private func serve() {
-            // A negative value needs CAP_SYS_NICE, which a daemon that took one has; without
-            // it the thread keeps nice 0.
-            if let starterNice, Self.threadNice() != starterNice {
-                _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, starterNice)
-            }
             while true {
                 while sem_wait(jobsWaiting) != 0 && errno == EINTR {}
                 let next = queues.withLock { queues in
                     queues.waiting.isEmpty ? nil : queues.waiting.removeFirst()
                 }
                 guard let job = next else { return }  // stopping, nothing left
+                followLoopPriority()
                 let result = job.work()
                 queues.withLock { $0.finished.append((job.id, result)) }
                 var one: UInt64 = 1

@@ -63,15 +63,19 @@ package final class ProcessSupervisor {
     /// Called when a launch that waited for its volumes failed (its caller had returned).
     package var onDeferredLaunchFailed: ((SupervisedProcess, LaunchError) -> Void)?
 
-    /// `hostSocket` is passed to hosts and apps as `EXTENSIOND_HOST_SOCKET`.
-    package init(loop: EventLoop, tree: CgroupTree, events: EventLog, isolation: Isolation, hostSocket: String) {
+    /// `hostSocket` is passed to hosts and apps as `EXTENSIOND_HOST_SOCKET`; `releases` runs
+    /// `process_mrelease` (made with `keepsLoopPriority`, before the daemon sets its
+    /// scheduling: see ``BlockingWorker/init(loop:keepsLoopPriority:)``).
+    package init(
+        loop: EventLoop, tree: CgroupTree, events: EventLog, isolation: Isolation, hostSocket: String, releases: BlockingWorker?
+    ) {
         self.loop = loop
         self.tree = tree
         self.events = events
         self.isolation = isolation
         givenUp = GivenUpRuns(loop: loop, events: events)
         removals = GroupRemovals(loop: loop, events: events)
-        releases = try? BlockingWorker(loop: loop, keepsLoopPriority: true)
+        self.releases = releases
         spawner = try? BlockingWorker(loop: loop)
         var environment = Self.inheritedEnvironment()
         environment[ExtensionEnvironment.hostSocketVariable] = hostSocket

@@ -75,13 +75,20 @@ public final class Daemon: ControlledDaemon {
     ) throws(SupervisorError) {
         Self.raiseFileLimit()
         Self.reserveDescriptorTable(for: configuration)
+        do {
+            loop = try EventLoop()
+        } catch {
+            throw .system(error)
+        }
+        // Its thread starts before reset-on-fork is set, and so keeps the nice the daemon
+        // was started with (the unit's Nice=-10, which the daemon could not take itself).
+        let releases = try? BlockingWorker(loop: loop, keepsLoopPriority: true)
         Self.raiseSchedulingPriority(logger: logger)
         let settings = configuration.supervisor
         let diskWork: BlockingWorker
         let stateFiles: DurableFiles
         let store: ExtensionStore
         do {
-            loop = try EventLoop()
             diskWork = try BlockingWorker(loop: loop)
             // Its own thread: the daemon's files never wait behind the tenants' defaults.
             stateFiles = DurableFiles(work: try BlockingWorker(loop: loop))
@@ -118,7 +125,7 @@ public final class Daemon: ControlledDaemon {
         self.stateFiles = stateFiles
         supervisor = ProcessSupervisor(
             loop: loop, tree: cgroups.tree, events: events, isolation: isolation,
-            hostSocket: settings.runtimeDirectory + "/host.sock")
+            hostSocket: settings.runtimeDirectory + "/host.sock", releases: releases)
         let processes = SupervisedExtensions(supervisor: supervisor, registry: registry)
         extensions = ExtensionCoordinator(clock: loop, processes: processes, events: events, store: store, groups: isolation.groups)
         pressure = MemoryPressure(

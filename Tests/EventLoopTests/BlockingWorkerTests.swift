@@ -67,13 +67,16 @@ import Testing
 
     /// Under the daemon's `SCHED_RESET_ON_FORK` a new thread starts at nice 0: a worker that
     /// keeps the loop's priority (the one that calls `process_mrelease`) takes the loop
-    /// thread's nice back, and any other keeps 0. Read back from the kernel for each thread.
-    /// A negative nice needs CAP_SYS_NICE (CI runs as root).
+    /// thread's nice before its job, even one set after the worker started, and any other
+    /// keeps 0. Read back from the kernel for each thread. A negative nice needs
+    /// CAP_SYS_NICE (CI runs as root).
     @Test(.enabled(if: geteuid() == 0, "a negative nice needs CAP_SYS_NICE"))
     func aWorkerThatKeepsTheLoopsPriorityRunsAtTheLoopsNice() throws {
         let which = __priority_which_t(PRIO_PROCESS.rawValue)
         let (nice, policy) = (getpriority(which, 0), sched_getscheduler(0))
         var parameters = sched_param(sched_priority: 0)
+        let loop = try EventLoop()
+        let keeping = try BlockingWorker(loop: loop, keepsLoopPriority: true)
         let resetOnFork: Int32 = 0x4000_0000
         #expect(sched_setscheduler(0, SCHED_OTHER | resetOnFork, &parameters) == 0)
         #expect(setpriority(which, 0, -5) == 0)
@@ -81,8 +84,6 @@ import Testing
             _ = setpriority(which, 0, nice)
             _ = sched_setscheduler(0, policy, &parameters)
         }
-        let loop = try EventLoop()
-        let keeping = try BlockingWorker(loop: loop, keepsLoopPriority: true)
         let plain = try BlockingWorker(loop: loop)
         var nices: [Int32] = []
         for worker in [keeping, plain] {

@@ -132,6 +132,8 @@ int ext_pidfd_send_signal(int pidfd, int signal);
 int ext_process_mrelease(int pidfd);
 /* A non-blocking, close-on-exec eventfd with counter 0 (cgroup v1 notifications, the blocking worker). */
 int ext_eventfd(void);
+/* The calling thread's id (Linux keeps a nice value per thread). */
+pid_t ext_gettid(void);
 
 /* A pipe whose ends are close-on-exec from the start (pipe2 is not imported into Swift):
  * another thread may spawn a process between pipe and fcntl. */

@@ -183,6 +183,10 @@ for pid in $host_pids; do
     expect "host process $pid is spawned at oom_score_adj 0, not the daemon's" "$(cat /proc/"$pid"/oom_score_adj 2>&1)" 0
 done
 expect "the daemon's nice (Nice=)" "$(ps -o ni= -p "$main_pid" | tr -d ' ')" -10
+# The reaper thread (process_mrelease after a kill) starts before the daemon sets
+# SCHED_RESET_ON_FORK and keeps the unit's nice with the loop; its other threads run at 0.
+expect "the daemon's threads at nice -10: the loop and the reaper" \
+    "$(ps -L -o ni= -p "$main_pid" | tr -d ' ' | grep -cx -- -10)" 2
 for pid in $host_pids; do
     expect "host process $pid runs at nice 0 (SCHED_RESET_ON_FORK), not the daemon's" "$(ps -o ni= -p "$pid" | tr -d ' ')" 0
 done
