@@ -12,6 +12,10 @@ package final class ControlServer {
     private var sessions: [Int32: ControlSession] = [:]
     private let handler: (ControlRequest, ControlSession) -> Void
     private let path: String
+    /// Set by ``stopAccepting()``: only requests in ``runsWhileStopping(_:)`` are run.
+    private var isStopping = false
+    private var whenDrained: (() -> Void)?
+    private var drainTimer: EventSource?
     /// Who may run what; replaced on reload.
     private(set) var access: ControlAccess
     /// Called with each refused request and why (an event).
@@ -45,10 +49,46 @@ package final class ControlServer {
 
     /// Stops accepting, ends every session and removes the socket file.
     package func close() {
-        listener?.close()
-        listener = nil
+        stopAccepting()
+        drainTimer = nil
         for session in sessions.values { session.connection?.close() }
         sessions.removeAll()
+    }
+
+    /// The daemon stops: no more connections are accepted (under socket activation they
+    /// wait in the backlog for the next daemon), and a request that would start or change
+    /// anything is refused. Sessions already accepted are still answered.
+    package func stopAccepting() {
+        listener?.close()
+        listener = nil
+        isStopping = true
+    }
+
+    /// How long the last step of a stop waits for a client that was accepted but has not
+    /// sent its request yet.
+    static let stopWaitBound = Duration.seconds(1)
+
+    /// Closes every session once none is still to send its request (at most
+    /// ``stopWaitBound`` from now), then calls `done`: a client the daemon accepted just
+    /// before the stop is answered, not dropped.
+    package func closeOnceRequestsAreIn(then done: @escaping () -> Void) {
+        stopAccepting()
+        whenDrained = done
+        drainTimer = loop.addTimer(after: Self.stopWaitBound, accuracy: .milliseconds(10)) { [unowned self] in self.finishDraining() }
+        settleIfDrained()
+    }
+
+    private func settleIfDrained() {
+        guard whenDrained != nil, sessions.values.allSatisfy(\.requestReceived) else { return }
+        // After the callbacks that answered: a reply written there is flushed by close().
+        drainTimer = loop.addTimer(after: .zero) { [unowned self] in self.finishDraining() }
+    }
+
+    private func finishDraining() {
+        let done = whenDrained
+        whenDrained = nil
+        close()
+        done?()
     }
 
     /// How long a client may take to send its whole request before it is dropped.
@@ -70,6 +110,7 @@ package final class ControlServer {
                 onData: { [unowned self, unowned session] _, bytes in self.receive(bytes, for: session) },
                 onClose: { [unowned self] connection in
                     self.sessions.removeValue(forKey: connection.fd)?.ended()
+                    self.settleIfDrained()
                 }
             )
             sessions[fd] = session
@@ -80,6 +121,7 @@ package final class ControlServer {
 
     private func receive(_ bytes: UnsafeRawBufferPointer, for session: ControlSession) {
         guard !session.requestReceived else { return }
+        defer { settleIfDrained() }
         let line: ArraySlice<UInt8>
         do {
             try session.framer.append(bytes)
@@ -101,10 +143,18 @@ package final class ControlServer {
                 onRefused?(peer, refusal)
                 return session.reply(.failure(refusal, code: .refused))
             }
+            guard !isStopping || Self.runsWhileStopping(request) else {
+                return session.reply(.failure("extensiond is stopping: \(request.command.rawValue) was not run", code: .failed))
+            }
             handler(request, session)
         } catch {
             session.reply(.failure("bad request: \(error)", code: .badRequest))
         }
+    }
+
+    /// The reading commands, except `pull`, which may launch its extension.
+    static func runsWhileStopping(_ request: ControlRequest) -> Bool {
+        ControlAccess.isReading(request) && request.command != .pull
     }
 }
 

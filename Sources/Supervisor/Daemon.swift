@@ -345,8 +345,7 @@ public final class Daemon: ControlledDaemon {
         stopping = true
         logger.info("stopping")
         notifier.stopping()
-        control?.close()
-        control = nil
+        control?.stopAccepting()
         hosts?.close()
         hosts = nil
         dropIns = nil
@@ -365,7 +364,7 @@ public final class Daemon: ControlledDaemon {
                 self.supervisor.isolation.volumes.unmountAll()
                 self.releaseCgroups()
                 self.signalSources.removeAll()
-                self.loop.exit(code: 0)
+                self.closeControl { [unowned self] in self.loop.exit(code: 0) }
             }
         }
         guard remaining > 0 else { return finish() }
@@ -375,6 +374,13 @@ public final class Daemon: ControlledDaemon {
                 if remaining == 0 { finish() }
             }
         }
+    }
+
+    /// Closes control.sock's sessions once the clients accepted before the stop have been
+    /// answered (``ControlServer/closeOnceRequestsAreIn(then:)``).
+    private func closeControl(then done: @escaping () -> Void) {
+        guard let control else { return done() }
+        control.closeOnceRequestsAreIn(then: done)
     }
 
     /// Lifts the backstop and gives the cgroup tree up (``CgroupTree/release()``): at a

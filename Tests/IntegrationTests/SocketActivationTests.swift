@@ -28,6 +28,42 @@ import Testing
             var info = stat()
             return stat(path, &info) == 0 ? info.st_ino : nil
         }
+
+        /// Whether a connection waits in the backlog: a listening socket polls readable
+        /// until its connections are accepted.
+        var hasWaitingClient: Bool {
+            var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            return poll(&ready, 1, 0) == 1
+        }
+    }
+
+    /// A client the daemon has accepted (the backlog is empty again) that has sent nothing.
+    private func acceptedClient(of socket: PassedSocket) throws -> Int32 {
+        let fd = try connectUnixStream(to: socket.path)
+        guard eventually({ !socket.hasWaitingClient }) else {
+            close(fd)
+            throw TestSupportError("the daemon did not accept a client on \(socket.path)")
+        }
+        return fd
+    }
+
+    /// Sends `request`'s line on `fd` and reads until the daemon closes the connection.
+    private func ask(_ fd: Int32, _ request: ControlRequest) -> String {
+        let line = ControlCodec.line(request)
+        _ = line.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        return read(untilClosed: fd)
+    }
+
+    private func read(untilClosed fd: Int32) -> String {
+        var reply: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while poll(&ready, 1, 10_000) == 1 {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { break }
+            reply += chunk[..<count]
+        }
+        return String(decoding: reply, as: UTF8.self)
     }
 
     private func sockets(of daemon: TestDaemon) throws -> (control: PassedSocket, host: PassedSocket) {
@@ -85,6 +121,62 @@ import Testing
         try start(second, with: sockets)
         #expect(clients.wait(timeout: .now() + 60) == .success)
         #expect(answers.counts == (served: 50, refused: 0))
+    }
+
+    /// A client accepted just before SIGTERM, whose request comes after it, is answered
+    /// while the daemon stops (nothing runs here: the stop waits for it); a client that
+    /// connects after the SIGTERM is left in the backlog for the next daemon.
+    @Test func aClientAcceptedJustBeforeTheStopIsAnsweredAndALaterOneWaits() throws {
+        let daemon = try TestDaemon()
+        let sockets = try sockets(of: daemon)
+        try start(daemon, with: sockets)
+        let early = try acceptedClient(of: sockets.control)
+        defer { close(early) }
+        daemon.process?.signal(SIGTERM)
+        #expect(daemon.notify.wait(for: "STOPPING=1", timeout: 5) != nil)
+        let late = try connectUnixStream(to: sockets.control.path)
+        defer { close(late) }
+        #expect(ask(early, .status(NameSelection())).contains("\"ok\":true"))
+        #expect(daemon.process?.wait(timeout: 10) == 0)
+        #expect(sockets.control.hasWaitingClient)
+        let next = TestDaemon(restarting: daemon)
+        try start(next, with: sockets)
+        #expect(ask(late, .status(NameSelection())).contains("\"ok\":true"))
+    }
+
+    /// While it stops, the daemon answers reading commands but runs nothing that would
+    /// start or change a process.
+    @Test func aRequestToStartSomethingWhileStoppingIsRefusedNamingWhy() throws {
+        let daemon = try TestDaemon(config: DaemonLifecycleTests.twoHosts)
+        let sockets = try sockets(of: daemon)
+        try start(daemon, with: sockets)
+        let starter = try acceptedClient(of: sockets.control)
+        defer { close(starter) }
+        let reader = try acceptedClient(of: sockets.control)
+        defer { close(reader) }
+        daemon.process?.signal(SIGTERM)
+        #expect(daemon.notify.wait(for: "STOPPING=1", timeout: 5) != nil)
+        let refusal = ask(starter, .start(NameSelection(["panel"])))
+        #expect(refusal.contains("\"ok\":false") && refusal.contains("extensiond is stopping: start was not run"))
+        let events = try ControlCodec.decode(ControlResponse.self, from: Array(ask(reader, .events(LogRequest(lines: 200))).utf8.dropLast()))
+        #expect(events.ok)
+        #expect(events.events?.contains { $0.kind == .launch && $0.name == "panel" } == false)
+        #expect(daemon.process?.wait(timeout: 10) == 0)
+    }
+
+    /// A client that never sends its request holds the stop for at most a second.
+    @Test func aSilentAcceptedClientHoldsTheStopForAtMostASecond() throws {
+        let daemon = try TestDaemon()
+        let sockets = try sockets(of: daemon)
+        try start(daemon, with: sockets)
+        let silent = try acceptedClient(of: sockets.control)
+        defer { close(silent) }
+        let signalled = Date()
+        daemon.process?.signal(SIGTERM)
+        #expect(daemon.process?.wait(timeout: 10) == 0)
+        let held = Date().timeIntervalSince(signalled)
+        #expect(held >= 0.9 && held < 5, "the stop took \(held) s")
+        #expect(read(untilClosed: silent).isEmpty)
     }
 }
 
