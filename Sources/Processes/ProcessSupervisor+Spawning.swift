@@ -60,6 +60,12 @@ extension ProcessSupervisor {
         awaitingVolumes[process.name] != nil || spawning[process.name] != nil || waitingForSpawner.contains { $0.process === process }
     }
 
+    /// The group `process` runs in: its run's, or while its spawn is under way the one the
+    /// child joined before its `execve`.
+    package func group(of process: SupervisedProcess) -> ControlGroup? {
+        process.run?.group ?? spawning[process.name]?.group
+    }
+
     /// Whether a launch of `process` is under way and no stop asked for since waits for it.
     package func isLaunchingToStay(_ process: SupervisedProcess) -> Bool {
         isLaunching(process) && spawning[process.name]?.stops.isEmpty != false

@@ -279,10 +279,11 @@ public final class Daemon: ControlledDaemon {
         }
     }
 
-    /// The supervised process of one of `kinds` whose cgroup holds `pid`.
+    /// The supervised process of one of `kinds` whose cgroup holds `pid`: a child that
+    /// connects before its spawn is back is known by the group it was placed in.
     private func supervisedProcess(_ pid: pid_t, among kinds: [ProcessKind]) -> SupervisedProcess? {
         registry.ordered.first { process in
-            kinds.contains(process.kind) && (try? process.run?.group.processes().contains(pid)) == true
+            kinds.contains(process.kind) && (try? supervisor.group(of: process)?.processes().contains(pid)) == true
         }
     }
 

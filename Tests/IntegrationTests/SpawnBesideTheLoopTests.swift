@@ -1,6 +1,7 @@
 import ControlProtocol
 import ExtensiondTestSupport
 import Foundation
+import HostProtocol
 import Testing
 
 /// The spawn runs beside the loop (docs/ARCHITECTURE.md, "One thread, no polling"). A child
@@ -98,6 +99,34 @@ import Testing
 
     static func isGone(_ pid: Int32) -> Bool {
         kill(pid, 0) != 0 && errno == ESRCH
+    }
+
+    /// A child may connect to host.sock before its spawn is back on the loop (the loop
+    /// serves the accept first): it is known by the group it was placed in, not taken for
+    /// an external host. Here a stand-in joins the held child's group: the real child is
+    /// frozen before its exec and cannot connect itself.
+    @Test func aProcessInTheGroupOfASpawnNotYetBackIsKnownAsItsExtension() throws {
+        let (daemon, started, frozen) = try Self.holdingASpawn()
+        defer { try? Self.thaw(frozen) }
+        let go = daemon.directory.file("go")
+        let script = """
+            import os, socket, sys, time
+            while not os.path.exists(sys.argv[1]): time.sleep(0.01)
+            s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[2])
+            try: s.sendall(sys.argv[3].encode())
+            except OSError: pass  # refused: the daemon closed after its answer
+            print(s.makefile().readline(), end="")
+            """
+        let line = String(decoding: HostToSupervisor.list(.init(id: 1)).encodedLine(), as: UTF8.self)
+        let standIn = try TestProcess(
+            "/usr/bin/python3", ["-c", script, go, daemon.hostSocket, line], outputIn: daemon.directory.path, name: "stand-in")
+        defer { standIn.signal(SIGKILL) }
+        try "\(standIn.pid)".write(toFile: daemon.sandbox.memoryDirectory + "/extensions/w/cgroup.procs", atomically: false, encoding: .utf8)
+        FileManager.default.createFile(atPath: go, contents: nil)
+        #expect(standIn.wait(timeout: 10) == 0, "\(standIn.stderr)")
+        #expect(standIn.stdout.contains("extension w may not act as a host"), "\(standIn.stdout)")
+        try Self.thaw(frozen)
+        #expect(try started.wait().ok)
     }
 
     @Test func aStopWhileTheSpawnIsUnderWayEndsTheRunOnceItIsSpawned() throws {
