@@ -78,6 +78,14 @@ import Testing
             wrapper: ["/bin/sh", "-c", "LISTEN_PID=$$ exec \"$@\"", "sh"], passing: [sockets.control.fd, sockets.host.fd])
     }
 
+    /// A daemon started on sockets bound here, as `extensiond.socket` starts it.
+    private func activated(config: String = "") throws -> (TestDaemon, (control: PassedSocket, host: PassedSocket)) {
+        let daemon = try TestDaemon(config: config)
+        let sockets = try sockets(of: daemon)
+        try start(daemon, with: sockets)
+        return (daemon, sockets)
+    }
+
     @Test func theDaemonServesThePassedSocketsAndLeavesThemInPlace() throws {
         let daemon = try TestDaemon(config: DaemonLifecycleTests.twoHosts)
         let sockets = try sockets(of: daemon)
@@ -102,9 +110,7 @@ import Testing
     /// 50 clients connect while the daemon stops and the next one starts: each waits in the
     /// backlog of the socket that outlives them, and every one is answered.
     @Test func clientsConnectingDuringARestartAreAllServed() throws {
-        let first = try TestDaemon(config: DaemonLifecycleTests.twoHosts)
-        let sockets = try sockets(of: first)
-        try start(first, with: sockets)
+        let (first, sockets) = try activated(config: DaemonLifecycleTests.twoHosts)
         let answers = AnswerCounter()
         let clients = DispatchGroup()
         for index in 0..<50 {
@@ -127,9 +133,7 @@ import Testing
     /// while the daemon stops (nothing runs here: the stop waits for it); a client that
     /// connects after the SIGTERM is left in the backlog for the next daemon.
     @Test func aClientAcceptedJustBeforeTheStopIsAnsweredAndALaterOneWaits() throws {
-        let daemon = try TestDaemon()
-        let sockets = try sockets(of: daemon)
-        try start(daemon, with: sockets)
+        let (daemon, sockets) = try activated()
         let early = try acceptedClient(of: sockets.control)
         defer { close(early) }
         daemon.process?.signal(SIGTERM)
@@ -147,9 +151,7 @@ import Testing
     /// While it stops, the daemon answers reading commands but runs nothing that would
     /// start or change a process.
     @Test func aRequestToStartSomethingWhileStoppingIsRefusedNamingWhy() throws {
-        let daemon = try TestDaemon(config: DaemonLifecycleTests.twoHosts)
-        let sockets = try sockets(of: daemon)
-        try start(daemon, with: sockets)
+        let (daemon, sockets) = try activated(config: DaemonLifecycleTests.twoHosts)
         let starter = try acceptedClient(of: sockets.control)
         defer { close(starter) }
         let reader = try acceptedClient(of: sockets.control)
@@ -166,9 +168,7 @@ import Testing
 
     /// A client that never sends its request holds the stop for at most a second.
     @Test func aSilentAcceptedClientHoldsTheStopForAtMostASecond() throws {
-        let daemon = try TestDaemon()
-        let sockets = try sockets(of: daemon)
-        try start(daemon, with: sockets)
+        let (daemon, sockets) = try activated()
         let silent = try acceptedClient(of: sockets.control)
         defer { close(silent) }
         let signalled = Date()
