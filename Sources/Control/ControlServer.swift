@@ -12,8 +12,8 @@ package final class ControlServer {
     private var sessions: [Int32: ControlSession] = [:]
     private let handler: (ControlRequest, ControlSession) -> Void
     private let path: String
-    /// Set by ``stopAccepting()``: only requests in ``runsWhileStopping(_:)`` are run.
-    private var isStopping = false
+    /// After ``stopAccepting()``: only requests in ``runsWhileStopping(_:)`` are run.
+    private var isStopping: Bool { listener == nil }
     private var whenDrained: (() -> Void)?
     private var drainTimer: EventSource?
     /// Who may run what; replaced on reload.
@@ -61,7 +61,6 @@ package final class ControlServer {
     package func stopAccepting() {
         listener?.close()
         listener = nil
-        isStopping = true
     }
 
     /// How long the last step of a stop waits for a client that was accepted but has not

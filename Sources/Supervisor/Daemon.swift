@@ -399,9 +399,14 @@ public final class Daemon: ControlledDaemon {
     /// Rereads the config and applies it: removed processes are stopped, new autostart
     /// ones started, changed ones take their new definition at their next start; with
     /// `restartingChanged` (`update`) changed ones that run are restarted now (extensions
-    /// stopped: they relaunch on demand). On any error keeps the old config.
+    /// stopped: they relaunch on demand). On any error keeps the old config. A stopping
+    /// daemon changes nothing: what a reload would start, the stop would not wait for.
     @discardableResult
     package func reload(restartingChanged: Bool = false) throws(ConfigurationErrors) -> ConfigChanges {
+        guard !stopping else {
+            logger.notice("reload ignored: the daemon is stopping")
+            return ConfigChanges()
+        }
         notifier.reloading()
         defer { notifier.reloaded(status: summary) }
         let started = ContinuousClock.now

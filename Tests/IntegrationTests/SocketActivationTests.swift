@@ -166,6 +166,24 @@ import Testing
         #expect(daemon.process?.wait(timeout: 10) == 0)
     }
 
+    /// A SIGHUP while the daemon stops starts nothing: the config's new autostart host is
+    /// never launched.
+    @Test func aReloadWhileStoppingStartsNothing() throws {
+        let slowToStop = """
+            [hosts.slow]
+            command = ["/bin/sh", "-c", "trap '' TERM; while :; do sleep 0.1; done"]
+            stop_timeout = "2s"
+            """
+        let (daemon, _) = try activated(config: slowToStop)
+        daemon.process?.signal(SIGTERM)
+        #expect(daemon.notify.wait(for: "STOPPING=1", timeout: 5) != nil)
+        try daemon.writeConfig(slowToStop + "\n\n[hosts.late]\ncommand = [\"/bin/sleep\", \"1000\"]\n")
+        daemon.process?.signal(SIGHUP)
+        #expect(daemon.process?.wait(timeout: 10) == 0)
+        let log = daemon.process?.stderr ?? ""
+        #expect(log.contains("slow: launched") && !log.contains("late: launched"), "\(log)")
+    }
+
     /// A client that never sends its request holds the stop for at most a second.
     @Test func aSilentAcceptedClientHoldsTheStopForAtMostASecond() throws {
         let (daemon, sockets) = try activated()
